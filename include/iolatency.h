@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iolatency.h - the public API of libiolatency: io.latency, the Linux
+ * latency-target I/O controller, in user space.
+ *
+ * A controller (one per device) holds a tree of groups. A group may have a
+ * latency target. When a group misses its target over a window, its siblings
+ * with a looser target (or none) get their queue depth clamped: halved per
+ * step, grown back by nr_requests/16. Swap and metadata I/O bypass the clamp
+ * but are charged to a throttled group as delay, served at a safe point by
+ * iolat_maybe_throttle(). See docs/design.md and CONTROLLER.md for the rules.
+ *
+ * Conventions: every function returns 0 or a negative errno unless noted.
+ * Times are uint64_t nanoseconds. Handles are opaque. Each function says in
+ * its "Context:" line which threads may call it and what it may take.
+ */
+#ifndef IOLATENCY_H
+#define IOLATENCY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct iolat_ctl;
+struct iolat_group;
+
+/* An injected clock. now_ns must be monotonic and callable from any thread. */
+struct iolat_clock {
+	uint64_t (*now_ns)(void *ctx);
+	void *ctx;
+};
+
+/*
+ * Controller flags.
+ * IOLAT_CTL_COMPAT_B1:    reproduce the kernel's HDD carried-over mean bug B1
+ *                         (the carried mean stays 0). Default: the fixed mean.
+ * IOLAT_CTL_COMPAT_TIMER: the kernel's timer: forget the asking group 5 s after
+ *                         its last scale event, then climb one cookie step per
+ *                         tick, ticking only while I/O is submitted. Default:
+ *                         unclamp everybody under a parent at the first tick
+ *                         at which the asking group completed no I/O.
+ * IOLAT_CTL_KERNEL_COMPAT: both of the above.
+ */
+#define IOLAT_CTL_COMPAT_B1     (1u << 0)
+#define IOLAT_CTL_COMPAT_TIMER  (1u << 1)
+#define IOLAT_CTL_KERNEL_COMPAT (IOLAT_CTL_COMPAT_B1 | IOLAT_CTL_COMPAT_TIMER)
+
+/* Depth value meaning "unlimited" (printed as "max"). */
+#define IOLAT_DEPTH_MAX UINT32_MAX
+
+struct iolat_ctl_config {
+	uint32_t nr_requests;            /* device queue depth "qd"; 0 means 64 */
+	int rotational;                  /* 1: mean rule (HDD), 0: p90 rule (SSD) */
+	const struct iolat_clock *clock; /* NULL: real CLOCK_MONOTONIC */
+	unsigned flags;                  /* IOLAT_CTL_* */
+	uint32_t max_groups;             /* arena capacity, root excluded; 0 means 1024 */
+	uint32_t nr_stat_slots;          /* per-CPU stat slots per group (power of 2); 0 means 16 */
+	uint64_t delay_cap_ns;           /* cap of one iolat_maybe_throttle() sleep; 0 means 250 ms */
+};
+
+/**
+ * iolat_ctl_create() - create a controller for one device.
+ * @cfg: configuration; NULL gives every default.
+ * @out: the new controller.
+ * Return: 0, -EINVAL on a bad configuration, -ENOMEM.
+ * Context: any thread; not concurrently with other calls on the same @out.
+ */
+int iolat_ctl_create(const struct iolat_ctl_config *cfg, struct iolat_ctl **out);
+
+/**
+ * iolat_ctl_destroy() - stop the timer thread (if started) and free everything.
+ * Every group must be idle: no I/O in flight, no waiter queued. After it
+ * returns no callback runs.
+ * Context: any thread, once, with no other call on @ctl running or to come.
+ */
+void iolat_ctl_destroy(struct iolat_ctl *ctl);
+
+/**
+ * iolat_ctl_tick() - the once-a-second timer's work (CONTROLLER.md 3.8 and
+ * "Our decisions"): release throttling whose asking group went quiet or
+ * expired, climb cookies with no asking group. May call waiters' granted().
+ * Context: any thread; concurrent with the fast path. Takes parents' locks.
+ */
+void iolat_ctl_tick(struct iolat_ctl *ctl);
+
+/**
+ * iolat_ctl_start_timer() - start a thread that calls iolat_ctl_tick() about
+ * once a second of real time, until iolat_ctl_destroy().
+ * Return: 0, -EALREADY if started, or the pthread error negated.
+ * Context: any thread.
+ */
+int iolat_ctl_start_timer(struct iolat_ctl *ctl);
+
+/** iolat_ctl_now() - the controller's clock, in ns. Context: any thread. */
+uint64_t iolat_ctl_now(const struct iolat_ctl *ctl);
+
+/**
+ * iolat_ctl_set_nr_requests() - change the device queue depth (qd). Takes
+ * effect at the next scale step, as in the kernel, which re-reads qd live.
+ * Return: 0 or -EINVAL for 0.
+ * Context: any thread, concurrent with I/O.
+ */
+int iolat_ctl_set_nr_requests(struct iolat_ctl *ctl, uint32_t nr_requests);
+uint32_t iolat_ctl_nr_requests(const struct iolat_ctl *ctl);
+
+/** iolat_ctl_root() - the root group: never throttled; top-level groups' parent. */
+struct iolat_group *iolat_ctl_root(struct iolat_ctl *ctl);
+
+/** iolat_ctl_enabled() - true while at least one group has a target. */
+bool iolat_ctl_enabled(const struct iolat_ctl *ctl);
+
+/**
+ * iolat_group_create() - add a group under @parent (NULL or the root: top level).
+ * @name: at most 63 bytes; unique among its siblings.
+ * The new group takes its parent's current cookie, as the kernel does.
+ * Return: 0, -EINVAL (bad name), -EEXIST (sibling of that name), -ENOSPC
+ * (arena full).
+ * Context: any thread, concurrent with I/O on other groups.
+ */
+int iolat_group_create(struct iolat_ctl *ctl, struct iolat_group *parent,
+		       const char *name, struct iolat_group **out);
+
+/**
+ * iolat_group_destroy() - remove a group, as the kernel's cgroup offline:
+ * clears its target (resetting its parent's throttling state) and frees it.
+ * Return: 0, -EBUSY while it has I/O in flight, waiters, or children;
+ * -EINVAL for the root.
+ * Context: any thread; no call on @g may run concurrently or follow.
+ */
+int iolat_group_destroy(struct iolat_group *g);
+
+/**
+ * iolat_group_set_target() - set the latency target; 0 means none ("max").
+ * Recomputes the window (clamp(16 x target, 100 ms, 1 s)); when the value
+ * changes, resets the parent's throttling state (cookie to default), so the
+ * siblings return to unlimited depth (granting their waiters); clearing a
+ * target clears the group's delay.
+ * Return: 0, -EINVAL for the root.
+ * Context: any thread, concurrent with I/O. Takes the parent's lock.
+ */
+int iolat_group_set_target(struct iolat_group *g, uint64_t target_ns);
+uint64_t iolat_group_target(const struct iolat_group *g);
+
+struct iolat_group *iolat_group_parent(const struct iolat_group *g); /* NULL for the root */
+const char *iolat_group_name(const struct iolat_group *g);         /* "" for the root */
+struct iolat_ctl *iolat_group_ctl(const struct iolat_group *g);
+
+/* Per-I/O flags. */
+#define IOLAT_IO_SWAP   (1u << 0)   /* bypass: never waits, charged as delay when throttled */
+#define IOLAT_IO_META   (1u << 1)   /* bypass, likewise */
+#define IOLAT_IO_NOWAIT (1u << 2)   /* -EAGAIN instead of waiting */
+#define IOLAT_IO_ROOT   (1u << 3)   /* "issue as root": bypass, as the kernel's as_root */
+
+/* Returned by iolat_throttle_async() when the I/O waits for a slot. */
+#define IOLAT_QUEUED 1
+
+/*
+ * One I/O, owned by the caller from iolat_throttle*() to iolat_done*().
+ * All fields are private to the library; zeroing is not required.
+ */
+struct iolat_io {
+	struct iolat_ctl *ctl_;
+	struct iolat_waiter *waiter_;
+	uint64_t issue_ns_;      /* stamped at admission: latency includes waiting */
+	uint32_t group_;         /* arena index of the issuing group */
+	uint32_t wait_level_;    /* arena index of the level it waits at; ~0u: none */
+	uint32_t flags_;         /* IOLAT_IO_* */
+	uint32_t state_;         /* library-private state bits */
+};
+
+/*
+ * An asynchronous admission's continuation. Set granted; the rest is private.
+ * It must stay valid from iolat_throttle_async() until granted() has been
+ * called or iolat_throttle_cancel() returned 0.
+ */
+struct iolat_waiter {
+	void (*granted)(struct iolat_waiter *w);
+	struct iolat_waiter *next_;
+	struct iolat_io *io_;
+};
+
+/**
+ * iolat_throttle_async() - admit one I/O of @g.
+ * Takes one slot at every level from @g up to (not including) the root,
+ * waiting FIFO where a level is full. Bypass I/O (SWAP, META, ROOT) takes
+ * its slots without waiting.
+ * Return: 0 when the I/O holds all its slots now (granted() is not called);
+ * IOLAT_QUEUED when it waits: then w->granted(w) is called exactly once, once
+ * it holds every slot, from the thread of whichever call freed or raised
+ * slots (a completion, a tick, a target change, another submit that applied a
+ * scale-up); -EAGAIN with IOLAT_IO_NOWAIT when it would wait (nothing held).
+ * Context: any thread; lock-free unless it has to wait.
+ */
+int iolat_throttle_async(struct iolat_group *g, unsigned io_flags,
+			 struct iolat_io *io, struct iolat_waiter *w);
+
+/** iolat_throttle_async_at() - the same, with the caller's clock reading. */
+int iolat_throttle_async_at(struct iolat_group *g, unsigned io_flags,
+			    struct iolat_io *io, struct iolat_waiter *w,
+			    uint64_t now_ns);
+
+/**
+ * iolat_throttle_cancel() - withdraw a queued admission.
+ * Return: 0 when it was still waiting: slots already held at lower levels are
+ * released and granted() will not be called; -EALREADY when it was granted
+ * (or is being granted): the caller then issues or completes it as usual.
+ * Context: any thread.
+ */
+int iolat_throttle_cancel(struct iolat_io *io);
+
+/**
+ * iolat_throttle() - blocking admission: iolat_throttle_async() and a sleep
+ * until granted.
+ * Return: 0, or -EAGAIN with IOLAT_IO_NOWAIT.
+ * Context: a thread that may sleep and holds no lock a completion needs.
+ */
+int iolat_throttle(struct iolat_group *g, unsigned io_flags, struct iolat_io *io);
+
+/**
+ * iolat_done() - complete an admitted I/O: records its latency (completion
+ * time minus admission time, waiting included) at each level with a target,
+ * releases its slots, wakes waiters, and closes the window when it is due.
+ * Context: any thread; lock-free except the one window close per window.
+ */
+void iolat_done(struct iolat_io *io);
+
+/** iolat_done_at() - the same, with the caller's clock reading. */
+void iolat_done_at(struct iolat_io *io, uint64_t now_ns);
+
+/**
+ * iolat_done_unissued() - release an admitted I/O that was never issued (the
+ * kernel's BLK_STS_AGAIN): slots are released, no latency is recorded.
+ * Context: any thread.
+ */
+void iolat_done_unissued(struct iolat_io *io);
+
+/**
+ * iolat_maybe_throttle() - serve the delay charged to @g (or an ancestor):
+ * sleeps at most the delay cap (250 ms) per call. Sleeping does not pay the
+ * delay off: only time-based decay does, as in the kernel.
+ * Return: ns slept.
+ * Context: the application's safe point, holding none of its own locks.
+ */
+uint64_t iolat_maybe_throttle(struct iolat_group *g);
+
+/**
+ * iolat_group_delay_due() - the same decision without sleeping: the ns the
+ * caller should wait now (for event loops and virtual time). Decays the delay.
+ * Context: any thread.
+ */
+uint64_t iolat_group_delay_due(struct iolat_group *g);
+
+/**
+ * iolat_group_note_slept() - account @ns of delay served by a caller of
+ * iolat_group_delay_due() (reported as slept_ns).
+ */
+void iolat_group_note_slept(struct iolat_group *g, uint64_t ns);
+
+/**
+ * iolat_group_congested() - this group or an ancestor has use_delay != 0:
+ * it was pushed below depth 1 and its bypassed work is charged as delay.
+ * The signal for the application's memory manager to throttle allocations.
+ * Context: any thread; lock-free.
+ */
+bool iolat_group_congested(const struct iolat_group *g);
+
+struct iolat_group_stat {          /* a snapshot */
+	uint32_t depth;            /* current max depth; IOLAT_DEPTH_MAX: unlimited */
+	uint32_t inflight;
+	uint32_t waiters;          /* I/Os queued for a slot at this level */
+	uint32_t nr_children;
+	uint64_t target_ns, win_ns, avg_lat_ns;
+	uint64_t missed, total;    /* current window (SSD rule counts) */
+	uint64_t nr_done;          /* completions of I/O issued by this group */
+	uint64_t nr_bypass;        /* bypass I/Os issued by this group */
+	uint64_t throttled_ns;     /* total time this group's I/O waited for slots */
+	uint64_t delay_ns;         /* delay charged now (delay_nsec), before decay */
+	uint64_t slept_ns;         /* delay served by iolat_maybe_throttle() */
+	int use_delay;
+	bool congested;
+	uint64_t windows_ok, windows_missed;
+	uint64_t scale_downs, scale_ups; /* depth steps applied to this group */
+	uint64_t last_window_mean_ns;    /* mean latency of the last closed window */
+	/* This group as a parent of its children ("child_lat"). */
+	uint32_t child_cookie;           /* scale cookie; 1000000 is "no throttling" */
+	uint64_t child_scale_lat_ns;     /* lowest target that asked for throttling */
+	uint64_t child_nr_samples;
+	uint64_t cur_stat_samples;       /* samples carried in cur_stat */
+	uint64_t cur_stat_mean_ns;       /* carried mean (0 under IOLAT_CTL_COMPAT_B1) */
+	uint32_t cookie;                 /* the parent's cookie this group last acted on */
+};
+
+/** iolat_group_stat() - snapshot @g's counters. Context: any thread. */
+int iolat_group_stat(const struct iolat_group *g, struct iolat_group_stat *st);
+
+/**
+ * iolat_group_scale_grp() - the child of @g that asked for throttling, or NULL.
+ * Context: any thread (a racy snapshot).
+ */
+struct iolat_group *iolat_group_scale_grp(const struct iolat_group *g);
+
+/**
+ * iolat_group_format_stat() - the io.stat-style line:
+ * "depth=<n|max> avg_lat=<us> win=<ms> missed=<n> total=<n> use_delay=<n> delay=<ns>".
+ * Return: the length it needed (as snprintf), or a negative errno.
+ * Context: any thread.
+ */
+int iolat_group_format_stat(const struct iolat_group *g, char *buf, size_t len);
+
+/**
+ * iolat_parse_duration() - parse "5ms", "750us", "2s", "1500ns", "1.5ms",
+ * a bare number (microseconds, as the kernel's io.latency file), or "max"
+ * (meaning no target: 0).
+ * Return: 0 or -EINVAL (empty, junk, negative, overflow).
+ * Context: any thread.
+ */
+int iolat_parse_duration(const char *s, uint64_t *ns);
+
+/* Constants of the controller, for users and tests (CONTROLLER.md §2). */
+#define IOLAT_DEFAULT_COOKIE    1000000u
+#define IOLAT_MIN_WIN_NS        100000000ull    /* 100 ms */
+#define IOLAT_MAX_WIN_NS        1000000000ull   /* 1 s */
+#define IOLAT_MIN_ADJUST_NS     500000000ull    /* 500 ms between scale events */
+#define IOLAT_MIN_GOOD_SAMPLES  5
+#define IOLAT_DELAY_CAP_NS      250000000ull    /* one maybe_throttle() sleep */
+#define IOLAT_SCALE_GRP_EXPIRY_NS 5000000000ull /* kernel timer: forget asker */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IOLATENCY_H */
