@@ -28,6 +28,13 @@ extern "C" {
 struct iolat_ctl;
 struct iolat_group;
 
+/* Private fields that the library changes atomically (a C11 keyword, no header). */
+#ifdef __cplusplus
+#define IOLAT_ATOMIC_U32 uint32_t
+#else
+#define IOLAT_ATOMIC_U32 _Atomic uint32_t
+#endif
+
 /* An injected clock. now_ns must be monotonic and callable from any thread. */
 struct iolat_clock {
 	uint64_t (*now_ns)(void *ctx);
@@ -167,7 +174,7 @@ struct iolat_io {
 	struct iolat_waiter *waiter_;
 	uint64_t issue_ns_;      /* stamped at admission: latency includes waiting */
 	uint32_t group_;         /* arena index of the issuing group */
-	uint32_t wait_level_;    /* arena index of the level it waits at; ~0u: none */
+	IOLAT_ATOMIC_U32 wait_level_; /* arena index of the level it waits at; ~0u: none */
 	uint32_t flags_;         /* IOLAT_IO_* */
 	uint32_t state_;         /* library-private state bits */
 };

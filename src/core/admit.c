@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * admit.c - the per-I/O fast path: admission (slots at every level, FIFO
+ * waiters with the kernel's hand-off protocol), completion (latency
+ * recording, slot release, wake-ups, window expiry) and cancellation.
+ *
+ * Costs, uncontended, for one group: at submit one cookie compare and one CAS
+ * on inflight; at completion one atomic decrement and a per-thread stat
+ * update with plain loads and stores. Locks are taken only when a level's
+ * wait queue is non-empty (or becomes so) and once per window, to close it.
+ *
+ * Lost wake-ups (kernel bug B6) are excluded by a Dekker pair: a waiter
+ * publishes nwait before re-trying its slot; a completer releases its slot
+ * before reading nwait. Both are sequentially consistent, so at least one of
+ * them sees the other.
+ *
+ * Context: every function may run on any thread, concurrently with any other
+ * except iolat_ctl_destroy(). granted() callbacks run with no lock held.
+ */
+#include <errno.h>
+
+#include "core/ctl.h"
+#include "core/scale.h"
+
+#define BYPASS_FLAGS (IOLAT_IO_SWAP | IOLAT_IO_META | IOLAT_IO_ROOT)
+
+/* ---- per-thread stat slots ---- */
+
+static _Atomic uint32_t next_thread_id;
+static _Thread_local uint32_t thread_id_plus1;
+
+static inline uint32_t thread_id(void)
+{
+	uint32_t id = thread_id_plus1;
+
+	if (__builtin_expect(id == 0, 0)) {
+		id = atomic_fetch_add_explicit(&next_thread_id, 1, memory_order_relaxed) + 1;
+		thread_id_plus1 = id;
+	}
+	return id - 1;
+}
+
+/* Add to a slot counter: plain load+store when this thread owns the slot. */
+static inline void slot_add(_Atomic uint64_t *c, uint64_t v, bool own)
+{
+	if (own)
+		atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+				      memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(c, v, memory_order_relaxed);
+}
+
+static inline struct iolat_slot *my_slot(const struct iolat_group *g, bool *own)
+{
+	uint32_t tid = thread_id();
+
+	*own = tid < g->ctl->nr_slots;
+	return &grp_slots(g)[tid & (g->ctl->nr_slots - 1)];
+}
+
+/* ---- slots and wait queues (CONTROLLER.md 3.2) ---- */
+
+/* Take a slot if inflight < max_depth. Sequentially consistent: see top. */
+static inline bool slot_try_get(struct iolat_group *g)
+{
+	uint32_t cur = atomic_load(&g->inflight);
+	uint32_t lim = atomic_load_explicit(&g->max_depth, memory_order_relaxed);
+
+	do {
+		if (cur >= lim)
+			return false;
+	} while (!atomic_compare_exchange_weak(&g->inflight, &cur, cur + 1));
+	return true;
+}
+
+static int admit_from(struct iolat_io *io, struct iolat_group *lvl);
+
+/* A waiter now holds its slot at @lvl: go on up, then tell the owner. */
+static void continue_admission(struct iolat_io *io, struct iolat_group *lvl)
+{
+	struct iolat_ctl *ctl = io->ctl_;
+	struct iolat_waiter *w = io->waiter_;
+	uint64_t now;
+
+	if (admit_from(io, grp_parent(lvl)) == IOLAT_QUEUED)
+		return; /* queued higher up; that level's waker continues */
+	now = ctl_now(ctl);
+	if (now > io->issue_ns_)
+		atomic_fetch_add_explicit(&grp_at(ctl, io->group_)->throttled_ns,
+					  now - io->issue_ns_, memory_order_relaxed);
+	w->granted(w);
+}
+
+/*
+ * Hand slots of @g to its waiters in FIFO order: one (after a completion) or
+ * as many as fit (after the depth was raised). The waker takes each slot on
+ * the waiter's behalf, so a waiter never has to race for it.
+ */
+void iolat_wake(struct iolat_group *g, bool all)
+{
+	struct iolat_waiter *list = NULL, **tail = &list, *w;
+
+	if (!atomic_load(&g->nwait))
+		return;
+	iolat_spin_lock(&g->wq_lock);
+	while ((w = g->wq_head) && slot_try_get(g)) {
+		g->wq_head = w->next_;
+		if (!g->wq_head)
+			g->wq_tail = NULL;
+		atomic_fetch_sub(&g->nwait, 1);
+		atomic_store(&w->io_->wait_level_, IOLAT_NO_GROUP);
+		w->next_ = NULL;
+		*tail = w;
+		tail = &w->next_;
+		if (!all)
+			break;
+	}
+	iolat_spin_unlock(&g->wq_lock);
+	while (list) {
+		w = list;
+		list = w->next_; /* read before the waiter may be reused */
+		continue_admission(w->io_, g);
+	}
+}
+
+/* Queue @io at @lvl, unless (first in line) the slot freed meanwhile. */
+static bool enqueue(struct iolat_group *lvl, struct iolat_io *io)
+{
+	struct iolat_waiter *w = io->waiter_;
+
+	iolat_spin_lock(&lvl->wq_lock);
+	atomic_fetch_add(&lvl->nwait, 1); /* publish, then re-check: see top */
+	if (!lvl->wq_head && slot_try_get(lvl)) {
+		atomic_fetch_sub(&lvl->nwait, 1);
+		iolat_spin_unlock(&lvl->wq_lock);
+		return false;
+	}
+	w->next_ = NULL;
+	w->io_ = io;
+	if (lvl->wq_tail)
+		lvl->wq_tail->next_ = w;
+	else
+		lvl->wq_head = w;
+	lvl->wq_tail = w;
+	io->state_ |= IO_QUEUED;
+	atomic_store(&io->wait_level_, lvl->idx);
+	iolat_spin_unlock(&lvl->wq_lock);
+	return true;
+}
+
+static inline void release_level(struct iolat_group *lvl)
+{
+	atomic_fetch_sub(&lvl->inflight, 1);
+	if (atomic_load(&lvl->nwait))
+		iolat_wake(lvl, false);
+}
+
+/* Release the slots @io holds below @upto (from its own group up). */
+static void release_below(struct iolat_io *io, struct iolat_group *upto)
+{
+	struct iolat_group *lvl = grp_at(io->ctl_, io->group_);
+
+	for (; lvl != upto; lvl = grp_parent(lvl))
+		release_level(lvl);
+}
+
+/* Take a slot at @lvl and every level above it, the root excluded. */
+static int admit_from(struct iolat_io *io, struct iolat_group *lvl)
+{
+	bool bypass = io->flags_ & BYPASS_FLAGS;
+
+	for (; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
+		iolat_check_scale_change(lvl);
+		if (bypass) {
+			/* Bypass takes its slot even past max_depth (3.1 step 3.3). */
+			atomic_fetch_add(&lvl->inflight, 1);
+			continue;
+		}
+		if (!atomic_load(&lvl->nwait) && slot_try_get(lvl))
+			continue;
+		if ((io->flags_ & IOLAT_IO_NOWAIT) || !io->waiter_) {
+			release_below(io, lvl);
+			io->state_ = 0;
+			return -EAGAIN;
+		}
+		if (enqueue(lvl, io))
+			return IOLAT_QUEUED;
+	}
+	return 0;
+}
+
+static int admit(struct iolat_group *g, unsigned flags, struct iolat_io *io,
+		 struct iolat_waiter *w, uint64_t now, bool have_now)
+{
+	struct iolat_ctl *ctl = g->ctl;
+
+	io->ctl_ = ctl;
+	io->waiter_ = w;
+	io->group_ = g->idx;
+	io->flags_ = flags;
+	io->state_ = 0;
+	atomic_store_explicit(&io->wait_level_, IOLAT_NO_GROUP, memory_order_relaxed);
+	if (w)
+		w->io_ = io;
+	/* Disabled (no target anywhere) or the root: nothing taken, nothing to release. */
+	if (!atomic_load_explicit(&ctl->enable_cnt, memory_order_relaxed) ||
+	    g->idx == IOLAT_ROOT_IDX)
+		return 0;
+	io->state_ = IO_TRACKED;
+	io->issue_ns_ = have_now ? now : ctl_now(ctl);
+	if (!atomic_load_explicit(&ctl->tick_armed, memory_order_relaxed))
+		atomic_store_explicit(&ctl->tick_armed, 1, memory_order_relaxed);
+	if (flags & BYPASS_FLAGS)
+		atomic_fetch_add_explicit(&g->nr_bypass, 1, memory_order_relaxed);
+	return admit_from(io, g);
+}
+
+int iolat_throttle_async(struct iolat_group *g, unsigned io_flags,
+			 struct iolat_io *io, struct iolat_waiter *w)
+{
+	if (!g || !io)
+		return -EINVAL;
+	return admit(g, io_flags, io, w, 0, false);
+}
+
+int iolat_throttle_async_at(struct iolat_group *g, unsigned io_flags,
+			    struct iolat_io *io, struct iolat_waiter *w, uint64_t now_ns)
+{
+	if (!g || !io)
+		return -EINVAL;
+	return admit(g, io_flags, io, w, now_ns, true);
+}
+
+int iolat_throttle_cancel(struct iolat_io *io)
+{
+	struct iolat_ctl *ctl = io->ctl_;
+
+	for (;;) {
+		uint32_t idx = atomic_load(&io->wait_level_);
+		struct iolat_group *lvl;
+		struct iolat_waiter **pp;
+
+		if (idx == IOLAT_NO_GROUP)
+			return -EALREADY; /* granted, or moving up between levels */
+		lvl = grp_at(ctl, idx);
+		iolat_spin_lock(&lvl->wq_lock);
+		if (atomic_load(&io->wait_level_) != idx) {
+			iolat_spin_unlock(&lvl->wq_lock);
+			continue; /* a waker moved it meanwhile */
+		}
+		for (pp = &lvl->wq_head; *pp != io->waiter_; pp = &(*pp)->next_)
+			;
+		*pp = io->waiter_->next_;
+		if (lvl->wq_tail == io->waiter_) {
+			struct iolat_waiter *t = lvl->wq_head;
+
+			while (t && t->next_)
+				t = t->next_;
+			lvl->wq_tail = t;
+		}
+		atomic_fetch_sub(&lvl->nwait, 1);
+		atomic_store(&io->wait_level_, IOLAT_NO_GROUP);
+		iolat_spin_unlock(&lvl->wq_lock);
+		release_below(io, lvl);
+		io->state_ = 0;
+		return 0;
+	}
+}
+
+/* ---- scale changes seen at submit (CONTROLLER.md 3.3, 3.4) ---- */
+
+void iolat_check_scale_change(struct iolat_group *g)
+{
+	struct iolat_group *p = grp_parent(g);
+	uint32_t cur, mine, old, new, qd;
+	uint64_t target;
+	bool up;
+
+	if (!p)
+		return;
+	cur = atomic_load_explicit(&p->child_cookie, memory_order_acquire);
+	mine = atomic_load_explicit(&g->scale_cookie, memory_order_relaxed);
+	if (cur == mine)
+		return;
+	/* Whoever moves our copy applies one step, however many it missed. */
+	if (!atomic_compare_exchange_strong(&g->scale_cookie, &mine, cur))
+		return; /* another thread applied this change */
+	up = cur > mine;
+	target = atomic_load_explicit(&g->target_ns, memory_order_relaxed);
+	if (!up && target) {
+		uint64_t scale_lat = atomic_load_explicit(&p->scale_lat, memory_order_relaxed);
+		uint64_t thresh;
+
+		/* Same or tighter target than the one that asked: spared. */
+		if (!scale_lat || target <= scale_lat)
+			return;
+		/* The 5% rule: a group that did little of the I/O is spared. */
+		thresh = atomic_load_explicit(&p->child_nr_samples, memory_order_relaxed) * 5 / 100;
+		if (thresh < 1)
+			thresh = 1;
+		if (atomic_load_explicit(&g->nr_samples, memory_order_relaxed) <= thresh)
+			return;
+	}
+	if (!up && atomic_load(&g->max_depth) == 1) {
+		/* Already at the floor: escalate to induced delay. */
+		iolat_delay_use(g);
+		atomic_fetch_add_explicit(&g->scale_downs, 1, memory_order_relaxed);
+		return;
+	}
+	if (cur == IOLAT_DEFAULT_COOKIE) {
+		bool was = atomic_load(&g->max_depth) != IOLAT_DEPTH_MAX ||
+			   atomic_load(&g->use_delay) != 0;
+
+		iolat_delay_clear(g);
+		atomic_store(&g->max_depth, IOLAT_DEPTH_MAX);
+		if (was)
+			atomic_fetch_add_explicit(&g->scale_ups, 1, memory_order_relaxed);
+		iolat_wake(g, true);
+		return;
+	}
+	qd = atomic_load_explicit(&g->ctl->qd, memory_order_relaxed);
+	old = atomic_load(&g->max_depth);
+	if (up && (old < qd ? old : qd) == 1 && iolat_delay_unuse(g)) {
+		/* Each up step at depth 1 first pays off one unit of delay. */
+		atomic_fetch_add_explicit(&g->scale_ups, 1, memory_order_relaxed);
+		return;
+	}
+	do {
+		new = iolat_depth_step(old, qd, up);
+	} while (!atomic_compare_exchange_weak(&g->max_depth, &old, new));
+	if (new != old)
+		atomic_fetch_add_explicit(up ? &g->scale_ups : &g->scale_downs, 1,
+					  memory_order_relaxed);
+	if (up)
+		iolat_wake(g, true);
+}
+
+/* ---- completion (CONTROLLER.md 3.6) ---- */
+
+static void record_latency(struct iolat_group *lvl, uint64_t lat, uint64_t target)
+{
+	bool own;
+	struct iolat_slot *s = my_slot(lvl, &own);
+
+	slot_add(&s->nr, 1, own);
+	slot_add(&s->sum_ns, lat, own);
+	if (lat >= target)
+		slot_add(&s->missed, 1, own);
+}
+
+static void complete(struct iolat_io *io, uint64_t now, bool have_now)
+{
+	struct iolat_ctl *ctl = io->ctl_;
+	struct iolat_group *lvl;
+	bool record, as_root, own;
+	uint64_t lat;
+
+	if (!(io->state_ & IO_TRACKED))
+		return; /* admitted while disabled, or already completed */
+	lvl = grp_at(ctl, io->group_);
+	record = !(io->state_ & IO_UNISSUED);
+	io->state_ = 0; /* a second completion of the same I/O is a no-op */
+	if (record && !have_now)
+		now = ctl_now(ctl);
+	lat = now > io->issue_ns_ ? now - io->issue_ns_ : 0;
+	as_root = io->flags_ & BYPASS_FLAGS;
+	{
+		struct iolat_slot *s = my_slot(lvl, &own);
+
+		slot_add(&s->done, 1, own);
+	}
+
+	for (; lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
+		uint64_t target, start;
+
+		atomic_fetch_sub(&lvl->inflight, 1);
+		target = atomic_load_explicit(&lvl->target_ns, memory_order_relaxed);
+		if (target && record) {
+			if (as_root && atomic_load_explicit(&lvl->max_depth, memory_order_relaxed) !=
+					       IOLAT_DEPTH_MAX) {
+				/* Free work while throttled: charge it as delay, do not record. */
+				if (lat < target)
+					iolat_delay_add(lvl, now, target - lat);
+			} else if (lat > 0) {
+				record_latency(lvl, lat, target);
+			}
+			start = atomic_load_explicit(&lvl->window_start, memory_order_relaxed);
+			if (now > start &&
+			    now - start >= atomic_load_explicit(&lvl->win_ns, memory_order_relaxed) &&
+			    atomic_compare_exchange_strong(&lvl->window_start, &start, now))
+				iolat_check_latencies(lvl, now); /* we alone close this window */
+		}
+		if (atomic_load(&lvl->nwait))
+			iolat_wake(lvl, false);
+	}
+}
+
+void iolat_done(struct iolat_io *io)
+{
+	complete(io, 0, false);
+}
+
+void iolat_done_at(struct iolat_io *io, uint64_t now_ns)
+{
+	complete(io, now_ns, true);
+}
+
+void iolat_done_unissued(struct iolat_io *io)
+{
+	io->state_ |= IO_UNISSUED;
+	complete(io, 0, true);
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctl.h - the controller's state, shared by the core's files (never by users).
+ *
+ * Everything lives in one arena laid out by iolat_core_ctl_init(): the
+ * controller header, then max_groups+1 group records (index 0 is the root),
+ * then nr_stat_slots padded stat slots per group. Groups refer to each other
+ * by index, never by pointer, so a later version can map the arena into
+ * several processes. (struct iolat_group handles given to users are pointers
+ * into the arena; the waiter list links are process-local by nature.)
+ *
+ * Field comments say who writes each field. "CAS winner" means the single
+ * thread that won the compare-and-swap guarding that step.
+ */
+#ifndef IOLAT_CORE_CTL_H
+#define IOLAT_CORE_CTL_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iolatency.h"
+#include "core/spin.h"
+
+#define IOLAT_NO_GROUP UINT32_MAX
+#define IOLAT_ROOT_IDX 0u
+#define IOLAT_NAME_MAX 64
+#define IOLAT_CACHELINE 64
+
+#define NSEC_PER_MSEC 1000000ull
+#define NSEC_PER_SEC 1000000000ull
+
+/* Private io->state_ bits. */
+#define IO_TRACKED  (1u << 0)  /* took slots: iolat_done must release them */
+#define IO_QUEUED   (1u << 1)  /* waited for a slot at some level */
+#define IO_UNISSUED (1u << 2)  /* completing without being issued */
+
+/*
+ * One stat slot: cumulative counters, written by the thread that owns the
+ * slot (plain load+store) or, for shared slots, with atomic adds. Never
+ * reset: the window closer subtracts its last snapshot.
+ */
+struct iolat_slot {
+	alignas(IOLAT_CACHELINE) _Atomic uint64_t nr; /* latencies recorded */
+	_Atomic uint64_t sum_ns;  /* their sum (mean rule) */
+	_Atomic uint64_t missed;  /* how many were >= target (p90 rule) */
+	_Atomic uint64_t done;    /* completions of I/O issued by this group */
+};
+
+/* Window statistics: one window's delta, or the carried cur_stat. */
+struct iolat_win_stat {
+	uint64_t nr, sum_ns, missed;
+};
+
+struct iolat_group {
+	/* Identity and tree: written under ctl->tree_lock at create/destroy. */
+	struct iolat_ctl *ctl;
+	uint32_t idx;
+	_Atomic uint32_t parent;       /* IOLAT_NO_GROUP for the root */
+	_Atomic uint32_t used;         /* 1 while allocated (release/acquire) */
+	_Atomic uint32_t nr_children;
+	uint32_t next_free;
+	char name[IOLAT_NAME_MAX];
+
+	/* Admission: the fast path. */
+	alignas(IOLAT_CACHELINE) _Atomic uint32_t inflight;
+	_Atomic uint32_t max_depth;    /* CAS by whoever applies a scale step */
+	_Atomic uint32_t scale_cookie; /* parent's cookie acted on; CAS winner */
+	_Atomic uint32_t nwait;        /* waiters queued; changed under wq_lock */
+	struct iolat_spin wq_lock;     /* guards wq_head/wq_tail */
+	struct iolat_waiter *wq_head, *wq_tail;
+
+	/* Target and window. */
+	_Atomic uint64_t target_ns;    /* set_target, under tree_lock */
+	_Atomic uint64_t win_ns;
+	_Atomic uint64_t window_start; /* CAS winner closes the window */
+	/* Window closer (CAS winner on window_start): */
+	_Atomic uint64_t snap_nr, snap_sum, snap_missed;
+	_Atomic uint64_t lat_avg_ns;   /* EMA of window means (HDD) */
+	_Atomic uint64_t last_mean_ns;
+	_Atomic uint64_t windows_ok, windows_missed;
+	/* Under the parent's child lock: */
+	struct iolat_win_stat cur_stat;
+	_Atomic uint64_t nr_samples;   /* samples contributed at last summation */
+
+	/* Delay (CONTROLLER.md 3.9). */
+	_Atomic int use_delay;
+	_Atomic uint64_t delay_nsec;
+	_Atomic uint64_t delay_start;
+	_Atomic uint64_t last_delay;   /* decay CAS winner */
+	_Atomic int last_use;          /* decay CAS winner */
+
+	/* Counters. */
+	_Atomic uint64_t nr_bypass, throttled_ns, slept_ns;
+	_Atomic uint64_t scale_downs, scale_ups;
+	uint64_t tick_nr;              /* recorded samples when a tick last looked; tick_lock */
+	uint64_t tick_seq;             /* which tick that was; tick_lock */
+
+	/* This group as a parent: "child_lat" (CONTROLLER.md 1.3). */
+	alignas(IOLAT_CACHELINE) _Atomic uint32_t child_cookie; /* written under child_lock */
+	struct iolat_spin child_lock;
+	_Atomic uint32_t scale_grp;    /* child index that asked, or IOLAT_NO_GROUP */
+	_Atomic uint64_t scale_lat;    /* lowest target that asked */
+	_Atomic uint64_t last_scale_event;
+	_Atomic uint64_t child_nr_samples;
+};
+
+struct iolat_ctl {
+	struct iolat_clock clock;
+	_Atomic uint32_t qd;           /* nr_requests, read at every scale step */
+	int rotational;
+	unsigned flags;
+	uint64_t delay_cap_ns;
+	uint32_t nr_groups;            /* capacity including the root */
+	uint32_t nr_slots;             /* power of two */
+	_Atomic int enable_cnt;        /* groups with a target */
+	_Atomic uint32_t tick_armed;   /* a submit since the last tick */
+	struct iolat_spin tree_lock;   /* group create/destroy/set_target */
+	struct iolat_spin tick_lock;   /* one tick at a time */
+	uint64_t tick_seq;             /* ticks run; tick_lock */
+	uint32_t free_head;            /* free list of group records; tree_lock */
+	struct iolat_group *groups;
+	struct iolat_slot *slots;
+	void *sync_priv;               /* owned by src/sync (the timer thread) */
+};
+
+static inline struct iolat_group *grp_at(const struct iolat_ctl *ctl, uint32_t idx)
+{
+	return &ctl->groups[idx];
+}
+
+static inline struct iolat_group *grp_parent(const struct iolat_group *g)
+{
+	uint32_t p = atomic_load_explicit(&g->parent, memory_order_relaxed);
+
+	return p == IOLAT_NO_GROUP ? NULL : grp_at(g->ctl, p);
+}
+
+static inline struct iolat_slot *grp_slots(const struct iolat_group *g)
+{
+	return &g->ctl->slots[(size_t)g->idx * g->ctl->nr_slots];
+}
+
+static inline uint64_t ctl_now(const struct iolat_ctl *ctl)
+{
+	return ctl->clock.now_ns(ctl->clock.ctx);
+}
+
+static inline bool ctl_compat_b1(const struct iolat_ctl *ctl)
+{
+	return ctl->flags & IOLAT_CTL_COMPAT_B1;
+}
+
+static inline bool ctl_compat_timer(const struct iolat_ctl *ctl)
+{
+	return ctl->flags & IOLAT_CTL_COMPAT_TIMER;
+}
+
+/* Arena set-up (ctl.c), used by src/sync to place the arena. */
+size_t iolat_core_ctl_size(const struct iolat_ctl_config *cfg);
+int iolat_core_ctl_check(const struct iolat_ctl_config *cfg);
+struct iolat_ctl *iolat_core_ctl_init(void *mem, const struct iolat_ctl_config *cfg,
+				      const struct iolat_clock *clock);
+
+/* Sums of a group's slots (stat.c). */
+void iolat_grp_sum_slots(const struct iolat_group *g, struct iolat_win_stat *sum,
+			 uint64_t *done);
+
+/* admit.c */
+void iolat_check_scale_change(struct iolat_group *g);
+void iolat_wake(struct iolat_group *g, bool all);
+
+/* window.c: the slow path at a window's end. */
+void iolat_check_latencies(struct iolat_group *g, uint64_t now);
+
+/* delay.c */
+void iolat_delay_use(struct iolat_group *g);
+bool iolat_delay_unuse(struct iolat_group *g);
+void iolat_delay_clear(struct iolat_group *g);
+void iolat_delay_add(struct iolat_group *g, uint64_t now, uint64_t delta);
+void iolat_delay_scale(struct iolat_group *g, uint64_t now);
+
+/* ctl.c: reset a parent's throttling state and let its children see it. */
+void iolat_child_lat_reset_locked(struct iolat_group *p);
+void iolat_apply_to_children(struct iolat_group *p);
+
+#endif
