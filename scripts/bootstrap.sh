@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# One-step set-up for a fresh Debian 12 machine: installs the Debian packages
+# the build needs (only those missing; as root or through sudo), builds, then
+#   bootstrap.sh demo [ARGS]   runs `iolat demo ARGS`
+#   bootstrap.sh test          runs every test (make test)
+#   bootstrap.sh build         only builds
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PKGS=(build-essential clang pkg-config liburing-dev libcmocka-dev python3 gnuplot-nox fio valgrind)
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "bootstrap: installing ${missing[*]}" >&2
+	SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get update -qq
+	$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+JOBS=$(nproc 2>/dev/null || echo 2)
+what=${1:-build}; [ $# -gt 0 ] && shift
+case "$what" in
+build) make -j"$JOBS" ;;
+demo)  make -j"$JOBS" >/dev/null && exec build/iolat demo "$@" ;;
+test)  make -j"$JOBS" tests >/dev/null && make test ;;
+*) echo "usage: $0 build|demo [ARGS]|test" >&2; exit 2 ;;
+esac
