@@ -50,12 +50,18 @@ static inline void slot_add(_Atomic uint64_t *c, uint64_t v, bool own)
 		atomic_fetch_add_explicit(c, v, memory_order_relaxed);
 }
 
+/*
+ * Threads 0..n-2 own a slot each; every later thread shares the last slot,
+ * with atomic adds. (Mapping later threads onto an owned slot would let the
+ * owner's plain load+store lose their adds.)
+ */
 static inline struct iolat_slot *my_slot(const struct iolat_group *g, bool *own)
 {
 	uint32_t tid = thread_id();
+	uint32_t n = g->ctl->nr_slots;
 
-	*own = tid < g->ctl->nr_slots;
-	return &grp_slots(g)[tid & (g->ctl->nr_slots - 1)];
+	*own = tid < n - 1;
+	return &grp_slots(g)[*own ? tid : n - 1];
 }
 
 /* ---- slots and wait queues (CONTROLLER.md 3.2) ---- */

@@ -59,12 +59,15 @@ int iolat_parse_duration(const char *s, uint64_t *ns)
 
 		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
 			n--;
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (strlen(units[i].name) == n && !strncmp(p, units[i].name, n))
-				break;
-		if (i == sizeof(units) / sizeof(units[0]))
-			return -EINVAL;
-		mult = units[i].ns;
+		/* Only trailing blanks: a bare number ("750 "), as "5ms " takes them. */
+		if (n) {
+			for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+				if (strlen(units[i].name) == n && !strncmp(p, units[i].name, n))
+					break;
+			if (i == sizeof(units) / sizeof(units[0]))
+				return -EINVAL;
+			mult = units[i].ns;
+		}
 	}
 	if (whole > UINT64_MAX / mult)
 		return -EINVAL;

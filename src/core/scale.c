@@ -42,17 +42,22 @@ uint32_t iolat_cookie_step(uint32_t old, uint32_t qd, bool up)
 	}
 	if (diff > qd)
 		return diff < max_scale ? old - 1 : old; /* shallow hole; floor */
-	return old - down_step;
+	/* Saturate: with qd above 4 x the default cookie (any u32 is accepted)
+	 * the step would wrap the cookie above the default. */
+	return old > down_step ? old - down_step : 0;
 }
 
 uint32_t iolat_depth_step(uint32_t max_depth, uint32_t qd, bool up)
 {
 	uint32_t old = min_u32(max_depth, qd);
+	uint64_t grown;
 
 	if (up) {
 		if (old >= qd)
 			return max_depth; /* stays until the cookie is back at default */
-		return min_u32(old + max_u32(qd >> 4, 1), qd);
+		/* In 64 bits: old + qd/16 wraps for qd near UINT32_MAX. */
+		grown = (uint64_t)old + max_u32(qd >> 4, 1);
+		return grown < qd ? (uint32_t)grown : qd;
 	}
 	return max_u32(old >> 1, 1);
 }
