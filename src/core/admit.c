@@ -164,10 +164,12 @@ static inline void release_level(struct iolat_group *lvl)
 /* Release the slots @io holds below @upto (from its own group up). */
 static void release_below(struct iolat_io *io, struct iolat_group *upto)
 {
-	struct iolat_group *lvl = grp_at(io->ctl_, io->group_);
+	struct iolat_group *lvl = grp_at(io->ctl_, io->group_), *next;
 
-	for (; lvl != upto; lvl = grp_parent(lvl))
+	for (; lvl != upto; lvl = next) {
+		next = grp_parent(lvl); /* before the release: see complete() */
 		release_level(lvl);
+	}
 }
 
 /* Take a slot at @lvl and every level above it, the root excluded. */
@@ -357,7 +359,7 @@ static void record_latency(struct iolat_group *lvl, uint64_t lat, uint64_t targe
 static void complete(struct iolat_io *io, uint64_t now, bool have_now)
 {
 	struct iolat_ctl *ctl = io->ctl_;
-	struct iolat_group *lvl;
+	struct iolat_group *lvl, *next;
 	bool record, as_root, own;
 	uint64_t lat;
 
@@ -376,16 +378,24 @@ static void complete(struct iolat_io *io, uint64_t now, bool have_now)
 		slot_add(&s->done, 1, own);
 	}
 
-	for (; lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
+	/*
+	 * Each level's work is done while this I/O still holds its slot there:
+	 * once the slot is released, iolat_group_destroy() on another thread may
+	 * see the level idle and recycle its record (even under another parent).
+	 * So the parent is read first, and only the wake-up check follows the
+	 * release.
+	 */
+	for (; lvl->idx != IOLAT_ROOT_IDX; lvl = next) {
 		uint64_t target, start;
 
-		atomic_fetch_sub(&lvl->inflight, 1);
+		next = grp_parent(lvl);
 		target = atomic_load_explicit(&lvl->target_ns, memory_order_relaxed);
 		if (target && record) {
 			if (as_root && atomic_load_explicit(&lvl->max_depth, memory_order_relaxed) !=
 					       IOLAT_DEPTH_MAX) {
-				/* Free work while throttled: charge it as delay, do not record. */
-				if (lat < target)
+				/* Free work while throttled: charge it as delay, do not record.
+				 * A latency of 0 is skipped here too (3.6.1). */
+				if (lat > 0 && lat < target)
 					iolat_delay_add(lvl, now, target - lat);
 			} else if (lat > 0) {
 				record_latency(lvl, lat, target);
@@ -396,6 +406,7 @@ static void complete(struct iolat_io *io, uint64_t now, bool have_now)
 			    atomic_compare_exchange_strong(&lvl->window_start, &start, now))
 				iolat_check_latencies(lvl, now); /* we alone close this window */
 		}
+		atomic_fetch_sub(&lvl->inflight, 1);
 		if (atomic_load(&lvl->nwait))
 			iolat_wake(lvl, false);
 	}

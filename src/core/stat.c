@@ -2,7 +2,8 @@
 /*
  * stat.c - what users can read: a group's counters as a snapshot, and the
  * io.stat-style line. Pure formatting (no stdio in the core).
- * Context: any thread; reads are racy snapshots of atomics, never torn.
+ * Context: any thread; reads are racy snapshots of atomics, never torn, and
+ * the carried window (cur_stat) is copied under the parent's child_lock.
  */
 #include <errno.h>
 #include <string.h>
@@ -11,7 +12,8 @@
 
 int iolat_group_stat(const struct iolat_group *g, struct iolat_group_stat *st)
 {
-	struct iolat_win_stat sum;
+	struct iolat_win_stat sum, cur;
+	struct iolat_group *p;
 	uint64_t done;
 
 	if (!g || !st)
@@ -42,10 +44,16 @@ int iolat_group_stat(const struct iolat_group *g, struct iolat_group_stat *st)
 	st->child_cookie = atomic_load(&g->child_cookie);
 	st->child_scale_lat_ns = atomic_load(&g->scale_lat);
 	st->child_nr_samples = atomic_load(&g->child_nr_samples);
-	/* cur_stat belongs to the parent's lock; a racy read is fine here. */
-	st->cur_stat_samples = g->cur_stat.nr;
-	st->cur_stat_mean_ns = (g->ctl->flags & IOLAT_CTL_COMPAT_B1) || !g->cur_stat.nr ? 0 :
-			       g->cur_stat.sum_ns / g->cur_stat.nr;
+	/* cur_stat belongs to the parent's lock (window.c): copy it under that lock. */
+	p = grp_parent(g);
+	if (p)
+		iolat_spin_lock(&p->child_lock);
+	cur = g->cur_stat;
+	if (p)
+		iolat_spin_unlock(&p->child_lock);
+	st->cur_stat_samples = cur.nr;
+	st->cur_stat_mean_ns = (g->ctl->flags & IOLAT_CTL_COMPAT_B1) || !cur.nr ? 0 :
+			       cur.sum_ns / cur.nr;
 	st->cookie = atomic_load(&g->scale_cookie);
 	return 0;
 }

@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * eng_faulty.c - "faulty:<inner>": wraps any engine and injects faults
+ * (EIO, ENOSPC, short transfers, latency spikes, stalls) chosen by a seeded
+ * PRNG behind a countdown, transient or persistent, in the manner of
+ * SQLite's test_vfs.c. Injected requests are counted (eng_faulty.h).
+ * Completions pass through one "out" list: each carries a release time
+ * (0: now); nothing leaves it while a stall lasts.
+ * Context: the loop thread, as the inner engine; wake from any thread.
+ */
+#include "engine/eng_faulty.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FAULT_MS_DEF 100u
+#define NSEC_PER_MSEC 1000000ull
+
+enum fault_dir { FDIR_ANY, FDIR_READ, FDIR_WRITE };
+
+struct faulty_priv {
+	struct iolat_eng *inner;
+	/* options */
+	unsigned kinds;             /* IOLAT_FAULT_* */
+	double rate;
+	uint64_t after, count;
+	bool persist;
+	uint64_t hold_ns;           /* ms option */
+	enum fault_dir dir;
+	uint64_t rng;               /* splitmix64 state */
+	/* state */
+	uint64_t countdown;
+	uint64_t injected;
+	uint64_t stall_until;       /* clock ns; 0: none */
+	struct iolat_eng_req *out_head, *out_tail;
+	struct iolat_eng_req **tmp; /* depth pointers for inner reaps */
+	atomic_bool woken;
+	struct iolat_eng_fault_stats st;
+};
+
+static const char faulty_help[] =
+	"kind=eio|enospc|short|spike|stall (join with '+'), rate=P, after=N, "
+	"persist=0|1, count=N, ms=N, dir=read|write|any, seed=N";
+
+const char *iolat_eng_faulty_help(void)
+{
+	return faulty_help;
+}
+
+/* splitmix64: small, seedable, good enough to pick faults. */
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double rng_unit(uint64_t *s)
+{
+	return (double)(rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static int parse_kinds(const char *v, size_t len, unsigned *kinds)
+{
+	static const struct { const char *name; unsigned bit; } names[] = {
+		{ "eio", IOLAT_FAULT_EIO }, { "enospc", IOLAT_FAULT_ENOSPC },
+		{ "short", IOLAT_FAULT_SHORT }, { "spike", IOLAT_FAULT_SPIKE },
+		{ "stall", IOLAT_FAULT_STALL }, { "none", 0 },
+	};
+	size_t i = 0;
+
+	*kinds = 0;
+	while (i < len) {
+		size_t j = i, k;
+
+		while (j < len && v[j] != '+' && v[j] != '|')
+			j++;
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			if (strlen(names[k].name) == j - i && !strncmp(names[k].name, v + i, j - i))
+				break;
+		if (k == sizeof(names) / sizeof(names[0]))
+			return -EINVAL;
+		*kinds |= names[k].bit;
+		i = j + 1;
+	}
+	return 0;
+}
+
+static int parse_u64(const char *v, size_t len, uint64_t *out)
+{
+	char buf[32], *end;
+
+	if (!len || len >= sizeof(buf) || v[0] == '-')
+		return -EINVAL;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	errno = 0;
+	*out = strtoull(buf, &end, 0);
+	return errno || *end ? -EINVAL : 0;
+}
+
+/* Parse "key=val,key=val"; 0 or -EINVAL with a message. */
+static int parse_options(struct iolat_eng *e, struct faulty_priv *p, const char *opts)
+{
+	bool count_set = false;
+	const char *s = opts;
+
+	p->rate = 1.0;
+	p->persist = true;
+	p->hold_ns = FAULT_MS_DEF * NSEC_PER_MSEC;
+	p->rng = 1;
+	while (s && *s) {
+		const char *end = strchr(s, ','), *eq;
+		size_t len = end ? (size_t)(end - s) : strlen(s), klen, vlen;
+		const char *v;
+		uint64_t u = 0;
+		int bad = 0;
+
+		eq = memchr(s, '=', len);
+		if (!len)
+			goto next;
+		if (!eq)
+			return iolat_eng_set_errmsg(e, -EINVAL,
+				"faulty: option '%.*s' needs a value (%s)", (int)len, s, faulty_help);
+		klen = (size_t)(eq - s);
+		v = eq + 1;
+		vlen = len - klen - 1;
+#define KEY(name) (klen == strlen(name) && !strncmp(s, name, klen))
+		if (KEY("kind")) {
+			bad = parse_kinds(v, vlen, &p->kinds);
+		} else if (KEY("rate")) {
+			char buf[32], *rend;
+
+			bad = vlen == 0 || vlen >= sizeof(buf);
+			if (!bad) {
+				memcpy(buf, v, vlen);
+				buf[vlen] = '\0';
+				p->rate = strtod(buf, &rend);
+				bad = *rend || !(p->rate >= 0.0 && p->rate <= 1.0);
+			}
+		} else if (KEY("after")) {
+			bad = parse_u64(v, vlen, &p->after);
+		} else if (KEY("count")) {
+			bad = parse_u64(v, vlen, &p->count);
+			count_set = true;
+		} else if (KEY("persist")) {
+			bad = parse_u64(v, vlen, &u) || u > 1;
+			p->persist = u;
+		} else if (KEY("ms")) {
+			bad = parse_u64(v, vlen, &u) || u > 3600000;
+			p->hold_ns = u * NSEC_PER_MSEC;
+		} else if (KEY("seed")) {
+			bad = parse_u64(v, vlen, &p->rng);
+		} else if (KEY("dir")) {
+			if (vlen == 3 && !strncmp(v, "any", 3))
+				p->dir = FDIR_ANY;
+			else if (vlen == 4 && !strncmp(v, "read", 4))
+				p->dir = FDIR_READ;
+			else if (vlen == 5 && !strncmp(v, "write", 5))
+				p->dir = FDIR_WRITE;
+			else
+				bad = 1;
+		} else {
+			return iolat_eng_set_errmsg(e, -EINVAL, "faulty: unknown option '%.*s' (%s)",
+						    (int)klen, s, faulty_help);
+		}
+#undef KEY
+		if (bad)
+			return iolat_eng_set_errmsg(e, -EINVAL, "faulty: bad value in '%.*s' (%s)",
+						    (int)len, s, faulty_help);
+next:
+		s = end ? end + 1 : NULL;
+	}
+	if (!p->persist && !count_set)
+		p->count = 1;
+	p->countdown = p->after;
+	return 0;
+}
+
+static int faulty_init(struct iolat_eng *e, const struct iolat_eng_config *cfg,
+		       const char *inner)
+{
+	struct iolat_eng_config icfg = *cfg;
+	struct faulty_priv *p;
+	char msg[IOLAT_ENG_ERRMSG_MAX];
+	int ret;
+
+	if (!inner || !*inner)
+		return iolat_eng_set_errmsg(e, -EINVAL, "faulty: name the engine to wrap (faulty:psync)");
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->tmp = calloc(e->depth, sizeof(*p->tmp));
+	if (!p->tmp) {
+		free(p);
+		return -ENOMEM;
+	}
+	ret = parse_options(e, p, cfg->options);
+	if (ret < 0)
+		goto fail;
+	icfg.name = inner;
+	icfg.options = NULL;
+	ret = iolat_eng_create(&icfg, &p->inner, msg, sizeof(msg));
+	if (ret < 0) {
+		iolat_eng_set_errmsg(e, ret, "%s", msg);
+		goto fail;
+	}
+	e->flags |= iolat_eng_flags(p->inner) & (IOLAT_ENG_F_DISKLESS | IOLAT_ENG_F_FAKEIO);
+	atomic_init(&p->woken, false);
+	e->priv = p;
+	return 0;
+fail:
+	free(p->tmp);
+	free(p);
+	return ret;
+}
+
+static int faulty_open(struct iolat_eng *e, unsigned idx)
+{
+	struct faulty_priv *p = e->priv;
+	const struct iolat_eng_file *f = &e->files[idx];
+	unsigned iidx;
+	int ret;
+
+	ret = iolat_eng_adopt_fd(p->inner, f->fd, f->writable, f->direct ? f->align : 0, &iidx);
+	if (ret < 0)
+		return iolat_eng_set_errmsg(e, ret, "%s", iolat_eng_errmsg(p->inner));
+	return iidx == idx ? 0 : -EINVAL;
+}
+
+static void out_push(struct faulty_priv *p, struct iolat_eng_req *req, uint64_t release)
+{
+	req->priv_ = release;
+	req->next_ = NULL;
+	if (p->out_tail)
+		p->out_tail->next_ = req;
+	else
+		p->out_head = req;
+	p->out_tail = req;
+}
+
+/* Half the length, kept aligned; 0 when it cannot be shortened. */
+static uint32_t short_len(const struct iolat_eng *e, const struct iolat_eng_req *req)
+{
+	uint32_t a = iolat_eng_file_align(e, req->file);
+	uint32_t half = req->len / 2;
+
+	if (a > 1)
+		half &= ~(a - 1);
+	return half;
+}
+
+/* Which fault (one IOLAT_FAULT_* bit) this request gets, or 0. */
+static unsigned choose_fault(struct iolat_eng *e, struct faulty_priv *p,
+			     const struct iolat_eng_req *req)
+{
+	unsigned cand = p->kinds, n = 0, pick;
+
+	if ((p->dir == FDIR_READ && req->dir != IOLAT_ENG_READ) ||
+	    (p->dir == FDIR_WRITE && req->dir != IOLAT_ENG_WRITE))
+		return 0;
+	if (req->dir != IOLAT_ENG_WRITE)
+		cand &= ~IOLAT_FAULT_ENOSPC;
+	if ((cand & IOLAT_FAULT_SHORT) && !short_len(e, req))
+		cand &= ~IOLAT_FAULT_SHORT;
+	if ((cand & IOLAT_FAULT_STALL) && p->stall_until &&
+	    iolat_eng_now(e) < p->stall_until)
+		cand &= ~IOLAT_FAULT_STALL;   /* one stall at a time */
+	if (!cand)
+		return 0;
+	p->st.eligible++;
+	if (p->countdown) {
+		p->countdown--;
+		return 0;
+	}
+	if (p->count && p->injected >= p->count)
+		return 0;
+	if (p->rate < 1.0 && rng_unit(&p->rng) >= p->rate)
+		return 0;
+	for (unsigned b = cand; b; b &= b - 1)
+		n++;
+	pick = (unsigned)(rng_next(&p->rng) % n);
+	for (unsigned b = cand; b; b &= b - 1)
+		if (pick-- == 0)
+			return b & -b;
+	return 0;
+}
+
+/* A completion from the inner engine (or at once): undo, hold or pass on. */
+static void inner_done(struct iolat_eng *e, struct faulty_priv *p, struct iolat_eng_req *req)
+{
+	unsigned fault = (unsigned)req->priv_;
+	uint64_t release = 0;
+
+	if (fault == IOLAT_FAULT_SHORT)
+		req->len = req->saved_len_;
+	if (fault == IOLAT_FAULT_SPIKE) {
+		release = req->done_ns + p->hold_ns;
+		p->st.held++;
+	}
+	if (p->stall_until && req->done_ns < p->stall_until) {
+		if (p->stall_until > release)
+			release = p->stall_until;
+		if (fault != IOLAT_FAULT_SPIKE)
+			p->st.held++;
+	}
+	out_push(p, req, release);
+}
+
+static int faulty_queue(struct iolat_eng *e, struct iolat_eng_req *req)
+{
+	struct faulty_priv *p = e->priv;
+	unsigned fault;
+	int ret;
+
+	p->st.seen++;
+	fault = p->kinds ? choose_fault(e, p, req) : 0;
+	switch (fault) {
+	case IOLAT_FAULT_EIO:
+	case IOLAT_FAULT_ENOSPC:
+		p->injected++;
+		if (fault == IOLAT_FAULT_EIO)
+			p->st.eio++;
+		else
+			p->st.enospc++;
+		req->result = fault == IOLAT_FAULT_EIO ? -EIO : -ENOSPC;
+		req->done_ns = iolat_eng_now(e);
+		req->priv_ = 0;
+		inner_done(e, p, req);
+		return IOLAT_Q_QUEUED;
+	case IOLAT_FAULT_SHORT:
+		req->saved_len_ = req->len;
+		req->len = short_len(e, req);
+		break;
+	case IOLAT_FAULT_STALL:
+		p->stall_until = iolat_eng_now(e) + p->hold_ns;
+		/* Completions already waiting are held too. */
+		for (struct iolat_eng_req *r = p->out_head; r; r = r->next_) {
+			if (r->priv_ < p->stall_until) {
+				if (!r->priv_)
+					p->st.held++;
+				r->priv_ = p->stall_until;
+			}
+		}
+		break;
+	default:
+		break;
+	}
+	req->priv_ = fault;
+	ret = iolat_eng_queue(p->inner, req);
+	if (ret < 0 || ret == IOLAT_Q_BUSY) {
+		if (fault == IOLAT_FAULT_SHORT)
+			req->len = req->saved_len_;
+		if (ret < 0)
+			iolat_eng_set_errmsg(e, ret, "%s", iolat_eng_errmsg(p->inner));
+		return ret;   /* not queued: nothing injected */
+	}
+	if (fault) {
+		p->injected++;
+		if (fault == IOLAT_FAULT_SHORT)
+			p->st.short_io++;
+		else if (fault == IOLAT_FAULT_SPIKE)
+			p->st.spikes++;
+		else if (fault == IOLAT_FAULT_STALL)
+			p->st.stalls++;
+	}
+	if (ret == IOLAT_Q_COMPLETED) {
+		if (!fault && !(p->stall_until && req->done_ns < p->stall_until))
+			return IOLAT_Q_COMPLETED;
+		inner_done(e, p, req);   /* held: it comes back from reap */
+	}
+	return IOLAT_Q_QUEUED;
+}
+
+static int faulty_commit(struct iolat_eng *e)
+{
+	struct faulty_priv *p = e->priv;
+
+	return iolat_eng_commit(p->inner);
+}
+
+/* Move released completions to @out, in order; *next: the earliest
+ * release time still pending (UINT64_MAX: none). */
+static unsigned release_out(struct faulty_priv *p, struct iolat_eng_req **out,
+			    unsigned max, uint64_t now, uint64_t *next)
+{
+	struct iolat_eng_req *r = p->out_head, *nxt, *head = NULL, *tail = NULL;
+	unsigned got = 0;
+
+	*next = UINT64_MAX;
+	if (p->stall_until && now < p->stall_until) {
+		*next = p->stall_until;
+		return 0;
+	}
+	for (; r; r = nxt) {
+		nxt = r->next_;
+		r->next_ = NULL;
+		if (got < max && r->priv_ <= now) {
+			if (r->priv_)
+				r->done_ns = now;   /* the application sees it now */
+			r->priv_ = 0;
+			out[got++] = r;
+			continue;
+		}
+		if (r->priv_ < *next)
+			*next = r->priv_;
+		if (tail)
+			tail->next_ = r;
+		else
+			head = r;
+		tail = r;
+	}
+	p->out_head = head;
+	p->out_tail = tail;
+	return got;
+}
+
+static int pull_inner(struct iolat_eng *e, struct faulty_priv *p, unsigned min,
+		      uint64_t timeout_ns)
+{
+	int n = iolat_eng_reap(p->inner, p->tmp, e->depth, min, timeout_ns);
+
+	for (int i = 0; i < n; i++)
+		inner_done(e, p, p->tmp[i]);
+	return n;
+}
+
+static int faulty_reap(struct iolat_eng *e, struct iolat_eng_req **out, unsigned max,
+		       unsigned min, uint64_t timeout_ns)
+{
+	struct faulty_priv *p = e->priv;
+	uint64_t now, next, deadline, wait;
+	unsigned got = 0;
+	int n;
+
+	now = iolat_eng_now(e);
+	deadline = timeout_ns == IOLAT_ENG_WAIT_FOREVER ? UINT64_MAX : now + timeout_ns;
+	for (;;) {
+		n = pull_inner(e, p, 0, 0);
+		if (n < 0)
+			return got ? (int)got : n;
+		now = iolat_eng_now(e);
+		got += release_out(p, out + got, max - got, now, &next);
+		if (got >= min || got == max)
+			break;
+		if (atomic_exchange(&p->woken, false))
+			break;
+		if (now >= deadline)
+			break;
+		/* Wait for the inner engine, a release, a wake or the deadline. */
+		if (next < deadline)
+			wait = next > now ? next - now : 0;
+		else
+			wait = deadline == UINT64_MAX ? IOLAT_ENG_WAIT_FOREVER : deadline - now;
+		if (wait == 0)
+			continue;
+		n = pull_inner(e, p, 1, wait);
+		if (n < 0)
+			return got ? (int)got : n;
+	}
+	/* Old stalls are over once nothing waits on them. */
+	if (p->stall_until && now >= p->stall_until)
+		p->stall_until = 0;
+	return (int)got;
+}
+
+static void faulty_wake(struct iolat_eng *e)
+{
+	struct faulty_priv *p = e->priv;
+
+	atomic_store(&p->woken, true);
+	iolat_eng_wake(p->inner);
+}
+
+static void faulty_cleanup(struct iolat_eng *e)
+{
+	struct faulty_priv *p = e->priv;
+
+	if (!p)
+		return;
+	iolat_eng_destroy(p->inner);
+	free(p->tmp);
+	free(p);
+	e->priv = NULL;
+}
+
+int iolat_eng_faulty_stats(const struct iolat_eng *e, struct iolat_eng_fault_stats *st)
+{
+	const struct faulty_priv *p;
+
+	if (!e || e->ops != &iolat_eng_faulty_ops)
+		return -EINVAL;
+	p = e->priv;
+	*st = p->st;
+	return 0;
+}
+
+const struct iolat_engine_ops iolat_eng_faulty_ops = {
+	.name = "faulty",
+	.flags = IOLAT_ENG_F_WRAPPER,
+	.init = faulty_init,
+	.open = faulty_open,
+	.queue = faulty_queue,
+	.commit = faulty_commit,
+	.reap = faulty_reap,
+	.wake = faulty_wake,
+	.cleanup = faulty_cleanup,
+};

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * eng_null.c - the null engine (fio's "null"): every I/O completes at once
+ * with its full length and moves no data, so a run measures the per-I/O CPU
+ * cost of the runner and the controller. With depth 1, queue() completes
+ * the request itself (IOLAT_Q_COMPLETED); otherwise requests come back from
+ * the next reap(). Files are not opened (diskless).
+ * Context: the loop thread; wake from any thread.
+ */
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+struct null_priv {
+	struct iolat_eng_req *head, *tail;  /* loop thread: queued, complete */
+	pthread_mutex_t lock;               /* for waiting only */
+	pthread_cond_t cv;
+	bool woken;                         /* under lock */
+};
+
+static int null_init(struct iolat_eng *e, const struct iolat_eng_config *cfg,
+		     const char *inner)
+{
+	struct null_priv *p = calloc(1, sizeof(*p));
+	pthread_condattr_t ca;
+
+	if (!p)
+		return -ENOMEM;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	e->priv = p;
+	return 0;
+}
+
+static int null_queue(struct iolat_eng *e, struct iolat_eng_req *req)
+{
+	struct null_priv *p = e->priv;
+
+	req->result = req->len;
+	if (e->depth == 1) {
+		req->done_ns = iolat_eng_now(e);
+		return IOLAT_Q_COMPLETED;
+	}
+	req->next_ = NULL;
+	if (p->tail)
+		p->tail->next_ = req;
+	else
+		p->head = req;
+	p->tail = req;
+	return IOLAT_Q_QUEUED;
+}
+
+/* Nothing in flight: sleep until a wake or the timeout. */
+static void null_wait(struct null_priv *p, uint64_t timeout_ns)
+{
+	struct timespec ts;
+	uint64_t dl;
+
+	pthread_mutex_lock(&p->lock);
+	if (timeout_ns == IOLAT_ENG_WAIT_FOREVER) {
+		while (!p->woken)
+			pthread_cond_wait(&p->cv, &p->lock);
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		dl = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + timeout_ns;
+		ts.tv_sec = (time_t)(dl / 1000000000ull);
+		ts.tv_nsec = (long)(dl % 1000000000ull);
+		while (!p->woken)
+			if (pthread_cond_timedwait(&p->cv, &p->lock, &ts) == ETIMEDOUT)
+				break;
+	}
+	p->woken = false;
+	pthread_mutex_unlock(&p->lock);
+}
+
+static int null_reap(struct iolat_eng *e, struct iolat_eng_req **out, unsigned max,
+		     unsigned min, uint64_t timeout_ns)
+{
+	struct null_priv *p = e->priv;
+	unsigned got = 0;
+	uint64_t now;
+
+	if (!p->head) {
+		if (min)
+			null_wait(p, timeout_ns);
+		return 0;
+	}
+	now = iolat_eng_now(e);
+	while (got < max && p->head) {
+		struct iolat_eng_req *req = p->head;
+
+		p->head = req->next_;
+		req->next_ = NULL;
+		req->done_ns = now;
+		out[got++] = req;
+	}
+	if (!p->head)
+		p->tail = NULL;
+	return (int)got;
+}
+
+static void null_wake(struct iolat_eng *e)
+{
+	struct null_priv *p = e->priv;
+
+	pthread_mutex_lock(&p->lock);
+	p->woken = true;
+	pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void null_cleanup(struct iolat_eng *e)
+{
+	struct null_priv *p = e->priv;
+
+	if (!p)
+		return;
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+	e->priv = NULL;
+}
+
+const struct iolat_engine_ops iolat_eng_null_ops = {
+	.name = "null",
+	.flags = IOLAT_ENG_F_DISKLESS | IOLAT_ENG_F_FAKEIO,
+	.init = null_init,
+	.queue = null_queue,
+	.reap = null_reap,
+	.wake = null_wake,
+	.cleanup = null_cleanup,
+};

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Job files: our own small INI parser for fio's job-file syntax plus our keys
+ * ([group:PATH] sections, group=, burst_on/off, ioflags, device and model keys).
+ * It turns a file or a buffer into plain structs (struct iolat_jobfile) that
+ * the simulator and the real-I/O runner both read; it does no I/O besides
+ * reading the file, never prints, and reports each error as one line
+ * "FILE:LINE: key 'KEY': expected ..." in a caller buffer.
+ * The option table (iolat_jobfile_options()) drives parsing and `iolat help keys`.
+ * Context: any thread; a parsed struct iolat_jobfile is immutable and may be
+ * read from many threads at once.
+ */
+#ifndef IOLAT_JOB_JOBFILE_H
+#define IOLAT_JOB_JOBFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IOLAT_JOB_NAME_MAX   64     /* job section name, NUL included */
+#define IOLAT_GROUP_PATH_MAX 256    /* "a/b/c", NUL included */
+#define IOLAT_GROUP_NAME_MAX 64     /* one path component, NUL included (core: 63 bytes) */
+#define IOLAT_ENGINE_NAME_MAX 32    /* ioengine= value, NUL included */
+#define IOLAT_PARAM_KEY_MAX  64     /* device-model parameter key, NUL included */
+#define IOLAT_PARAM_VAL_MAX  128    /* device-model parameter value, NUL included */
+#define IOLAT_JOBFILE_ERR_MAX 512   /* a buffer this large always holds the whole message */
+
+/* Index meaning "the root group" (a job with no group=). */
+#define IOLAT_GROUP_ROOT (-1)
+
+enum iolat_rw {
+	IOLAT_RW_READ = 0,      /* "read": sequential reads (fio's default) */
+	IOLAT_RW_WRITE,         /* "write" */
+	IOLAT_RW_RANDREAD,      /* "randread" */
+	IOLAT_RW_RANDWRITE,     /* "randwrite" */
+	IOLAT_RW_RW,            /* "rw" or "readwrite": sequential mix by rwmixread */
+	IOLAT_RW_RANDRW,        /* "randrw": random mix by rwmixread */
+};
+
+enum iolat_verify {
+	IOLAT_VERIFY_NONE = 0,
+	IOLAT_VERIFY_CRC32C,
+};
+
+/* ioengine= kinds. "faulty:<inner>" sets engine_faulty and the inner kind. */
+enum iolat_engine_kind {
+	IOLAT_ENGINE_DEFAULT = 0, /* not given: the runner chooses (uring, else psync) */
+	IOLAT_ENGINE_URING,       /* "uring" or "io_uring" */
+	IOLAT_ENGINE_PSYNC,       /* "psync" */
+	IOLAT_ENGINE_NULL,        /* "null": completes at once, no data */
+	IOLAT_ENGINE_SIM,         /* "sim": the simulated device */
+};
+
+/* device= (simulator). */
+enum iolat_device_kind {
+	IOLAT_DEVICE_DEFAULT = 0, /* not given: the simulator's default */
+	IOLAT_DEVICE_SSD,         /* "ssd" */
+	IOLAT_DEVICE_HDD,         /* "hdd" */
+	IOLAT_DEVICE_BAD_SSD,     /* "bad-ssd" */
+};
+
+/* One group: a [group:PATH] section, a parent created implicitly, or a group= target. */
+struct iolat_jobfile_group {
+	char path[IOLAT_GROUP_PATH_MAX]; /* full path, "system/fbpkg" */
+	const char *name;                /* last component, points into path */
+	int parent;                      /* index in groups[], or IOLAT_GROUP_ROOT */
+	uint64_t target_ns;              /* 0: none ("max" or not given) */
+	bool declared;                   /* a [group:PATH] section exists */
+	unsigned line;                   /* line of the section, or of the first use */
+};
+
+/*
+ * One job section. Values from [global] sections above it are inherited; keys
+ * in the section override them. Fields not given keep the defaults listed in
+ * the option table (fio's: rw=read, bs=4k, iodepth=1, numjobs=1, rwmixread=50).
+ * Runners expand numjobs themselves (clone 0..numjobs-1 of the same job).
+ */
+struct iolat_job {
+	char name[IOLAT_JOB_NAME_MAX];   /* section name */
+	unsigned line;                   /* line of the [name] header */
+	unsigned index;                  /* position in jobs[] */
+	char *filename;                  /* owned by the jobfile; NULL: not given */
+	uint64_t size;                   /* bytes; 0: not given (runner uses the file size) */
+	uint64_t offset;                 /* bytes: start of the region */
+	enum iolat_rw rw;
+	uint32_t rwmixread;              /* % of reads for rw/randrw, 0..100 */
+	uint32_t bs;                     /* bytes, > 0 */
+	uint32_t iodepth;                /* >= 1 */
+	uint64_t runtime_ns;             /* 0: not given */
+	bool time_based;                 /* run for runtime even when size is done */
+	uint64_t startdelay_ns;
+	uint64_t rate_iops;              /* 0: closed loop; else Poisson arrivals */
+	uint64_t rate_bps;               /* 0: no cap; else bytes/s token bucket */
+	uint64_t thinktime_ns;           /* pause after each completion */
+	bool direct;                     /* O_DIRECT */
+	char ioengine[IOLAT_ENGINE_NAME_MAX]; /* as written ("faulty:psync"); "" if not given */
+	enum iolat_engine_kind engine;   /* the (inner) engine */
+	bool engine_faulty;              /* "faulty:<inner>" wrapper */
+	uint32_t numjobs;                /* >= 1 */
+	enum iolat_verify verify;
+	int group;                       /* index in groups[], or IOLAT_GROUP_ROOT */
+	uint64_t burst_on_ns;            /* both 0: always on; else on/off cycle */
+	uint64_t burst_off_ns;
+	unsigned ioflags;                /* IOLAT_IO_META | IOLAT_IO_SWAP (iolatency.h) */
+};
+
+/* Device and controller settings ([global] only). */
+struct iolat_jobfile_global {
+	enum iolat_device_kind device;
+	uint32_t nr_requests;            /* 0: not given (controller default 64) */
+	int rotational;                  /* -1: not given (follow the device), 0, 1 */
+	bool control;                    /* default true; control=0 runs without the controller */
+	bool kernel_compat;              /* IOLAT_CTL_KERNEL_COMPAT */
+	uint64_t seed;                   /* default 1 */
+	bool seed_set;
+};
+
+/* A device-model parameter (hdd_*, ssd_*, badssd_*), kept verbatim for the simulator. */
+struct iolat_jobfile_param {
+	char key[IOLAT_PARAM_KEY_MAX];
+	char value[IOLAT_PARAM_VAL_MAX];
+	unsigned line;
+};
+
+struct iolat_jobfile {
+	char *file;                          /* name used in messages */
+	struct iolat_jobfile_global global;
+	struct iolat_jobfile_group *groups;  /* parents precede their children */
+	unsigned nr_groups;
+	struct iolat_job *jobs;              /* in file order */
+	unsigned nr_jobs;
+	struct iolat_jobfile_param *params;  /* in file order */
+	unsigned nr_params;
+};
+
+/**
+ * iolat_jobfile_parse_buf() - parse a job file held in memory.
+ * @buf: the text; may hold NULs (an error) and need not be NUL-terminated.
+ * @len: its length in bytes.
+ * @file: name used in messages ("FILE:LINE: ..."); NULL means "<buffer>".
+ * @out: the result, to free with iolat_jobfile_free(); NULL on error.
+ * @err: buffer for a one-line message (no newline); may be NULL.
+ * @errlen: its size; IOLAT_JOBFILE_ERR_MAX always suffices.
+ * Return: 0; -EINVAL for a bad job file (message in @err); -ENOMEM.
+ * Context: any thread.
+ */
+int iolat_jobfile_parse_buf(const char *buf, size_t len, const char *file,
+			    struct iolat_jobfile **out, char *err, size_t errlen);
+
+/**
+ * iolat_jobfile_parse_file() - read @path and parse it as iolat_jobfile_parse_buf().
+ * Return: 0; -EINVAL (bad job file); -ENOENT, -EACCES, ... when it cannot be
+ * read ("PATH: cannot read: REASON" in @err); -EFBIG over 16 MiB; -ENOMEM.
+ * Context: any thread.
+ */
+int iolat_jobfile_parse_file(const char *path, struct iolat_jobfile **out,
+			     char *err, size_t errlen);
+
+/** iolat_jobfile_free() - free a parsed job file; NULL is allowed. */
+void iolat_jobfile_free(struct iolat_jobfile *jf);
+
+/** iolat_jobfile_find_group() - index of the group with path @path, or -ENOENT. */
+int iolat_jobfile_find_group(const struct iolat_jobfile *jf, const char *path);
+
+/* Names of enum values, as written in job files ("randread", "bad-ssd", "psync"...). */
+const char *iolat_rw_name(enum iolat_rw rw);
+const char *iolat_engine_name(enum iolat_engine_kind k);   /* "" for DEFAULT */
+const char *iolat_device_name(enum iolat_device_kind d);   /* "" for DEFAULT */
+bool iolat_rw_is_random(enum iolat_rw rw);
+bool iolat_rw_is_mixed(enum iolat_rw rw);    /* rw, randrw */
+bool iolat_rw_has_write(enum iolat_rw rw);   /* may issue a write */
+
+/* ---- value parsers, shared with the CLI (all return 0 or -EINVAL) ---- */
+
+/**
+ * iolat_parse_size() - "4k", "1m", "2g", "512", "10MiB" -> bytes. Suffixes
+ * k, m, g, t, p (with optional "b" or "ib", any case) are powers of 1024, as
+ * fio's default. -EINVAL on junk, negative numbers or overflow.
+ */
+int iolat_parse_size(const char *s, uint64_t *bytes);
+
+/**
+ * iolat_parse_time() - "30s", "500ms", "2m", "1.5s", "250us", "10ns", "1h", "1d".
+ * @bare_unit_ns: the unit of a bare number (1000000000 for fio's runtime,
+ * 1000 for thinktime).
+ * Return: 0, -EINVAL on junk, negative numbers or overflow.
+ */
+int iolat_parse_time(const char *s, uint64_t bare_unit_ns, uint64_t *ns);
+
+/* ---- the option table ---- */
+
+enum iolat_jobopt_type {
+	IOLAT_OPT_STR,       /* text */
+	IOLAT_OPT_SIZE,      /* bytes, iolat_parse_size() */
+	IOLAT_OPT_RATE,      /* bytes/s, iolat_parse_size() */
+	IOLAT_OPT_TIME_S,    /* duration, bare number = seconds */
+	IOLAT_OPT_TIME_US,   /* duration, bare number = microseconds */
+	IOLAT_OPT_TARGET,    /* latency target, iolat_parse_duration(); "max" = none */
+	IOLAT_OPT_BOOL,      /* 0/1 (also true/false, yes/no, on/off); bare key = 1 */
+	IOLAT_OPT_UINT,      /* unsigned integer within [min, max] */
+	IOLAT_OPT_ENUM,      /* one of the words in choices; value = min + position */
+	IOLAT_OPT_ENGINE,    /* ioengine: uring|io_uring|psync|null|sim, or faulty:<one of them> */
+	IOLAT_OPT_GROUP,     /* a group path; creates the group (and parents) when new */
+	IOLAT_OPT_IOFLAGS,   /* list of meta, swap (separated by '|' or ','), or none */
+	IOLAT_OPT_PARAM,     /* a device-model key family (prefix*), kept verbatim */
+};
+
+/* Where a key may appear. */
+#define IOLAT_OPT_IN_GLOBAL 0x1u  /* [global] */
+#define IOLAT_OPT_IN_JOB    0x2u  /* a job section */
+#define IOLAT_OPT_IN_GROUP  0x4u  /* a [group:PATH] section */
+
+struct iolat_jobopt {
+	const char *name;      /* key; for IOLAT_OPT_PARAM the prefix, shown as "hdd_*" */
+	const char *alias;     /* another accepted key, or NULL */
+	enum iolat_jobopt_type type;
+	unsigned where;        /* IOLAT_OPT_IN_* */
+	size_t off;            /* offsetof() in struct iolat_job (keys allowed in job
+				* sections), iolat_jobfile_global ([global]-only keys) or
+				* iolat_jobfile_group ([group:PATH] keys) */
+	size_t fsize;          /* sizeof the field */
+	uint64_t min, max;     /* numeric range (max 0: none); ENUM: min is the first value */
+	const char *choices;   /* IOLAT_OPT_ENUM: "read|write|..." */
+	const char *def;       /* default as text, or NULL for none */
+	const char *help;      /* one line */
+};
+
+/** iolat_jobfile_options() - the option table, ended by an entry with name NULL. */
+const struct iolat_jobopt *iolat_jobfile_options(void);
+
+/**
+ * iolat_jobfile_format_keys() - the `iolat help keys` listing, one line a key:
+ * name, type, where, default, help. Like snprintf: writes at most @len bytes,
+ * always NUL-terminated when @len > 0.
+ * Return: the length the whole listing needs (excluding the NUL).
+ */
+int iolat_jobfile_format_keys(char *buf, size_t len);
+
+#endif /* IOLAT_JOB_JOBFILE_H */

@@ -1,0 +1,1019 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runner.c - the real-I/O runner (runner.h). Setup on the calling thread:
+ * controller and groups from the job file (device facts from sysfs), files
+ * laid out, one engine per job clone. Then one thread per job clone runs an
+ * event loop: take the workload's due I/Os at one clock reading, admit each
+ * through the controller (iolat_throttle_async_at), queue the admitted ones
+ * on the engine, commit once, reap a batch, and complete each I/O with
+ * iolat_done_at() at the engine's clock reading. Grants for queued
+ * admissions arrive through the waiter callback, from any thread: they go on
+ * the job's grant list and wake its engine. Charged delay is served by not
+ * issuing (iolat_group_delay_due). The calling thread samples the report,
+ * reports progress, and forwards a stop request.
+ * Context: see runner.h; each job's state belongs to its thread, except the
+ * grant list (its mutex) and the progress counters (atomics).
+ */
+#include "job/runner.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/devinfo.h"
+#include "engine/engine.h"
+#include "engine/layout.h"
+#include "engine/verify.h"
+#include "iolatency.h"
+#include "job/workload.h"
+
+#define NSEC_PER_SEC        1000000000ull
+#define RUNNER_MAX_WAIT_NS  (250ull * 1000000ull)  /* a loop looks at stop flags this often */
+#define RUNNER_REAP_BATCH   64u
+#define RUNNER_DEF_SIZE     (1ull << 30)  /* region of a diskless job with no size= */
+#define RUNNER_WIN_MIN_NS   (100ull * 1000000ull)
+#define RUNNER_WIN_MAX_NS   NSEC_PER_SEC
+
+enum slot_state { SLOT_FREE, SLOT_WAITING, SLOT_INFLIGHT };
+
+struct rjob;
+
+struct rslot {
+	struct iolat_eng_req req;     /* carries the controller's io and waiter */
+	struct rjob *j;
+	struct rslot *next;           /* free list or grant list */
+	uint64_t admit_ns;            /* latency is measured from here */
+	enum slot_state state;
+	bool write;
+};
+
+struct runner;
+
+struct rjob {
+	struct runner *r;
+	const struct iolat_job *job;
+	unsigned job_index, clone;
+	struct iolat_group *g;        /* NULL without the controller */
+	struct iolat_workload wl;
+	struct iolat_eng *eng;
+	unsigned fidx;
+	bool verify;
+	struct rslot *slots;
+	unsigned nr_slots;
+	struct rslot *free_list;
+	void *bufmem;
+	struct iovec *iov;
+	pthread_t thread;
+	bool started;
+	unsigned inflight, waiting;
+	uint64_t delay_until;         /* serving charged delay: no issue before */
+	uint64_t gen;                 /* verify generation of the next write */
+	/* grants from any thread */
+	pthread_mutex_t glock;
+	struct rslot *granted_head, *granted_tail;
+	/* read by the main thread while running */
+	_Atomic uint64_t ios, bytes, errors;
+	/* the job thread's, read after join */
+	uint64_t submitted, completed, shorts, verify_failed;
+	char first_error[IOLAT_RUNNER_NOTE_MAX];
+};
+
+struct runner {
+	const struct iolat_jobfile *jf;
+	struct iolat_runner_opts o;
+	struct iolat_runner_result *res;
+	struct iolat_ctl *ctl;
+	struct iolat_group **groups;  /* by jobfile group index */
+	struct iolat_report *rep;
+	struct rjob *jobs;
+	unsigned nr_jobs;
+	atomic_bool stop_all;
+	pthread_mutex_t lock;         /* nr_finished */
+	pthread_cond_t cv;
+	unsigned nr_finished;
+	bool fallback_noted;
+};
+
+/* The job whose loop runs on this thread (grants from it need no wake). */
+static _Thread_local struct rjob *tl_job;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static int set_err(char *err, size_t len, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int set_err(char *err, size_t len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && len) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+static void note(struct runner *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(struct runner *r, const char *fmt, ...)
+{
+	char line[IOLAT_RUNNER_NOTE_MAX];
+	va_list ap;
+
+	if (!r->o.note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	r->o.note(r->o.ctx, line);
+}
+
+static bool stopping(const struct runner *r)
+{
+	return atomic_load_explicit(&r->stop_all, memory_order_relaxed);
+}
+
+/* ---- one job's event loop (its own thread) ---- */
+
+/* The waiter callback: any thread, possibly inside another job's iolat_done_at(). */
+static void on_granted(struct iolat_waiter *w)
+{
+	struct rslot *s = (struct rslot *)((char *)w - offsetof(struct rslot, req.waiter));
+	struct rjob *j = s->j;
+
+	s->next = NULL;
+	pthread_mutex_lock(&j->glock);
+	if (j->granted_tail)
+		j->granted_tail->next = s;
+	else
+		j->granted_head = s;
+	j->granted_tail = s;
+	pthread_mutex_unlock(&j->glock);
+	if (tl_job != j)
+		iolat_eng_wake(j->eng);
+}
+
+static void free_slot(struct rjob *j, struct rslot *s)
+{
+	s->state = SLOT_FREE;
+	s->next = j->free_list;
+	j->free_list = s;
+}
+
+static void record_error(struct rjob *j, struct rslot *s, const char *what)
+{
+	if (j->first_error[0])
+		return;
+	snprintf(j->first_error, sizeof(j->first_error), "job '%s'%s: %s at offset %" PRIu64
+		 " (%u bytes): %s", j->job->name, j->clone ? " (clone)" : "",
+		 s->write ? "write" : "read", s->req.offset, s->req.len, what);
+}
+
+/* An I/O is over (completed by the engine, or refused before submission). */
+static void finish_io(struct rjob *j, struct rslot *s, uint64_t done_ns, bool issued)
+{
+	struct iolat_eng_req *req = &s->req;
+	struct iolat_eng_verify_err verr;
+	char msg[200];
+	int err = 0;
+
+	if (req->result < 0) {
+		err = (int)req->result;
+		record_error(j, s, issued ? strerror(-err) : iolat_eng_errmsg(j->eng));
+	} else if (req->result < req->len) {
+		err = -EIO;
+		j->shorts++;
+		snprintf(msg, sizeof(msg), "short transfer (%" PRId64 " of %u bytes)",
+			 req->result, req->len);
+		record_error(j, s, msg);
+	} else if (j->verify && !s->write && !(iolat_eng_flags(j->eng) & IOLAT_ENG_F_FAKEIO) &&
+		   iolat_eng_verify_check(req->buf, req->len, req->offset,
+					  IOLAT_ENG_VERIFY_ANY_GEN, NULL, &verr)) {
+		err = -EILSEQ;
+		j->verify_failed++;
+		iolat_eng_verify_format(&verr, msg, sizeof(msg));
+		record_error(j, s, msg);
+	}
+	if (j->g) {
+		if (issued)
+			iolat_done_at(&req->io, done_ns);
+		else
+			iolat_done_unissued(&req->io);
+	}
+	if (issued)
+		j->completed++;
+	iolat_report_add_io(j->r->rep, j->job_index, s->write, req->len,
+			    done_ns > s->admit_ns ? done_ns - s->admit_ns : 0, err);
+	atomic_fetch_add_explicit(&j->ios, 1, memory_order_relaxed);
+	if (err)
+		atomic_fetch_add_explicit(&j->errors, 1, memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(&j->bytes, req->len, memory_order_relaxed);
+	iolat_workload_completed(&j->wl, done_ns);
+	free_slot(j, s);
+}
+
+/* Hand an admitted I/O to the engine. */
+static void submit(struct rjob *j, struct rslot *s, uint64_t now)
+{
+	int ret = iolat_eng_queue(j->eng, &s->req);
+
+	switch (ret) {
+	case IOLAT_Q_QUEUED:
+		s->state = SLOT_INFLIGHT;
+		j->inflight++;
+		j->submitted++;
+		break;
+	case IOLAT_Q_COMPLETED:
+		j->submitted++;
+		finish_io(j, s, s->req.done_ns, true);
+		break;
+	case IOLAT_Q_BUSY:
+		/* Cannot happen: the engine's depth is the job's slots. */
+		s->req.result = -EBUSY;
+		finish_io(j, s, now, false);
+		break;
+	default:
+		s->req.result = ret;   /* refused before submission (alignment...) */
+		finish_io(j, s, now, false);
+		break;
+	}
+}
+
+/* Take the grants that arrived; issue them, or release them when stopping. */
+static void take_grants(struct rjob *j, uint64_t now, bool done)
+{
+	struct rslot *s;
+
+	pthread_mutex_lock(&j->glock);
+	s = j->granted_head;
+	j->granted_head = j->granted_tail = NULL;
+	pthread_mutex_unlock(&j->glock);
+	while (s) {
+		struct rslot *next = s->next;
+
+		j->waiting--;
+		if (done) {
+			iolat_done_unissued(&s->req.io);
+			free_slot(j, s);
+		} else {
+			submit(j, s, now);
+		}
+		s = next;
+	}
+}
+
+/* Start every I/O the workload has due at @now that a free slot can take. */
+static void issue_due(struct rjob *j, uint64_t now)
+{
+	struct iolat_wl_io wio;
+
+	if (now < j->delay_until)
+		return;
+	if (j->g) {
+		uint64_t due = iolat_group_delay_due(j->g);
+
+		if (due) {
+			/* The kernel's return-to-user sleep: issue nothing meanwhile. */
+			j->delay_until = now + due;
+			iolat_group_note_slept(j->g, due);
+			return;
+		}
+	}
+	while (j->free_list && iolat_workload_next_time(&j->wl, now) <= now) {
+		struct rslot *s = j->free_list;
+		struct iolat_eng_req *req = &s->req;
+		int ret;
+
+		if (iolat_workload_next(&j->wl, now, &wio))
+			break;
+		j->free_list = s->next;
+		s->next = NULL;
+		s->write = wio.write;
+		s->admit_ns = now;
+		req->dir = wio.write ? IOLAT_ENG_WRITE : IOLAT_ENG_READ;
+		req->offset = wio.offset;
+		req->len = wio.len;
+		req->result = 0;
+		if (wio.write && j->verify)
+			iolat_eng_verify_fill(req->buf, req->len, req->offset,
+					      ((uint64_t)j->job_index << 48) | j->gen++);
+		if (j->g) {
+			ret = iolat_throttle_async_at(j->g, wio.flags, &req->io, &req->waiter, now);
+			if (ret == IOLAT_QUEUED) {
+				s->state = SLOT_WAITING;
+				j->waiting++;
+				continue;
+			}
+			if (ret < 0) {
+				req->result = ret;
+				record_error(j, s, strerror(-ret));
+				iolat_report_add_io(j->r->rep, j->job_index, s->write, req->len, 0, ret);
+				atomic_fetch_add_explicit(&j->errors, 1, memory_order_relaxed);
+				free_slot(j, s);
+				continue;
+			}
+		}
+		submit(j, s, now);
+	}
+}
+
+/* Withdraw admissions still waiting; granted ones arrive as grants. */
+static void cancel_waiting(struct rjob *j)
+{
+	for (unsigned i = 0; i < j->nr_slots; i++) {
+		struct rslot *s = &j->slots[i];
+
+		if (s->state == SLOT_WAITING && iolat_throttle_cancel(&s->req.io) == 0) {
+			j->waiting--;
+			free_slot(j, s);
+		}
+	}
+}
+
+static void *job_main(void *arg)
+{
+	struct rjob *j = arg;
+	struct runner *r = j->r;
+	struct iolat_eng_req *out[RUNNER_REAP_BATCH];
+	bool cancelled = false;
+
+	tl_job = j;
+	for (;;) {
+		uint64_t now = mono_ns(), next, wait;
+		bool done = stopping(r) || iolat_workload_done(&j->wl, now);
+		unsigned min;
+		int n;
+
+		take_grants(j, now, done);
+		if (!done)
+			issue_due(j, now);
+		else if (j->waiting && !cancelled) {
+			cancel_waiting(j);
+			cancelled = true;
+		}
+		if (done && !j->inflight && !j->waiting)
+			break;
+		iolat_eng_commit(j->eng);
+
+		/* Sleep until a completion, a grant (wake), the next due I/O, or a while. */
+		next = now + RUNNER_MAX_WAIT_NS;
+		if (!done && j->free_list) {
+			uint64_t t = iolat_workload_next_time(&j->wl, now);
+
+			if (t < j->delay_until)
+				t = j->delay_until;
+			if (t < next)
+				next = t;
+		}
+		if (!done && j->free_list && j->delay_until > now && j->delay_until < next)
+			next = j->delay_until;
+		wait = next > now ? next - now : 0;
+		min = wait ? 1 : 0;
+		n = iolat_eng_reap(j->eng, out, RUNNER_REAP_BATCH, min, wait);
+		if (n < 0) {
+			/* The engine failed as a whole: end this job. */
+			if (!j->first_error[0])
+				snprintf(j->first_error, sizeof(j->first_error),
+					 "job '%s': engine %s: %s", j->job->name,
+					 iolat_eng_name(j->eng), strerror(-n));
+			atomic_store(&r->stop_all, true);
+			continue;
+		}
+		for (int i = 0; i < n; i++) {
+			struct rslot *s = (struct rslot *)out[i]->user;
+
+			j->inflight--;
+			finish_io(j, s, out[i]->done_ns, true);
+		}
+	}
+	pthread_mutex_lock(&r->lock);
+	r->nr_finished++;
+	pthread_cond_signal(&r->cv);
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+/* ---- setup ---- */
+
+static uint64_t win_of(uint64_t target_ns)
+{
+	uint64_t w = target_ns * 16;
+
+	if (w < RUNNER_WIN_MIN_NS)
+		w = RUNNER_WIN_MIN_NS;
+	if (w > RUNNER_WIN_MAX_NS)
+		w = RUNNER_WIN_MAX_NS;
+	return w;
+}
+
+static uint64_t default_sample_ns(const struct iolat_jobfile *jf)
+{
+	uint64_t best = 0;
+
+	for (unsigned i = 0; i < jf->nr_groups; i++)
+		if (jf->groups[i].target_ns && (!best || win_of(jf->groups[i].target_ns) < best))
+			best = win_of(jf->groups[i].target_ns);
+	return best ? best : NSEC_PER_SEC;
+}
+
+static int setup_controller(struct runner *r, unsigned flags, char *err, size_t errlen)
+{
+	const struct iolat_jobfile *jf = r->jf;
+	struct iolat_ctl_config cfg = {
+		.nr_requests = r->res->nr_requests,
+		.rotational = r->res->rotational,
+		.flags = flags,
+		.max_groups = jf->nr_groups + 1,
+	};
+	int ret = iolat_ctl_create(&cfg, &r->ctl);
+
+	if (ret)
+		return set_err(err, errlen, ret, "%s: cannot create the controller: %s", jf->file,
+			       strerror(-ret));
+	r->groups = calloc(jf->nr_groups + 1, sizeof(*r->groups));
+	if (!r->groups)
+		return -ENOMEM;
+	for (unsigned i = 0; i < jf->nr_groups; i++) {
+		const struct iolat_jobfile_group *gr = &jf->groups[i];
+		struct iolat_group *parent = gr->parent < 0 ? NULL : r->groups[gr->parent];
+
+		ret = iolat_group_create(r->ctl, parent, gr->name, &r->groups[i]);
+		if (!ret && gr->target_ns)
+			ret = iolat_group_set_target(r->groups[i], gr->target_ns);
+		if (ret)
+			return set_err(err, errlen, ret, "%s:%u: group '%s': %s", jf->file, gr->line,
+				       gr->path, strerror(-ret));
+	}
+	return 0;
+}
+
+static bool diskless(const struct iolat_job *job)
+{
+	return job->engine == IOLAT_ENGINE_NULL;
+}
+
+/* The engine name for a job ("faulty:psync"...), or NULL for the default. */
+static int engine_name(const struct iolat_job *job, char *buf, size_t len)
+{
+	const char *inner;
+
+	switch (job->engine) {
+	case IOLAT_ENGINE_DEFAULT: inner = iolat_eng_names()[0]; break;
+	case IOLAT_ENGINE_URING: inner = "uring"; break;
+	case IOLAT_ENGINE_PSYNC: inner = "psync"; break;
+	case IOLAT_ENGINE_NULL: inner = "null"; break;
+	default: return -EINVAL;
+	}
+	snprintf(buf, len, "%s%s", job->engine_faulty ? "faulty:" : "", inner);
+	return 0;
+}
+
+static int create_engine(struct runner *r, struct rjob *j, char *err, size_t errlen)
+{
+	const struct iolat_job *job = j->job;
+	struct iolat_eng_config cfg = {
+		.depth = j->nr_slots, .bufs = j->iov, .nr_bufs = j->nr_slots,
+		.options = job->engine_faulty ? r->o.fault_options : NULL,
+	};
+	char name[64], msg[IOLAT_ENG_ERRMSG_MAX];
+	int ret;
+
+	if (engine_name(job, name, sizeof(name)))
+		return set_err(err, errlen, -EINVAL,
+			       "%s:%u: key 'ioengine': '%s' runs only in iolat sim",
+			       r->jf->file, job->line, job->ioengine);
+	cfg.name = name;
+	ret = iolat_eng_create(&cfg, &j->eng, msg, sizeof(msg));
+	if (ret < 0 && strstr(name, "uring") && ret != -EINVAL) {
+		/* io_uring refused (ENOSYS, EPERM in containers...): psync instead. */
+		if (!r->fallback_noted)
+			note(r, "io_uring unavailable (%s); using psync", msg);
+		r->fallback_noted = true;
+		snprintf(name, sizeof(name), "%spsync", job->engine_faulty ? "faulty:" : "");
+		ret = iolat_eng_create(&cfg, &j->eng, msg, sizeof(msg));
+	}
+	if (ret == -EINVAL)
+		return set_err(err, errlen, ret, "%s:%u: key 'ioengine': %s", r->jf->file,
+			       job->line, msg);
+	if (ret < 0)
+		return set_err(err, errlen, ret, "job '%s': engine %s: %s", job->name, name, msg);
+	return 0;
+}
+
+static int open_file(struct runner *r, struct rjob *j, char *err, size_t errlen)
+{
+	const struct iolat_job *job = j->job;
+	unsigned flags = job->direct ? 0 : IOLAT_ENG_O_BUFFERED;
+	int ret;
+
+	if (iolat_rw_has_write(job->rw))
+		flags |= IOLAT_ENG_O_WRITE;
+	ret = iolat_eng_open(j->eng, job->filename ? job->filename : "", flags, &j->fidx);
+	if (ret == -EINVAL && job->direct)
+		return set_err(err, errlen, ret, "%s:%u: key 'direct': %s", r->jf->file, job->line,
+			       iolat_eng_errmsg(j->eng));
+	if (ret < 0)
+		return set_err(err, errlen, ret, "job '%s': %s", job->name,
+			       iolat_eng_errmsg(j->eng));
+	return 0;
+}
+
+/* O_DIRECT: refuse a job whose every I/O the engine would refuse. */
+static int check_alignment(struct runner *r, struct rjob *j, char *err, size_t errlen)
+{
+	const struct iolat_job *job = j->job;
+	uint32_t a = iolat_eng_file_align(j->eng, j->fidx);
+
+	if (!a)
+		return 0;
+	if (job->bs % a)
+		return set_err(err, errlen, -EINVAL,
+			       "%s:%u: key 'bs': %u is not a multiple of %u, as O_DIRECT needs "
+			       "(direct=1 on %s)", r->jf->file, job->line, job->bs, a, job->filename);
+	if (job->offset % a)
+		return set_err(err, errlen, -EINVAL,
+			       "%s:%u: key 'offset': %" PRIu64 " is not a multiple of %u, as "
+			       "O_DIRECT needs", r->jf->file, job->line, job->offset, a);
+	return 0;
+}
+
+/* The size of @path as a file or block device; 0 when it does not exist. */
+static int file_size(const char *path, uint64_t *size)
+{
+	struct stat st;
+
+	*size = 0;
+	if (stat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISREG(st.st_mode)) {
+		*size = (uint64_t)st.st_size;
+		return 0;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		FILE *f = fopen(path, "rb");
+
+		if (!f)
+			return -errno;
+		if (fseeko(f, 0, SEEK_END) == 0)
+			*size = (uint64_t)ftello(f);
+		fclose(f);
+	}
+	return 0;
+}
+
+/* What can be refused before touching any file. */
+static int check_jobs(struct runner *r, char *err, size_t errlen)
+{
+	const struct iolat_jobfile *jf = r->jf;
+	char name[64];
+
+	for (unsigned i = 0; i < jf->nr_jobs; i++) {
+		const struct iolat_job *job = &jf->jobs[i];
+
+		if (engine_name(job, name, sizeof(name)))
+			return set_err(err, errlen, -EINVAL,
+				       "%s:%u: key 'ioengine': '%s' runs only in iolat sim",
+				       jf->file, job->line, job->ioengine);
+		if (!diskless(job) && (!job->filename || !*job->filename))
+			return set_err(err, errlen, -EINVAL,
+				       "%s:%u: key 'filename': job '%s' names no file", jf->file,
+				       job->line, job->name);
+	}
+	return 0;
+}
+
+/* Create or extend every job's file to what its jobs need. */
+static int layout_files(struct runner *r, char *err, size_t errlen)
+{
+	const struct iolat_jobfile *jf = r->jf;
+
+	for (unsigned i = 0; i < jf->nr_jobs; i++) {
+		const struct iolat_job *job = &jf->jobs[i];
+		uint64_t need = 0, have;
+		unsigned flags = 0;
+		bool first = true;
+		int ret;
+
+		if (diskless(job))
+			continue;
+		if (!job->filename || !*job->filename)
+			return set_err(err, errlen, -EINVAL,
+				       "%s:%u: key 'filename': job '%s' names no file", jf->file,
+				       job->line, job->name);
+		/* Once per file: at its first job, over all jobs using it. */
+		for (unsigned k = 0; k < i && first; k++)
+			if (!diskless(&jf->jobs[k]) && jf->jobs[k].filename &&
+			    !strcmp(jf->jobs[k].filename, job->filename))
+				first = false;
+		if (!first)
+			continue;
+		ret = file_size(job->filename, &have);
+		if (ret)
+			return set_err(err, errlen, ret, "%s: %s", job->filename, strerror(-ret));
+		for (unsigned k = i; k < jf->nr_jobs; k++) {
+			const struct iolat_job *o = &jf->jobs[k];
+
+			if (diskless(o) || !o->filename || strcmp(o->filename, job->filename))
+				continue;
+			if (!o->size && !have)
+				return set_err(err, errlen, -EINVAL,
+					       "%s:%u: key 'size': needed to create %s", jf->file,
+					       o->line, o->filename);
+			if (o->size && o->offset + o->size > need)
+				need = o->offset + o->size;
+			if (o->rw != IOLAT_RW_WRITE && o->rw != IOLAT_RW_RANDWRITE)
+				flags |= IOLAT_ENG_LAYOUT_FILL;
+			if (o->verify != IOLAT_VERIFY_NONE)
+				flags |= IOLAT_ENG_LAYOUT_VERIFY;
+		}
+		if (need <= have && !(flags & IOLAT_ENG_LAYOUT_VERIFY))
+			continue;
+		if (need < have)
+			need = have;
+		note(r, "laying out %s (%" PRIu64 " MiB)", job->filename, need >> 20);
+		ret = iolat_eng_layout_file(job->filename, need, flags, NULL);
+		if (ret)
+			return set_err(err, errlen, ret, "%s: cannot lay out %" PRIu64 " bytes: %s",
+				       job->filename, need, strerror(-ret));
+	}
+	return 0;
+}
+
+static int setup_jobs(struct runner *r, uint64_t start, char *err, size_t errlen)
+{
+	const struct iolat_jobfile *jf = r->jf;
+	unsigned n = 0;
+	int ret;
+
+	for (unsigned i = 0; i < jf->nr_jobs; i++)
+		n += jf->jobs[i].numjobs ? jf->jobs[i].numjobs : 1;
+	r->jobs = calloc(n ? n : 1, sizeof(*r->jobs));
+	if (!r->jobs)
+		return -ENOMEM;
+	for (unsigned i = 0; i < jf->nr_jobs; i++) {
+		const struct iolat_job *job = &jf->jobs[i];
+		unsigned clones = job->numjobs ? job->numjobs : 1;
+		uint64_t region = 0;
+
+		if (!diskless(job)) {
+			ret = file_size(job->filename, &region);
+			if (ret)
+				return set_err(err, errlen, ret, "%s: %s", job->filename,
+					       strerror(-ret));
+			region = region > job->offset ? region - job->offset : 0;
+		} else if (!job->size) {
+			region = RUNNER_DEF_SIZE;
+		}
+		for (unsigned c = 0; c < clones; c++) {
+			struct rjob *j = &r->jobs[r->nr_jobs];
+			struct iolat_wl_params wp = {
+				.seed = jf->global.seed, .job_index = i, .clone = c,
+				.size = region, .start_ns = start,
+			};
+			size_t bs = job->bs;
+
+			r->nr_jobs++;
+			j->r = r;
+			j->job = job;
+			j->job_index = i;
+			j->clone = c;
+			j->verify = job->verify != IOLAT_VERIFY_NONE;
+			pthread_mutex_init(&j->glock, NULL);
+			ret = iolat_workload_init(&j->wl, job, &wp);
+			if (ret)
+				return set_err(err, errlen, ret,
+					       "%s:%u: key 'size': job '%s': the region is smaller than bs",
+					       jf->file, job->line, job->name);
+			if (j->verify && (job->bs % IOLAT_ENG_VERIFY_BLOCK ||
+					  job->offset % IOLAT_ENG_VERIFY_BLOCK))
+				return set_err(err, errlen, -EINVAL,
+					       "%s:%u: key 'verify': needs bs and offset in multiples of %u",
+					       jf->file, job->line, IOLAT_ENG_VERIFY_BLOCK);
+			j->g = !r->ctl ? NULL : job->group < 0 ? iolat_ctl_root(r->ctl)
+							       : r->groups[job->group];
+			j->nr_slots = job->iodepth ? job->iodepth : 1;
+			j->slots = calloc(j->nr_slots, sizeof(*j->slots));
+			j->iov = calloc(j->nr_slots, sizeof(*j->iov));
+			bs = (bs + IOLAT_ENG_BUF_ALIGN - 1) & ~(size_t)(IOLAT_ENG_BUF_ALIGN - 1);
+			j->bufmem = iolat_eng_buf_alloc(bs * j->nr_slots);
+			if (!j->slots || !j->iov || !j->bufmem)
+				return -ENOMEM;
+			/* Writes carry data, not zeros. */
+			for (size_t k = 0; k < bs * j->nr_slots; k++)
+				((unsigned char *)j->bufmem)[k] = (unsigned char)(k * 131 + 7);
+			for (unsigned k = j->nr_slots; k-- > 0;) {
+				struct rslot *s = &j->slots[k];
+
+				j->iov[k].iov_base = (char *)j->bufmem + bs * k;
+				j->iov[k].iov_len = bs;
+				s->j = j;
+				s->req.buf = j->iov[k].iov_base;
+				s->req.buf_index = (int)k;
+				s->req.user = s;
+				s->req.waiter.granted = on_granted;
+				free_slot(j, s);
+			}
+			ret = create_engine(r, j, err, errlen);
+			if (!ret)
+				ret = open_file(r, j, err, errlen);
+			if (ret)
+				return ret;
+			ret = check_alignment(r, j, err, errlen);
+			if (ret)
+				return ret;
+			for (unsigned k = 0; k < j->nr_slots; k++)
+				j->slots[k].req.file = j->fidx;
+		}
+	}
+	return 0;
+}
+
+static void device_facts(struct runner *r)
+{
+	const struct iolat_jobfile *jf = r->jf;
+	struct iolat_runner_result *res = r->res;
+	struct iolat_eng_devinfo di;
+	const char *path = NULL;
+
+	for (unsigned i = 0; i < jf->nr_jobs && !path; i++)
+		if (!diskless(&jf->jobs[i]) && jf->jobs[i].filename)
+			path = jf->jobs[i].filename;
+	res->device_known = path && iolat_eng_devinfo_path(path, &di) == 0;
+	if (!path)
+		iolat_eng_devinfo_dev(NULL, 0, 0, &di);   /* the fallbacks */
+	snprintf(res->disk, sizeof(res->disk), "%s", di.disk);
+	res->nr_requests = jf->global.nr_requests ? jf->global.nr_requests : di.nr_requests;
+	res->rotational = jf->global.rotational >= 0 ? jf->global.rotational : di.rotational;
+}
+
+/* ---- the run ---- */
+
+static void progress(struct runner *r, uint64_t start, uint64_t now, uint64_t total,
+		     uint64_t *last_ios, uint64_t *last_bytes, uint64_t *last_ns)
+{
+	struct iolat_runner_progress p = {
+		.elapsed_ns = now - start, .total_ns = total,
+	};
+	double dt = (double)(now - *last_ns) / 1e9;
+
+	for (unsigned i = 0; i < r->nr_jobs; i++) {
+		p.ios += atomic_load_explicit(&r->jobs[i].ios, memory_order_relaxed);
+		p.bytes += atomic_load_explicit(&r->jobs[i].bytes, memory_order_relaxed);
+		p.errors += atomic_load_explicit(&r->jobs[i].errors, memory_order_relaxed);
+	}
+	pthread_mutex_lock(&r->lock);
+	p.jobs_running = r->nr_jobs - r->nr_finished;
+	pthread_mutex_unlock(&r->lock);
+	if (dt > 0) {
+		p.iops = (double)(p.ios - *last_ios) / dt;
+		p.mib_s = (double)(p.bytes - *last_bytes) / dt / 1048576.0;
+	}
+	*last_ios = p.ios;
+	*last_bytes = p.bytes;
+	*last_ns = now;
+	r->o.progress(r->o.ctx, &p);
+}
+
+static void wait_until(struct runner *r, uint64_t t)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(t / NSEC_PER_SEC), .tv_nsec = (long)(t % NSEC_PER_SEC),
+	};
+
+	pthread_mutex_lock(&r->lock);
+	if (r->nr_finished < r->nr_jobs)
+		pthread_cond_timedwait(&r->cv, &r->lock, &ts);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static int run_jobs(struct runner *r, uint64_t start, char *err, size_t errlen)
+{
+	struct iolat_runner_result *res = r->res;
+	uint64_t sample_ns = r->o.sample_ns ? r->o.sample_ns : default_sample_ns(r->jf);
+	uint64_t prog_ns = r->o.progress_ns ? r->o.progress_ns : NSEC_PER_SEC;
+	uint64_t next_sample = start + sample_ns, next_prog = start + prog_ns;
+	uint64_t total = 0, last_ios = 0, last_bytes = 0, last_ns = start, now;
+	bool all_done = false;
+	int ret;
+
+	for (unsigned i = 0; i < r->nr_jobs; i++) {
+		uint64_t end = iolat_workload_end_ns(&r->jobs[i].wl);
+
+		if (end == UINT64_MAX) {
+			total = 0;
+			break;
+		}
+		if (end - start > total)
+			total = end - start;
+	}
+	for (unsigned i = 0; i < r->nr_jobs; i++) {
+		ret = pthread_create(&r->jobs[i].thread, NULL, job_main, &r->jobs[i]);
+		if (ret) {
+			atomic_store(&r->stop_all, true);
+			for (unsigned k = 0; k < i; k++)
+				iolat_eng_wake(r->jobs[k].eng);
+			for (unsigned k = 0; k < i; k++)
+				pthread_join(r->jobs[k].thread, NULL);
+			return set_err(err, errlen, -ret, "cannot start a job thread: %s",
+				       strerror(ret));
+		}
+		r->jobs[i].started = true;
+	}
+	while (!all_done) {
+		wait_until(r, next_sample < next_prog || !r->o.progress ? next_sample : next_prog);
+		now = mono_ns();
+		if (r->o.stop && atomic_load(r->o.stop) && !stopping(r)) {
+			atomic_store(&r->stop_all, true);
+			for (unsigned i = 0; i < r->nr_jobs; i++)
+				iolat_eng_wake(r->jobs[i].eng);
+		}
+		pthread_mutex_lock(&r->lock);
+		all_done = r->nr_finished == r->nr_jobs;
+		pthread_mutex_unlock(&r->lock);
+		if (now >= next_sample && !all_done) {
+			iolat_report_sample(r->rep, now);
+			while (next_sample <= now)
+				next_sample += sample_ns;
+		}
+		if (r->o.progress && now >= next_prog && !all_done) {
+			progress(r, start, now, total, &last_ios, &last_bytes, &last_ns);
+			while (next_prog <= now)
+				next_prog += prog_ns;
+		}
+	}
+	for (unsigned i = 0; i < r->nr_jobs; i++)
+		pthread_join(r->jobs[i].thread, NULL);
+	now = mono_ns();
+	res->duration_ns = now - start;
+	ret = iolat_report_finish(r->rep, now);
+	for (unsigned i = 0; i < r->nr_jobs; i++) {
+		struct rjob *j = &r->jobs[i];
+
+		res->nr_submitted += j->submitted;
+		res->nr_completed += j->completed;
+		res->nr_errors += atomic_load(&j->errors);
+		res->nr_short += j->shorts;
+		res->nr_verify_failed += j->verify_failed;
+		if (!res->first_error[0] && j->first_error[0])
+			snprintf(res->first_error, sizeof(res->first_error), "%s", j->first_error);
+	}
+	return ret;
+}
+
+static void teardown(struct runner *r)
+{
+	for (unsigned i = 0; i < r->nr_jobs; i++) {
+		struct rjob *j = &r->jobs[i];
+
+		iolat_eng_destroy(j->eng);
+		iolat_eng_buf_free(j->bufmem);
+		free(j->iov);
+		free(j->slots);
+		pthread_mutex_destroy(&j->glock);
+	}
+	free(r->jobs);
+	if (r->ctl)
+		iolat_ctl_destroy(r->ctl);
+	free(r->groups);
+	pthread_cond_destroy(&r->cv);
+	pthread_mutex_destroy(&r->lock);
+}
+
+/* Every admitted I/O was completed: nothing in flight in the controller. */
+static int check_idle(struct runner *r, char *err, size_t errlen)
+{
+	struct iolat_group_stat st;
+
+	for (unsigned i = 0; r->ctl && i < r->jf->nr_groups; i++) {
+		if (iolat_group_stat(r->groups[i], &st) == 0 && (st.inflight || st.waiters))
+			return set_err(err, errlen, -EIO,
+				       "group '%s': %u I/Os in flight and %u waiting after the run",
+				       r->jf->groups[i].path, st.inflight, st.waiters);
+	}
+	return 0;
+}
+
+int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_opts *opts,
+		     struct iolat_runner_result **out, char *err, size_t errlen)
+{
+	static const struct iolat_runner_opts defaults = { .control = -1, .kernel_compat = -1 };
+	struct runner r = { .jf = jf };
+	struct iolat_report_cfg rcfg = { .jf = jf };
+	pthread_condattr_t ca;
+	char label[160];
+	bool control, compat;
+	uint64_t start;
+	int ret;
+
+	*out = NULL;
+	if (err && errlen)
+		err[0] = '\0';
+	if (!jf)
+		return -EINVAL;
+	r.o = opts ? *opts : defaults;
+	r.res = calloc(1, sizeof(*r.res));
+	if (!r.res)
+		return -ENOMEM;
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&r.cv, &ca);
+	pthread_condattr_destroy(&ca);
+	atomic_init(&r.stop_all, false);
+
+	control = r.o.control >= 0 ? r.o.control : jf->global.control;
+	compat = r.o.kernel_compat >= 0 ? r.o.kernel_compat : jf->global.kernel_compat;
+	r.res->control = control;
+	r.res->kernel_compat = control && compat;
+	device_facts(&r);
+	if (control) {
+		ret = setup_controller(&r, compat ? IOLAT_CTL_KERNEL_COMPAT : 0, err, errlen);
+		if (ret)
+			goto fail;
+	}
+	ret = check_jobs(&r, err, errlen);
+	if (!ret)
+		ret = layout_files(&r, err, errlen);
+	if (ret)
+		goto fail;
+	if (r.o.label)
+		snprintf(label, sizeof(label), "%s", r.o.label);
+	else
+		snprintf(label, sizeof(label), "%s%s%s: %s", r.res->disk[0] ? "device " : "",
+			 r.res->disk, r.res->disk[0] ? "" : "real I/O",
+			 !control ? "no control" : compat ? "io.latency (kernel compat)"
+							  : "io.latency");
+	rcfg.label = label;
+	rcfg.sample_interval_ns = r.o.sample_ns ? r.o.sample_ns : default_sample_ns(jf);
+	rcfg.nr_requests = r.res->nr_requests;
+	ret = iolat_report_create(&rcfg, &r.rep);
+	if (ret)
+		goto fail;
+	start = mono_ns();
+	ret = setup_jobs(&r, start, err, errlen);
+	if (ret)
+		goto fail;
+	if (r.ctl) {
+		bool root_used = false;
+
+		for (unsigned i = 0; i < jf->nr_groups; i++)
+			iolat_report_bind_group(r.rep, i, r.groups[i]);
+		for (unsigned i = 0; i < jf->nr_jobs; i++)
+			root_used |= jf->jobs[i].group < 0;
+		if (root_used)
+			iolat_report_bind_group(r.rep, iolat_report_root_index(r.rep),
+						iolat_ctl_root(r.ctl));
+		ret = iolat_ctl_start_timer(r.ctl);
+		if (ret) {
+			set_err(err, errlen, ret, "cannot start the controller's timer: %s",
+				strerror(-ret));
+			goto fail;
+		}
+	}
+	/* The workloads were set up to start at @start: start the clock now. */
+	iolat_report_start(r.rep, start);
+	ret = run_jobs(&r, start, err, errlen);
+	if (ret)
+		goto fail;
+	ret = check_idle(&r, err, errlen);
+	if (ret) {
+		r.ctl = NULL;   /* not idle: leak it rather than destroy it under I/O */
+		goto fail;
+	}
+	r.res->report = r.rep;
+	teardown(&r);
+	*out = r.res;
+	return 0;
+fail:
+	if (ret == -ENOMEM && err && errlen && !err[0])
+		set_err(err, errlen, ret, "out of memory");
+	else if (err && errlen && !err[0])
+		set_err(err, errlen, ret, "%s: %s", jf->file, strerror(-ret));
+	teardown(&r);
+	iolat_report_destroy(r.rep);
+	free(r.res);
+	return ret;
+}
+
+void iolat_runner_result_free(struct iolat_runner_result *res)
+{
+	if (!res)
+		return;
+	iolat_report_destroy(res->report);
+	free(res);
+}

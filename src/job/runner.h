@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runner.h - the real-I/O workload runner behind `iolat run` and `iolat demo`:
+ * runs a parsed job file on real files (or block devices) with the real
+ * engines, each I/O admitted by the controller (iolat_throttle_async_at()),
+ * issued by the job's engine, and completed with iolat_done_at() at the time
+ * the engine read; or without the controller (control=0, --no-control).
+ * Results go to the job layer's report (table, JSON, CSV, plots).
+ * Context: iolat_runner_run() blocks its calling thread for the run; it runs
+ * one thread per job clone plus the controller's timer thread. Callbacks in
+ * the options are called on the calling thread.
+ */
+#ifndef IOLAT_JOB_RUNNER_H
+#define IOLAT_JOB_RUNNER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job/jobfile.h"
+#include "job/report.h"
+
+#define IOLAT_RUNNER_NOTE_MAX 320   /* one note or error line, NUL included */
+
+/* What the progress callback sees, about once per progress interval. */
+struct iolat_runner_progress {
+	uint64_t elapsed_ns;      /* since the start */
+	uint64_t total_ns;        /* planned length; 0 when unknown (size-bound jobs) */
+	uint64_t ios, bytes;      /* completed so far, all jobs */
+	uint64_t errors;          /* failed I/Os so far */
+	double iops, mib_s;       /* over the last interval */
+	unsigned jobs_running;
+};
+
+struct iolat_runner_opts {
+	int control;              /* -1: the job file's control=; 0: off; 1: on */
+	int kernel_compat;        /* -1: the job file's; 0/1 */
+	const char *label;        /* report heading; NULL: made from the mode */
+	uint64_t sample_ns;       /* time-series step; 0: the smallest window of a
+				   * group with a target, else 1 s */
+	const char *fault_options;/* options of faulty:<engine> jobs (eng_faulty.h) */
+	const atomic_bool *stop;  /* becomes true to end the run early (SIGINT); NULL */
+	uint64_t progress_ns;     /* 0: 1 s */
+	void (*progress)(void *ctx, const struct iolat_runner_progress *p);
+	void (*note)(void *ctx, const char *line);  /* one-line notices: layout, fallbacks */
+	void *ctx;                /* for progress and note */
+};
+
+struct iolat_runner_result {
+	struct iolat_report *report;   /* finished; owned by the result */
+	bool control, kernel_compat;
+	uint32_t nr_requests;          /* the controller's qd */
+	int rotational;
+	bool device_known;             /* nr_requests/rotational came from sysfs */
+	char disk[32];                 /* "vda", "" when unknown */
+	uint64_t duration_ns;
+	uint64_t nr_submitted;         /* I/Os handed to an engine */
+	uint64_t nr_completed;         /* completions seen (== nr_submitted at the end) */
+	uint64_t nr_errors;            /* failed I/Os: errors, short transfers, bad data */
+	uint64_t nr_short;             /* short transfers among them */
+	uint64_t nr_verify_failed;     /* verify mismatches among them */
+	char first_error[IOLAT_RUNNER_NOTE_MAX]; /* "job 'x': read at 4096: ...", "" if none */
+};
+
+/**
+ * iolat_runner_run() - run @jf on real files.
+ * Files are laid out first (created and filled when missing or too small);
+ * jobs asking for io_uring fall back to psync, with a note, when the kernel
+ * refuses io_uring. Failed I/Os are counted in the result and the report, not
+ * returned.
+ * @opts: may be NULL.
+ * @out: the result, to free with iolat_runner_result_free(); it refers to @jf.
+ * @err: one line for a failure; for -EINVAL "FILE:LINE: key 'KEY': ...".
+ * Return: 0 when the run took place; -EINVAL when the job file cannot run
+ * (no filename=, size= needed, ioengine=sim, O_DIRECT refused, bad fault
+ * options); other negative errnos for setup failures (open, layout, memory).
+ * Context: any thread; blocks for the run.
+ */
+int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_opts *opts,
+		     struct iolat_runner_result **out, char *err, size_t errlen);
+
+/** iolat_runner_result_free() - free a result and its report; NULL is fine. */
+void iolat_runner_result_free(struct iolat_runner_result *res);
+
+#endif /* IOLAT_JOB_RUNNER_H */

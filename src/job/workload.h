@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The per-job I/O generator, independent of the time source: what the next
+ * I/O of a job is (offset, length, read or write, flags) and when it may be
+ * issued (start delay, Poisson arrivals for rate_iops, the rate= token bucket,
+ * burst on/off gating, think time, runtime and size limits). Every function is
+ * a pure function of (state, now_ns): the simulator drives it with virtual
+ * time, the real runner with CLOCK_MONOTONIC; same seed, same sequence.
+ * It does not count in-flight I/O: the runner keeps at most iodepth in flight.
+ * Context: one struct iolat_workload belongs to one thread at a time.
+ */
+#ifndef IOLAT_JOB_WORKLOAD_H
+#define IOLAT_JOB_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "job/jobfile.h"
+
+/* The seeded PRNG: xoshiro256**, seeded through splitmix64. */
+struct iolat_rng {
+	uint64_t s[4];
+};
+
+void iolat_rng_seed(struct iolat_rng *r, uint64_t seed);
+uint64_t iolat_rng_next(struct iolat_rng *r);
+uint64_t iolat_rng_below(struct iolat_rng *r, uint64_t n);  /* uniform in [0, n); 0 when n == 0 */
+double iolat_rng_unit(struct iolat_rng *r);                 /* uniform in (0, 1] */
+uint64_t iolat_splitmix64(uint64_t *state);                 /* one splitmix64 step */
+
+/*
+ * Allowed burst of the rate= token bucket, in time: a job may run up to this
+ * far ahead of its paced schedule (absorbs the real runner's wakeup jitter).
+ */
+#define IOLAT_WL_RATE_TAU_NS 10000000ull   /* 10 ms */
+
+/* The next I/O. */
+struct iolat_wl_io {
+	uint64_t offset;     /* bytes, aligned to bs relative to the job's offset */
+	uint32_t len;        /* bytes (bs) */
+	bool write;
+	unsigned flags;      /* IOLAT_IO_* from ioflags= */
+	uint64_t due_ns;     /* when it was due (its Poisson arrival for rate_iops);
+			      * <= the now_ns it was generated at. Open-loop runners
+			      * may measure latency from here. */
+	uint64_t seq;        /* 0, 1, 2... within this workload */
+};
+
+struct iolat_wl_params {
+	uint64_t seed;       /* the job file's global.seed */
+	unsigned job_index;  /* position of the job in jobs[] */
+	unsigned clone;      /* 0..numjobs-1 */
+	uint64_t size;       /* bytes of the region when job->size is 0 (e.g. the file size) */
+	uint64_t start_ns;   /* the run's start; startdelay counts from here */
+};
+
+struct iolat_workload {
+	/* configuration (copied from the job at init) */
+	enum iolat_rw rw;
+	uint32_t rwmixread, bs;
+	unsigned flags;
+	uint64_t region_off;     /* job offset */
+	uint64_t nr_blocks;      /* region length in bs blocks (>= 1) */
+	uint64_t rate_iops, rate_bps, thinktime_ns;
+	uint64_t burst_on_ns, burst_off_ns;
+	uint64_t start_ns;       /* start_ns + startdelay */
+	uint64_t end_ns;         /* start + runtime; UINT64_MAX: none */
+	uint64_t io_limit;       /* I/Os to issue (size / bs); UINT64_MAX: time based */
+	/* state */
+	struct iolat_rng rng_off, rng_dir, rng_arr;   /* separate streams */
+	uint64_t next_block;     /* sequential position */
+	uint64_t arrival_active_ns; /* next Poisson arrival, in "on" time since start */
+	uint64_t gcra_tat_ns;    /* token bucket: theoretical arrival time */
+	uint64_t gcra_rem;       /* remainder of cost division (keeps pace exact) */
+	uint64_t think_until_ns; /* no issue before this (thinktime) */
+	uint64_t nr_issued;
+	uint64_t bytes_issued;
+};
+
+/**
+ * iolat_workload_init() - set up the generator of one job clone.
+ * The PRNG seed is derived from (p->seed, p->job_index, p->clone).
+ * Return: 0; -EINVAL when the region (job size, else p->size) is smaller than
+ * bs, or offset + size overflows.
+ */
+int iolat_workload_init(struct iolat_workload *wl, const struct iolat_job *job,
+			const struct iolat_wl_params *p);
+
+/**
+ * iolat_workload_next_time() - earliest time >= @now_ns at which the next I/O
+ * may be issued (start delay, arrivals, token bucket, burst gating and think
+ * time all applied), or UINT64_MAX when the workload is done. When it returns
+ * @now_ns, iolat_workload_next() may be called now. Does not change state.
+ */
+uint64_t iolat_workload_next_time(const struct iolat_workload *wl, uint64_t now_ns);
+
+/**
+ * iolat_workload_next() - take the next I/O at @now_ns.
+ * Return: 0; -EAGAIN when it is not due yet (next_time() > now_ns);
+ * -ENODATA when the workload is done.
+ */
+int iolat_workload_next(struct iolat_workload *wl, uint64_t now_ns, struct iolat_wl_io *io);
+
+/**
+ * iolat_workload_completed() - tell the generator an I/O completed at @now_ns
+ * (starts the think time: the job issues nothing for thinktime after it).
+ */
+void iolat_workload_completed(struct iolat_workload *wl, uint64_t now_ns);
+
+/** iolat_workload_done() - no further I/O will be issued at or after @now_ns. */
+bool iolat_workload_done(const struct iolat_workload *wl, uint64_t now_ns);
+
+/** iolat_workload_end_ns() - start + startdelay + runtime, or UINT64_MAX. */
+uint64_t iolat_workload_end_ns(const struct iolat_workload *wl);
+
+/** iolat_workload_seed() - the seed a job clone's streams derive from (for messages). */
+uint64_t iolat_workload_seed(uint64_t seed, unsigned job_index, unsigned clone);
+
+#endif /* IOLAT_JOB_WORKLOAD_H */

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rng.c - xoshiro256** with splitmix64 seeding (see rng.h). Pure functions of
+ * their state: no globals, no time, no libc random().
+ * Context: one simulation thread per generator.
+ */
+#include <math.h>
+
+#include "sim/rng.h"
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+void iolat_sim_rng_seed(struct iolat_sim_rng *r, uint64_t seed, uint64_t stream)
+{
+	uint64_t x = seed ^ (stream * 0xd1b54a32d192ed03ull);
+
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix64(&x);
+	if (!(r->s[0] | r->s[1] | r->s[2] | r->s[3]))
+		r->s[0] = 1;    /* the all-zero state is a fixed point */
+}
+
+uint64_t iolat_sim_rng_u64(struct iolat_sim_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t out = rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return out;
+}
+
+uint64_t iolat_sim_rng_below(struct iolat_sim_rng *r, uint64_t n)
+{
+	uint64_t lim, x;
+
+	if (n == 0)
+		return 0;
+	/* Reject the top partial block of the 2^64 range. */
+	lim = UINT64_MAX - (UINT64_MAX % n);
+	do
+		x = iolat_sim_rng_u64(r);
+	while (x >= lim);
+	return x % n;
+}
+
+double iolat_sim_rng_unit(struct iolat_sim_rng *r)
+{
+	return (double)(iolat_sim_rng_u64(r) >> 11) * 0x1.0p-53;
+}
+
+double iolat_sim_rng_exp(struct iolat_sim_rng *r, double mean)
+{
+	/* 1 - u lies in (0, 1], so the log is finite. */
+	return -mean * log(1.0 - iolat_sim_rng_unit(r));
+}

@@ -1,0 +1,815 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_run.c - the sim engine: a job file on a simulated device, in virtual
+ * time, through the real controller (see sim_run.h).
+ *
+ * Each job clone is one submitter. It issues its workload's I/O (offsets,
+ * arrivals, rate caps and bursts come from src/job/workload) up to iodepth
+ * in flight: admission through iolat_throttle_async_at() (a queued I/O is
+ * handed to the device when granted() runs), the device model serves it, and
+ * iolat_done_at() completes it. Before each submission round ("return to user
+ * space") a submitter asks iolat_group_delay_due() and, when its group owes
+ * delay, sleeps that long in virtual time, then issues one round unchecked.
+ * The controller ticks every virtual second. Every sample interval the report
+ * and the result's series take a sample. At the end of the run (the latest
+ * job end, or when every job is done) the report is finished; I/O still in
+ * flight then drains without being counted, so the controller ends idle.
+ * Context: one thread per run; all state is local to the run.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iolatency.h"
+#include "job/hist.h"
+#include "job/workload.h"
+#include "sim/device.h"
+#include "sim/event.h"
+#include "sim/sim_run.h"
+
+#define NSEC_PER_SEC_ 1000000000ull
+#define SIM_MIN_WIN_NS 100000000ull
+#define SIM_MAX_WIN_NS 1000000000ull
+#define SIM_TICK_NS NSEC_PER_SEC_
+/* I/O still in flight this long after the end means a wedged run. */
+#define SIM_MAX_DRAIN_NS (3600ull * NSEC_PER_SEC_)
+
+struct sim;
+struct sim_job;
+
+/* One I/O slot of a submitter: lives from issue to completion. */
+struct sim_io {
+	struct iolat_io io;
+	struct iolat_waiter w;
+	struct iolat_sim_req req;
+	struct iolat_wl_io wl;
+	struct sim_job *job;
+	uint64_t issue_ns;
+	struct sim_io *next_free;
+};
+
+/* One job clone: a submitter. */
+struct sim_job {
+	struct sim *sim;
+	const struct iolat_job *job;
+	unsigned job_index;
+	unsigned row;              /* its group's row (subtree accounting starts here) */
+	struct iolat_group *g;     /* NULL without control */
+	struct iolat_workload wl;
+	struct sim_io *ios, *free;
+	uint32_t depth, inflight;
+	uint64_t pump_at;          /* earliest pending pump event; UINT64_MAX: none */
+	uint64_t sleep_until;      /* serving delay until then */
+	bool just_woke;            /* the round after a sleep is not checked again */
+	bool done;
+};
+
+/* Per row (jobfile group, then the root row): measurement state. */
+struct sim_row {
+	int parent;                /* row of the parent group, -1 at top level */
+	struct iolat_group *g;
+	struct iolat_hist hs;      /* this sample interval */
+	uint64_t s_bytes;
+	struct iolat_hist hw;      /* this latency window */
+	uint64_t w_idx;
+	size_t cap_samples, cap_windows;
+};
+
+struct sim {
+	const struct iolat_jobfile *jf;
+	struct iolat_sim_result *res;
+	struct iolat_sim_evq q;
+	struct iolat_clock clk;
+	struct iolat_sim_dev *dev;
+	struct iolat_ctl *ctl;
+	struct iolat_report *rep;
+	struct sim_job *jobs;
+	unsigned nr_jobs, active;
+	struct sim_row *rows;
+	unsigned nr_rows, root_row;
+	uint64_t t0, t_end;        /* t_end: UINT64_MAX until known */
+	uint64_t last_sample;
+	uint64_t inflight;         /* I/O issued and not completed */
+	bool stopped;              /* the measured run is over */
+	int error;                 /* first internal error (-ENOMEM) */
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t win_of(uint64_t target_ns)
+{
+	uint64_t w = target_ns * 16;
+
+	if (target_ns > UINT64_MAX / 16 || w > SIM_MAX_WIN_NS)
+		return SIM_MAX_WIN_NS;
+	return w < SIM_MIN_WIN_NS ? SIM_MIN_WIN_NS : w;
+}
+
+/* ---- growable result arrays ---- */
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t n;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	n = *cap ? *cap * 2 : 64;
+	while (n < need)
+		n *= 2;
+	p = realloc(*arr, n * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
+/* ---- measurement ---- */
+
+static void close_window(struct sim *s, unsigned ri)
+{
+	struct sim_row *row = &s->rows[ri];
+	struct iolat_sim_group *rg = &s->res->groups[ri];
+	struct iolat_sim_window *w;
+
+	if (!row->hw.nr)
+		return;
+	if (grow((void **)&rg->windows, &row->cap_windows, rg->nr_windows + 1, sizeof(*w))) {
+		s->error = -ENOMEM;
+		return;
+	}
+	w = &rg->windows[rg->nr_windows++];
+	w->t_ns = row->w_idx * rg->win_ns;
+	w->nr = row->hw.nr;
+	w->p90_ns = iolat_hist_percentile(&row->hw, 90);
+	w->mean_ns = iolat_hist_mean(&row->hw);
+	iolat_hist_reset(&row->hw);
+}
+
+/* A completed I/O of @j: count it in its row and every ancestor row. */
+static void account(struct sim *s, struct sim_job *j, uint64_t lat, uint32_t bytes, uint64_t now)
+{
+	uint64_t rel = now - s->t0;
+
+	for (int ri = (int)j->row; ri >= 0; ri = s->rows[ri].parent) {
+		struct sim_row *row = &s->rows[ri];
+		struct iolat_sim_group *rg = &s->res->groups[ri];
+
+		iolat_hist_add(&row->hs, lat);
+		row->s_bytes += bytes;
+		rg->nr_ios++;
+		rg->bytes += bytes;
+		if (!rg->first_io_ns)
+			rg->first_io_ns = rel;
+		rg->last_io_ns = rel;
+		if (rg->win_ns) {
+			uint64_t idx = rel / rg->win_ns;
+
+			if (idx != row->w_idx) {
+				close_window(s, (unsigned)ri);
+				row->w_idx = idx;
+			}
+			iolat_hist_add(&row->hw, lat);
+		}
+		if (ri == (int)s->root_row)
+			break;
+	}
+}
+
+static void take_sample(struct sim *s, uint64_t now)
+{
+	struct iolat_sim_result *res = s->res;
+	size_t n = res->nr_samples;
+
+	for (unsigned ri = 0; ri < s->nr_rows; ri++) {
+		struct sim_row *row = &s->rows[ri];
+		struct iolat_sim_group *rg = &res->groups[ri];
+		struct iolat_sim_sample *sm;
+
+		if (grow((void **)&rg->samples, &row->cap_samples, n + 1, sizeof(*sm))) {
+			s->error = -ENOMEM;
+			return;
+		}
+		sm = &rg->samples[n];
+		memset(sm, 0, sizeof(*sm));
+		sm->t_ns = now - s->t0;
+		sm->depth = IOLAT_DEPTH_MAX;
+		sm->nr = row->hs.nr;
+		sm->bytes = row->s_bytes;
+		sm->p90_ns = iolat_hist_percentile(&row->hs, 90);
+		sm->mean_ns = iolat_hist_mean(&row->hs);
+		sm->max_ns = iolat_hist_max(&row->hs);
+		if (row->g) {
+			struct iolat_group_stat st;
+
+			if (!iolat_group_stat(row->g, &st)) {
+				sm->depth = st.depth;
+				sm->inflight = st.inflight;
+				sm->use_delay = st.use_delay;
+				sm->congested = st.congested;
+				sm->throttled_ns = st.throttled_ns;
+				sm->delay_ns = st.delay_ns;
+				sm->slept_ns = st.slept_ns;
+				sm->scale_downs = st.scale_downs;
+				sm->scale_ups = st.scale_ups;
+				sm->windows_ok = st.windows_ok;
+				sm->windows_missed = st.windows_missed;
+			}
+		}
+		iolat_hist_reset(&row->hs);
+		row->s_bytes = 0;
+	}
+	res->nr_samples = n + 1;
+	s->last_sample = now;
+	if (iolat_report_sample(s->rep, now))
+		s->error = -ENOMEM;
+}
+
+/* ---- the end of the measured run ---- */
+
+static void stop_run(struct sim *s, uint64_t now)
+{
+	if (s->stopped)
+		return;
+	s->stopped = true;
+	if (now > s->last_sample)
+		take_sample(s, now);
+	for (unsigned ri = 0; ri < s->nr_rows; ri++) {
+		struct iolat_sim_group *rg = &s->res->groups[ri];
+
+		/* Only whole windows count. */
+		if (rg->win_ns && (s->rows[ri].w_idx + 1) * rg->win_ns <= now - s->t0)
+			close_window(s, ri);
+	}
+	s->res->duration_ns = now - s->t0;
+	if (iolat_report_finish(s->rep, now))
+		s->error = -ENOMEM;
+}
+
+static void stop_ev(void *arg, uint64_t data, uint64_t now)
+{
+	stop_run(arg, now);
+}
+
+static void sample_ev(void *arg, uint64_t data, uint64_t now)
+{
+	struct sim *s = arg;
+
+	if (s->stopped)
+		return;
+	take_sample(s, now);
+	iolat_sim_evq_after(&s->q, s->res->sample_ns, sample_ev, s, 0);
+}
+
+static void tick_ev(void *arg, uint64_t data, uint64_t now)
+{
+	struct sim *s = arg;
+
+	iolat_ctl_tick(s->ctl);
+	if (!s->stopped || s->inflight)
+		iolat_sim_evq_after(&s->q, SIM_TICK_NS, tick_ev, s, 0);
+}
+
+/* ---- submitters ---- */
+
+static void pump(struct sim_job *j, uint64_t now);
+
+static void pump_ev(void *arg, uint64_t data, uint64_t now)
+{
+	struct sim_job *j = arg;
+
+	if (j->pump_at != data)
+		return;  /* superseded by an earlier pump */
+	j->pump_at = UINT64_MAX;
+	pump(j, now);
+}
+
+static void schedule_pump(struct sim_job *j, uint64_t t)
+{
+	if (j->pump_at <= t)
+		return;
+	j->pump_at = t;
+	if (iolat_sim_evq_at(&j->sim->q, t, pump_ev, j, t))
+		j->sim->error = -ENOMEM;
+}
+
+static void job_finished(struct sim_job *j, uint64_t now)
+{
+	struct sim *s = j->sim;
+
+	if (j->done)
+		return;
+	j->done = true;
+	if (--s->active == 0)
+		stop_run(s, now);
+}
+
+static void io_granted(struct iolat_waiter *w)
+{
+	struct sim_io *io = (struct sim_io *)((char *)w - offsetof(struct sim_io, w));
+	struct sim *s = io->job->sim;
+
+	if (io->wl.flags & (IOLAT_IO_META | IOLAT_IO_SWAP)) {
+		/* Bypass I/O must never wait: record it if it ever does. */
+		struct iolat_sim_group *rg = &s->res->groups[io->job->row];
+		uint64_t wait = iolat_sim_evq_now(&s->q) - io->issue_ns;
+
+		if (wait > rg->max_bypass_wait_ns)
+			rg->max_bypass_wait_ns = wait;
+		rg->nr_bypass_waited++;
+	}
+	iolat_sim_dev_submit(s->dev, &io->req);
+}
+
+static void io_complete(struct iolat_sim_req *r, uint64_t now)
+{
+	struct sim_io *io = r->owner;
+	struct sim_job *j = io->job;
+	struct sim *s = j->sim;
+	uint64_t lat = now - io->wl.due_ns;
+
+	if (j->g)
+		iolat_done_at(&io->io, now);
+	s->inflight--;
+	s->res->nr_completed++;
+	if (!s->stopped) {
+		iolat_report_add_io(s->rep, j->job_index, io->wl.write, io->wl.len, lat, 0);
+		account(s, j, lat, io->wl.len, now);
+	}
+	iolat_workload_completed(&j->wl, now);
+	io->next_free = j->free;
+	j->free = io;
+	j->inflight--;
+	pump(j, now);
+}
+
+static void issue(struct sim_job *j, uint64_t now)
+{
+	struct sim *s = j->sim;
+	struct sim_io *io = j->free;
+	int ret;
+
+	if (iolat_workload_next(&j->wl, now, &io->wl))
+		return;
+	j->free = io->next_free;
+	j->inflight++;
+	s->inflight++;
+	s->res->nr_submitted++;
+	io->issue_ns = now;
+	io->req.off = io->wl.offset;
+	io->req.len = io->wl.len;
+	io->req.write = io->wl.write;
+	if (!j->g) {
+		iolat_sim_dev_submit(s->dev, &io->req);
+		return;
+	}
+	if (io->wl.flags & (IOLAT_IO_META | IOLAT_IO_SWAP))
+		s->res->groups[j->row].nr_bypass++;
+	ret = iolat_throttle_async_at(j->g, io->wl.flags & ~IOLAT_IO_NOWAIT, &io->io, &io->w, now);
+	if (ret == 0) {
+		iolat_sim_dev_submit(s->dev, &io->req);
+	} else if (ret != IOLAT_QUEUED) {
+		/* Cannot happen with a waiter; keep the books straight if it does. */
+		s->error = ret;
+		iolat_sim_dev_submit(s->dev, &io->req);
+	}
+}
+
+/*
+ * One submission round of @j at @now: fill up to iodepth with the I/O that is
+ * due, after serving any delay its group owes (once per round).
+ */
+static void pump(struct sim_job *j, uint64_t now)
+{
+	struct sim *s = j->sim;
+	bool check = !j->just_woke;
+
+	if (j->done || s->stopped || now < j->sleep_until)
+		return;
+	j->just_woke = false;
+	while (j->inflight < j->depth) {
+		uint64_t t = iolat_workload_next_time(&j->wl, now);
+
+		if (t == UINT64_MAX) {
+			if (!j->inflight)
+				job_finished(j, now);
+			return;
+		}
+		if (t > now) {
+			schedule_pump(j, t);
+			return;
+		}
+		if (check && j->g) {
+			uint64_t due = iolat_group_delay_due(j->g);
+
+			check = false;
+			if (due) {
+				iolat_group_note_slept(j->g, due);
+				s->res->groups[j->row].slept_ns += due;
+				j->sleep_until = now + due;
+				j->just_woke = true;
+				schedule_pump(j, j->sleep_until);
+				return;
+			}
+		}
+		issue(j, now);
+	}
+}
+
+/* ---- set-up ---- */
+
+static int setup_device(struct sim *s, char *err, size_t errlen)
+{
+	const struct iolat_jobfile *jf = s->jf;
+	const char *name = jf->global.device == IOLAT_DEVICE_DEFAULT ? "ssd" :
+			   iolat_device_name(jf->global.device);
+	const struct iolat_sim_model *m = iolat_sim_model_find(name);
+	struct iolat_sim_dev_config cfg = { .model = m, .seed = s->res->seed,
+					    .nr_requests = jf->global.nr_requests };
+	struct iolat_sim_kv *kv;
+	size_t bad = 0;
+	int ret;
+
+	if (!m) {
+		set_err(err, errlen, "%s: device=%s: no such simulated device", jf->file, name);
+		return -EINVAL;
+	}
+	kv = calloc(jf->nr_params ? jf->nr_params : 1, sizeof(*kv));
+	if (!kv)
+		return -ENOMEM;
+	for (unsigned i = 0; i < jf->nr_params; i++) {
+		const struct iolat_jobfile_param *p = &jf->params[i];
+		const struct iolat_sim_model *pm = iolat_sim_model_by_prefix(p->key);
+
+		if (pm != m) {
+			set_err(err, errlen, "%s:%u: key '%s': %s (this file has device=%s)",
+				jf->file, p->line, p->key,
+				pm ? "a parameter of another device model" :
+				     "not a device-model parameter", m->name);
+			free(kv);
+			return -EINVAL;
+		}
+		kv[i].key = p->key;
+		kv[i].value = p->value;
+	}
+	cfg.params = kv;
+	cfg.nr_params = jf->nr_params;
+	ret = iolat_sim_dev_create(&cfg, &s->q, &s->dev, &bad);
+	if (ret && bad < jf->nr_params && (ret == -ENOENT || ret == -EINVAL || ret == -ERANGE)) {
+		const struct iolat_jobfile_param *p = &jf->params[bad];
+		const struct iolat_sim_param *pp = iolat_sim_param_find(m->params, p->key);
+
+		if (ret == -ENOENT)
+			set_err(err, errlen, "%s:%u: key '%s': unknown parameter of device=%s "
+				"(see iolat sim --help)", jf->file, p->line, p->key, m->name);
+		else if (ret == -EINVAL)
+			set_err(err, errlen, "%s:%u: key '%s': expected a number, got '%s'",
+				jf->file, p->line, p->key, p->value);
+		else
+			set_err(err, errlen, "%s:%u: key '%s': %s is out of range [%g..%g]",
+				jf->file, p->line, p->key, p->value, pp->min, pp->max);
+		ret = -EINVAL;
+	} else if (ret == -EINVAL) {
+		set_err(err, errlen, "%s: device=%s: inconsistent model parameters "
+			"(e.g. hdd_seek_avg_ms must lie between t2t and full stroke; "
+			"a pause's min must not exceed its max)", jf->file, m->name);
+	}
+	free(kv);
+	if (!ret) {
+		s->res->device = m->name;
+		s->res->nr_requests = s->dev->nr_requests;
+		s->res->rotational = jf->global.rotational >= 0 ? jf->global.rotational : m->rotational;
+	}
+	return ret;
+}
+
+static int setup_controller(struct sim *s, unsigned flags, char *err, size_t errlen)
+{
+	const struct iolat_jobfile *jf = s->jf;
+	struct iolat_ctl_config cfg = {
+		.nr_requests = s->res->nr_requests,
+		.rotational = s->res->rotational,
+		.clock = &s->clk,
+		.flags = flags,
+		.max_groups = jf->nr_groups + 1,
+	};
+	int ret = iolat_ctl_create(&cfg, &s->ctl);
+
+	if (ret) {
+		set_err(err, errlen, "%s: cannot create the controller: %s", jf->file, strerror(-ret));
+		return ret;
+	}
+	for (unsigned i = 0; i < jf->nr_groups; i++) {
+		const struct iolat_jobfile_group *gr = &jf->groups[i];
+		struct iolat_group *parent = gr->parent < 0 ? NULL : s->rows[gr->parent].g;
+
+		ret = iolat_group_create(s->ctl, parent, gr->name, &s->rows[i].g);
+		if (!ret && gr->target_ns)
+			ret = iolat_group_set_target(s->rows[i].g, gr->target_ns);
+		if (ret) {
+			set_err(err, errlen, "%s:%u: group '%s': %s", jf->file, gr->line, gr->path,
+				strerror(-ret));
+			return ret;
+		}
+	}
+	s->rows[s->root_row].g = iolat_ctl_root(s->ctl);
+	return 0;
+}
+
+static int setup_jobs(struct sim *s, char *err, size_t errlen)
+{
+	const struct iolat_jobfile *jf = s->jf;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < jf->nr_jobs; i++)
+		n += jf->jobs[i].numjobs ? jf->jobs[i].numjobs : 1;
+	s->jobs = calloc(n ? n : 1, sizeof(*s->jobs));
+	if (!s->jobs)
+		return -ENOMEM;
+	s->t_end = 0;
+	for (unsigned i = 0; i < jf->nr_jobs; i++) {
+		const struct iolat_job *job = &jf->jobs[i];
+		unsigned clones = job->numjobs ? job->numjobs : 1;
+
+		if (!job->runtime_ns && !job->size) {
+			set_err(err, errlen, "%s:%u: job '%s': the simulator needs runtime= or size= "
+				"(the simulated device has no file size to stop at)",
+				jf->file, job->line, job->name);
+			return -EINVAL;
+		}
+		for (unsigned c = 0; c < clones; c++) {
+			struct sim_job *j = &s->jobs[s->nr_jobs];
+			struct iolat_wl_params p = {
+				.seed = s->res->seed, .job_index = i, .clone = c,
+				.size = job->offset < s->dev->capacity ? s->dev->capacity - job->offset : 0,
+				.start_ns = s->t0,
+			};
+			uint64_t end;
+			int ret = iolat_workload_init(&j->wl, job, &p);
+
+			if (ret) {
+				set_err(err, errlen, "%s:%u: job '%s': its region (offset=, size=) does "
+					"not fit the %llu-byte simulated device or is smaller than bs",
+					jf->file, job->line, job->name,
+					(unsigned long long)s->dev->capacity);
+				return -EINVAL;
+			}
+			j->sim = s;
+			j->job = job;
+			j->job_index = i;
+			j->row = job->group < 0 ? s->root_row : (unsigned)job->group;
+			j->g = s->ctl ? s->rows[j->row].g : NULL;
+			j->depth = job->iodepth ? job->iodepth : 1;
+			j->pump_at = UINT64_MAX;
+			j->ios = calloc(j->depth, sizeof(*j->ios));
+			if (!j->ios)
+				return -ENOMEM;
+			for (uint32_t k = 0; k < j->depth; k++) {
+				struct sim_io *io = &j->ios[k];
+
+				io->job = j;
+				io->w.granted = io_granted;
+				io->req.owner = io;
+				io->req.complete = io_complete;
+				io->next_free = j->free;
+				j->free = io;
+			}
+			s->nr_jobs++;
+			end = iolat_workload_end_ns(&j->wl);
+			if (end > s->t_end)
+				s->t_end = end;
+		}
+	}
+	s->active = s->nr_jobs;
+	return 0;
+}
+
+static uint64_t default_sample_ns(const struct iolat_jobfile *jf)
+{
+	uint64_t best = 0;
+
+	for (unsigned i = 0; i < jf->nr_groups; i++) {
+		uint64_t w;
+
+		if (!jf->groups[i].target_ns)
+			continue;
+		w = win_of(jf->groups[i].target_ns);
+		if (!best || w < best)
+			best = w;
+	}
+	return best ? best : SIM_MIN_WIN_NS;
+}
+
+static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t errlen)
+{
+	const struct iolat_jobfile *jf = s->jf;
+	struct iolat_sim_result *res = s->res;
+	bool control = o->control >= 0 ? o->control : jf->global.control;
+	bool compat = o->kernel_compat >= 0 ? o->kernel_compat : jf->global.kernel_compat;
+	char label[128];
+	struct iolat_report_cfg rcfg = { .jf = jf };
+	int ret;
+
+	res->control = control;
+	res->kernel_compat = control && compat;
+	res->seed = o->seed_set ? o->seed : jf->global.seed;
+	res->sample_ns = o->sample_ns ? o->sample_ns : default_sample_ns(jf);
+	s->t0 = IOLAT_SIM_T0_NS;
+	iolat_sim_evq_init(&s->q, s->t0);
+	iolat_sim_evq_clock(&s->q, &s->clk);
+
+	ret = setup_device(s, err, errlen);
+	if (ret)
+		return ret;
+	if (control) {
+		ret = setup_controller(s, compat ? IOLAT_CTL_KERNEL_COMPAT : 0, err, errlen);
+		if (ret)
+			return ret;
+	}
+	ret = setup_jobs(s, err, errlen);
+	if (ret)
+		return ret;
+
+	if (o->label)
+		snprintf(label, sizeof(label), "%s", o->label);
+	else
+		snprintf(label, sizeof(label), "sim %s, seed %llu: %s", res->device,
+			 (unsigned long long)res->seed,
+			 !control ? "no control" : compat ? "io.latency (kernel compat)" :
+							    "io.latency");
+	rcfg.label = label;
+	rcfg.sample_interval_ns = res->sample_ns;
+	rcfg.nr_requests = res->nr_requests;
+	ret = iolat_report_create(&rcfg, &s->rep);
+	if (ret)
+		return ret;
+	if (s->ctl) {
+		for (unsigned i = 0; i < jf->nr_groups; i++)
+			iolat_report_bind_group(s->rep, i, s->rows[i].g);
+		for (unsigned i = 0; i < s->nr_jobs; i++)
+			if (s->jobs[i].row == s->root_row) {
+				iolat_report_bind_group(s->rep, iolat_report_root_index(s->rep),
+							s->rows[s->root_row].g);
+				break;
+			}
+	}
+	iolat_report_start(s->rep, s->t0);
+	s->last_sample = s->t0;
+
+	if (s->t_end != UINT64_MAX)
+		iolat_sim_evq_at(&s->q, s->t_end, stop_ev, s, 0);
+	if (s->ctl)
+		iolat_sim_evq_after(&s->q, SIM_TICK_NS, tick_ev, s, 0);
+	iolat_sim_evq_after(&s->q, res->sample_ns, sample_ev, s, 0);
+	for (unsigned i = 0; i < s->nr_jobs; i++)
+		schedule_pump(&s->jobs[i], s->t0);
+	if (!s->nr_jobs)
+		stop_run(s, s->t0);
+
+	while (!s->stopped && !s->error && iolat_sim_evq_step(&s->q))
+		;
+	/* Drain: complete what is in flight so the controller ends idle. */
+	{
+		uint64_t end = iolat_sim_evq_now(&s->q);
+
+		while (s->inflight && !s->error && iolat_sim_evq_now(&s->q) - end < SIM_MAX_DRAIN_NS &&
+		       iolat_sim_evq_step(&s->q))
+			;
+		res->drain_ns = iolat_sim_evq_now(&s->q) - end;
+	}
+	res->events = s->q.nr_run;
+	if (s->error)
+		return s->error;
+	if (s->inflight) {
+		set_err(err, errlen, "%s: %llu I/Os never completed (a wedged controller?)",
+			jf->file, (unsigned long long)s->inflight);
+		return -EIO;
+	}
+	return 0;
+}
+
+int iolat_sim_run(const struct iolat_jobfile *jf, const struct iolat_sim_opts *opts,
+		  struct iolat_sim_result **out, char *err, size_t errlen)
+{
+	static const struct iolat_sim_opts defaults = { .control = -1, .kernel_compat = -1 };
+	struct sim *s;
+	struct iolat_sim_result *res;
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	if (err && errlen)
+		err[0] = '\0';
+	if (!jf)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	res = calloc(1, sizeof(*res));
+	if (!s || !res)
+		goto out;
+	s->jf = jf;
+	s->res = res;
+	s->nr_rows = jf->nr_groups + 1;
+	s->root_row = jf->nr_groups;
+	s->rows = calloc(s->nr_rows, sizeof(*s->rows));
+	res->groups = calloc(s->nr_rows, sizeof(*res->groups));
+	if (!s->rows || !res->groups)
+		goto out;
+	res->nr_groups = s->nr_rows;
+	for (unsigned i = 0; i < s->nr_rows; i++) {
+		struct iolat_sim_group *rg = &res->groups[i];
+		struct sim_row *row = &s->rows[i];
+
+		iolat_hist_reset(&row->hs);
+		iolat_hist_reset(&row->hw);
+		if (i < jf->nr_groups) {
+			rg->path = jf->groups[i].path;
+			rg->target_ns = jf->groups[i].target_ns;
+			rg->win_ns = rg->target_ns ? win_of(rg->target_ns) : 0;
+			row->parent = jf->groups[i].parent;
+		} else {
+			rg->path = "(root)";
+			row->parent = -1;
+		}
+	}
+	ret = run(s, opts ? opts : &defaults, err, errlen);
+	if (ret && err && errlen && !err[0])
+		set_err(err, errlen, "%s: simulation failed: %s", jf->file, strerror(-ret));
+out:
+	if (s) {
+		if (s->ctl && !s->inflight)
+			iolat_ctl_destroy(s->ctl);   /* with I/O stuck in it, leak rather than crash */
+		iolat_sim_dev_destroy(s->dev);
+		for (unsigned i = 0; i < s->nr_jobs; i++)
+			free(s->jobs[i].ios);
+		free(s->jobs);
+		free(s->rows);
+		iolat_sim_evq_destroy(&s->q);
+		if (res)
+			res->report = s->rep;
+		else
+			iolat_report_destroy(s->rep);
+		free(s);
+	}
+	if (ret) {
+		iolat_sim_result_free(res);
+		return ret;
+	}
+	*out = res;
+	return 0;
+}
+
+void iolat_sim_result_free(struct iolat_sim_result *res)
+{
+	if (!res)
+		return;
+	for (unsigned i = 0; res->groups && i < res->nr_groups; i++) {
+		free(res->groups[i].samples);
+		free(res->groups[i].windows);
+	}
+	free(res->groups);
+	iolat_report_destroy(res->report);
+	free(res);
+}
+
+int iolat_sim_find_group(const struct iolat_sim_result *res, const char *path)
+{
+	for (unsigned i = 0; i < res->nr_groups; i++)
+		if (!strcmp(res->groups[i].path, path))
+			return (int)i;
+	return -ENOENT;
+}
+
+int iolat_sim_format_models(char *buf, size_t len)
+{
+	const struct iolat_sim_model *const *m = iolat_sim_models();
+	size_t used = 0;
+
+	for (; *m; m++) {
+		int n = snprintf(buf ? buf + (used < len ? used : len) : NULL,
+				 used < len ? len - used : 0, "device=%s (%s; %s rule)\n  %s\n",
+				 (*m)->name, (*m)->rotational ? "rotational" : "non-rotational",
+				 (*m)->rotational ? "mean" : "p90", (*m)->summary);
+
+		if (n < 0)
+			return -EINVAL;
+		used += (size_t)n;
+		n = iolat_sim_param_format((*m)->params, buf ? buf + (used < len ? used : len) : NULL,
+					   used < len ? len - used : 0);
+		if (n < 0)
+			return n;
+		used += (size_t)n;
+	}
+	return (int)used;
+}

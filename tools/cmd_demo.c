@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `iolat demo`: the article's story with no arguments. A latency-sensitive
+ * 4 KiB random reader (group "main", with a target) runs beside a bulk
+ * 1 MiB O_DIRECT writer at QD 32 (group "system/fbpkg", the download) three
+ * times: without control, with a static rate cap on the writer (io.max's
+ * answer), and with io.latency; then prints the reader's p50/p90/p99 and the
+ * writer's MiB/s side by side. Real files in --dir (removed afterwards), or
+ * the simulator with --sim. The job file it runs is shown with -v.
+ * Exit: 0 ok, 1 a run failed, 2 bad usage.
+ * Context: the CLI's main thread (plus a SIGINT handler that sets a flag).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "iolatency.h"
+#include "job/jobfile.h"
+#include "job/report.h"
+#include "job/runner.h"
+#include "sim/sim_run.h"
+
+#define DEMO_READ_SIZE   "256m"
+#define DEMO_WRITE_SIZE  "1g"
+#define DEMO_CAP_PCT_DEF 25u     /* static cap: this % of the uncontrolled writer */
+
+enum demo_mode { MODE_NONE, MODE_CAP, MODE_IOLAT, NR_MODES };
+
+struct demo {
+	const char *dir;
+	bool sim, verbose, quiet, tty;
+	const char *device;          /* --sim model, NULL: the simulator's default */
+	unsigned seconds;
+	uint64_t target_ns;
+	char target_s[32];
+	uint64_t cap_bps;            /* 0: DEMO_CAP_PCT_DEF % of the first mode */
+	char rpath[4096], wpath[4096];
+	struct {
+		bool ran;
+		char label[64];
+		uint64_t r_p50, r_p90, r_p99, r_ios;
+		double w_mib_s;
+		uint32_t w_depth_min;    /* the writer's top-level group ("system") */
+		bool w_bound;
+		uint64_t errors;
+	} res[NR_MODES];
+	char disk[32];
+	int rotational;
+	uint32_t nr_requests;
+	bool shown;                  /* a progress line is on screen */
+	unsigned mode;
+};
+
+static atomic_bool demo_stop;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	atomic_store(&demo_stop, true);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: iolat demo [--dir D] [--sim [--device ssd|hdd|bad-ssd]] [--seconds N]\n"
+		"                  [--target T] [--cap RATE] [-v] [-q]\n"
+		"\n"
+		"The io.latency story in one command: a 4 KiB random reader (group main,\n"
+		"with a latency target) beside a 1 MiB O_DIRECT writer at queue depth 32\n"
+		"(group system/fbpkg), run three times: with no control, with a static rate\n"
+		"cap on the writer, and with io.latency. Prints the reader's p50/p90/p99 and\n"
+		"the writer's MiB/s side by side.\n"
+		"\n"
+		"options:\n"
+		"  --dir D        where the two test files go (default: the working directory);\n"
+		"                 they are removed at the end\n"
+		"  --sim          run on the simulated device instead (virtual time, no files)\n"
+		"  --device M     the simulator's model with --sim (default: its default)\n"
+		"  --seconds N    length of each of the three runs (default 10)\n"
+		"  --target T     the reader's latency target (default 2ms)\n"
+		"  --cap RATE     the static cap on the writer (default: %u%% of its\n"
+		"                 uncontrolled MiB/s), e.g. 100m\n"
+		"  -v             print the job files\n"
+		"  -q             no progress line\n"
+		"  -h, --help     this text\n"
+		"\n"
+		"exit status: 0 ok, 1 a run failed, 2 bad usage\n", DEMO_CAP_PCT_DEF);
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "iolat demo: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see iolat demo --help)\n");
+	return IOLAT_EXIT_USAGE;
+}
+
+static const char *opt_value(int argc, char **argv, int *i, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	if (!strncmp(argv[*i], opt, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (!strcmp(argv[*i], opt)) {
+		if (*i + 1 >= argc)
+			return NULL;
+		return argv[++*i];
+	}
+	return NULL;
+}
+
+static bool is_opt(const char *arg, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	return !strncmp(arg, opt, n) && (arg[n] == '\0' || arg[n] == '=');
+}
+
+static const char *const mode_names[NR_MODES] = {
+	"no control", "static cap", "io.latency",
+};
+
+/* The job file of one mode. */
+static int job_text(const struct demo *d, enum demo_mode m, char *buf, size_t len)
+{
+	char cap[64] = "";
+	int n;
+
+	if (m == MODE_CAP)
+		snprintf(cap, sizeof(cap), "rate=%" PRIu64 "\n", d->cap_bps);
+	n = snprintf(buf, len,
+		"; iolat demo, mode: %s\n"
+		"[global]\n"
+		"runtime=%us\n"
+		"time_based=1\n"
+		"direct=1\n"
+		"control=%d\n"
+		"%s%s%s"
+		"\n"
+		"[group:main]\n"
+		"target=%s\n"
+		"\n"
+		"[group:system/fbpkg]\n"
+		"\n"
+		"[reader]\n"
+		"group=main\n"
+		"%s%s%s"
+		"size=%s\n"
+		"rw=randread\n"
+		"bs=4k\n"
+		"iodepth=1\n"
+		"\n"
+		"[writer]\n"
+		"group=system/fbpkg\n"
+		"%s%s%s"
+		"size=%s\n"
+		"rw=write\n"
+		"bs=1m\n"
+		"iodepth=32\n"
+		"%s",
+		mode_names[m], d->seconds, m == MODE_IOLAT,
+		d->sim && d->device ? "device=" : "", d->sim && d->device ? d->device : "",
+		d->sim && d->device ? "\n" : "",
+		d->target_s,
+		d->sim ? "" : "filename=", d->sim ? "" : d->rpath, d->sim ? "" : "\n",
+		DEMO_READ_SIZE,
+		d->sim ? "" : "filename=", d->sim ? "" : d->wpath, d->sim ? "" : "\n",
+		DEMO_WRITE_SIZE, cap);
+	return n > 0 && (size_t)n < len ? 0 : -ENOSPC;
+}
+
+static void clear_line(struct demo *d)
+{
+	if (d->shown) {
+		fputs("\r\033[K", stderr);
+		d->shown = false;
+	}
+}
+
+static void on_progress(void *ctx, const struct iolat_runner_progress *p)
+{
+	struct demo *d = ctx;
+
+	if (!d->tty)
+		return;
+	fprintf(stderr, "\r\033[K[%u/3 %s] %4.1fs/%us  %8.1f MiB/s", d->mode + 1,
+		mode_names[d->mode], (double)p->elapsed_ns / 1e9, d->seconds, p->mib_s);
+	fflush(stderr);
+	d->shown = true;
+}
+
+static void on_note(void *ctx, const char *line)
+{
+	struct demo *d = ctx;
+
+	if (d->quiet && !strncmp(line, "laying out", 10))
+		return;
+	clear_line(d);
+	fprintf(stderr, "iolat demo: %s\n", line);
+}
+
+/* Copy the figures of one finished mode from its report. */
+static void collect(struct demo *d, enum demo_mode m, const struct iolat_report *rep)
+{
+	struct iolat_report_row row;
+
+	for (unsigned i = 0; i < iolat_report_nr_rows(rep); i++) {
+		if (iolat_report_row(rep, i, &row))
+			continue;
+		d->res[m].errors += row.errors;
+		if (!strcmp(row.name, "main")) {
+			d->res[m].r_p50 = row.lat_p50_ns;
+			d->res[m].r_p90 = row.lat_p90_ns;
+			d->res[m].r_p99 = row.lat_p99_ns;
+			d->res[m].r_ios = row.ios_read;
+		} else if (!strcmp(row.name, "system/fbpkg")) {
+			d->res[m].w_mib_s = row.mib_s;
+		} else if (!strcmp(row.name, "system")) {
+			d->res[m].w_bound = row.bound;
+			d->res[m].w_depth_min = row.depth_min;
+		}
+	}
+	d->res[m].ran = true;
+}
+
+static int run_mode(struct demo *d, enum demo_mode m)
+{
+	char text[4096], err[IOLAT_JOBFILE_ERR_MAX];
+	struct iolat_jobfile *jf = NULL;
+	int ret;
+
+	d->mode = m;
+	if (job_text(d, m, text, sizeof(text)))
+		return -ENOSPC;
+	if (d->verbose)
+		fprintf(stderr, "---- %s ----\n%s", mode_names[m], text);
+	ret = iolat_jobfile_parse_buf(text, strlen(text), "demo", &jf, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "iolat demo: internal job file: %s\n", err);
+		return ret;
+	}
+	if (d->sim) {
+		struct iolat_sim_opts so = { .control = -1, .kernel_compat = -1 };
+		struct iolat_sim_result *sr = NULL;
+
+		ret = iolat_sim_run(jf, &so, &sr, err, sizeof(err));
+		if (!ret) {
+			collect(d, m, sr->report);
+			snprintf(d->disk, sizeof(d->disk), "sim %s", sr->device);
+			d->rotational = sr->rotational;
+			d->nr_requests = sr->nr_requests;
+		}
+		iolat_sim_result_free(sr);
+	} else {
+		struct iolat_runner_opts ro = {
+			.control = -1, .kernel_compat = -1, .stop = &demo_stop,
+			.progress = on_progress, .note = on_note, .ctx = d,
+		};
+		struct iolat_runner_result *rr = NULL;
+
+		ret = iolat_runner_run(jf, &ro, &rr, err, sizeof(err));
+		clear_line(d);
+		if (!ret) {
+			collect(d, m, rr->report);
+			snprintf(d->disk, sizeof(d->disk), "%s", rr->disk[0] ? rr->disk : "unknown");
+			d->rotational = rr->rotational;
+			d->nr_requests = rr->nr_requests;
+		}
+		iolat_runner_result_free(rr);
+	}
+	if (ret)
+		fprintf(stderr, "iolat demo: %s run: %s\n", mode_names[m],
+			err[0] ? err : strerror(-ret));
+	iolat_jobfile_free(jf);
+	return ret;
+}
+
+static void print_table(const struct demo *d)
+{
+	char a[32], b[32], c[32], depth[32];
+
+	printf("\niolat demo: 4 KiB random reader (group main, target %s, QD 1) beside a\n"
+	       "1 MiB O_DIRECT writer at QD 32 (group system/fbpkg), %u s per mode\n"
+	       "on %s (%s, nr_requests %u)%s%s\n\n", d->target_s, d->seconds, d->disk,
+	       d->rotational ? "rotational: mean rule" : "non-rotational: p90 rule",
+	       d->nr_requests, d->sim ? "" : ", files in ", d->sim ? "" : d->dir);
+	printf("%-26s %11s %11s %11s %13s %13s\n", "mode", "reader p50", "reader p90",
+	       "reader p99", "writer MiB/s", "writer depth");
+	for (unsigned m = 0; m < NR_MODES; m++) {
+		const char *label = d->res[m].label;
+
+		if (!d->res[m].ran)
+			continue;
+		if (!d->res[m].w_bound)
+			snprintf(depth, sizeof(depth), "-");
+		else if (d->res[m].w_depth_min == IOLAT_DEPTH_MAX)
+			snprintf(depth, sizeof(depth), "max");
+		else
+			snprintf(depth, sizeof(depth), "min %u", d->res[m].w_depth_min);
+		printf("%-26s %11s %11s %11s %13.1f %13s\n", label,
+		       iolat_format_latency(d->res[m].r_p50, a, sizeof(a)),
+		       iolat_format_latency(d->res[m].r_p90, b, sizeof(b)),
+		       iolat_format_latency(d->res[m].r_p99, c, sizeof(c)),
+		       d->res[m].w_mib_s, depth);
+	}
+	for (unsigned m = 0; m < NR_MODES; m++)
+		if (d->res[m].errors)
+			printf("%s: %" PRIu64 " failed I/Os\n", mode_names[m], d->res[m].errors);
+}
+
+static int parse_args(struct demo *d, int argc, char **argv, int *rc)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			*rc = IOLAT_EXIT_OK;
+			return 1;
+		} else if (is_opt(a, "--dir")) {
+			if (!(v = opt_value(argc, argv, &i, "--dir")) || !*v)
+				return *rc = bad_usage("%s needs a directory", "--dir"), 1;
+			d->dir = v;
+		} else if (!strcmp(a, "--sim")) {
+			d->sim = true;
+		} else if (is_opt(a, "--device")) {
+			if (!(v = opt_value(argc, argv, &i, "--device")) || !*v)
+				return *rc = bad_usage("%s needs ssd, hdd or bad-ssd", "--device"), 1;
+			d->device = v;
+		} else if (is_opt(a, "--seconds")) {
+			char *end;
+			unsigned long s;
+
+			if (!(v = opt_value(argc, argv, &i, "--seconds")))
+				return *rc = bad_usage("%s needs a number", "--seconds"), 1;
+			errno = 0;
+			s = strtoul(v, &end, 10);
+			if (!*v || *end || errno || s < 1 || s > 3600 || *v == '-')
+				return *rc = bad_usage("--seconds: '%s' is not 1..3600", v), 1;
+			d->seconds = (unsigned)s;
+		} else if (is_opt(a, "--target")) {
+			if (!(v = opt_value(argc, argv, &i, "--target")))
+				return *rc = bad_usage("%s needs a latency (2ms)", "--target"), 1;
+			if (iolat_parse_duration(v, &d->target_ns) || !d->target_ns ||
+			    strlen(v) >= sizeof(d->target_s))
+				return *rc = bad_usage("--target: '%s' is not a latency like 2ms", v), 1;
+			snprintf(d->target_s, sizeof(d->target_s), "%s", v);
+		} else if (is_opt(a, "--cap")) {
+			if (!(v = opt_value(argc, argv, &i, "--cap")))
+				return *rc = bad_usage("%s needs a rate (100m)", "--cap"), 1;
+			if (iolat_parse_size(v, &d->cap_bps) || !d->cap_bps)
+				return *rc = bad_usage("--cap: '%s' is not a rate like 100m", v), 1;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			d->verbose = true;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			d->quiet = true;
+		} else {
+			return *rc = bad_usage("unknown argument '%s'", a), 1;
+		}
+	}
+	if (d->device && !d->sim)
+		return *rc = bad_usage("%s goes with --sim", "--device"), 1;
+	return 0;
+}
+
+int iolat_cmd_demo(int argc, char **argv)
+{
+	struct demo d = { .dir = ".", .seconds = 10, .target_s = "2ms" };
+	struct sigaction sa = { .sa_handler = on_sigint }, old_sa;
+	int rc = IOLAT_EXIT_OK, ret;
+
+	iolat_parse_duration(d.target_s, &d.target_ns);
+	if (parse_args(&d, argc, argv, &rc))
+		return rc;
+	d.tty = !d.quiet && isatty(STDERR_FILENO);
+	if (!d.sim) {
+		if ((size_t)snprintf(d.rpath, sizeof(d.rpath), "%s/iolat-demo-%ld.read", d.dir,
+				     (long)getpid()) >= sizeof(d.rpath) ||
+		    (size_t)snprintf(d.wpath, sizeof(d.wpath), "%s/iolat-demo-%ld.write", d.dir,
+				     (long)getpid()) >= sizeof(d.wpath))
+			return bad_usage("--dir: '%s' is too long", d.dir);
+		if (access(d.dir, W_OK) != 0)
+			return bad_usage("--dir: cannot write in '%s'", d.dir);
+	}
+	atomic_store(&demo_stop, false);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND;
+	sigaction(SIGINT, &sa, &old_sa);
+	for (unsigned m = 0; m < NR_MODES && !atomic_load(&demo_stop); m++) {
+		if (m == MODE_CAP && !d.cap_bps) {
+			/* io.max's answer: a fixed fraction of what the writer did alone. */
+			d.cap_bps = (uint64_t)(d.res[MODE_NONE].w_mib_s * 1048576.0 *
+					       DEMO_CAP_PCT_DEF / 100.0);
+			if (d.cap_bps < 1048576)
+				d.cap_bps = 1048576;
+		}
+		if (m == MODE_CAP)
+			snprintf(d.res[m].label, sizeof(d.res[m].label), "static cap (%.0f MiB/s)",
+				 (double)d.cap_bps / 1048576.0);
+		else if (m == MODE_IOLAT)
+			snprintf(d.res[m].label, sizeof(d.res[m].label), "io.latency (target %s)",
+				 d.target_s);
+		else
+			snprintf(d.res[m].label, sizeof(d.res[m].label), "%s", mode_names[m]);
+		ret = run_mode(&d, m);
+		if (ret) {
+			rc = ret == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
+			break;
+		}
+	}
+	sigaction(SIGINT, &old_sa, NULL);
+	if (!d.sim) {
+		unlink(d.rpath);
+		unlink(d.wpath);
+	}
+	if (atomic_load(&demo_stop))
+		fprintf(stderr, "iolat demo: interrupted\n");
+	if (d.res[MODE_NONE].ran)
+		print_table(&d);
+	for (unsigned m = 0; m < NR_MODES; m++)
+		if (d.res[m].errors && rc == IOLAT_EXIT_OK)
+			rc = IOLAT_EXIT_FAILED;
+	return rc;
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `iolat run JOBFILE`: the job file on real files or block devices, through
+ * the controller (src/job/runner.c) or without it (--no-control). Parses
+ * options and the job file, shows a live progress line when stderr is a
+ * terminal, prints the per-group table or JSON, writes the CSV time series
+ * and plots with --log. Ctrl-C ends the run early and still reports.
+ * Exit: 0 ok; 1 the run failed or I/Os failed (per-group counts on stderr);
+ * 2 bad usage or bad job file (one line naming file, line and key).
+ * Context: the CLI's main thread (plus the SIGINT handler, which only sets a flag).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "engine/eng_faulty.h"
+#include "job/jobfile.h"
+#include "job/report.h"
+#include "job/runner.h"
+
+static atomic_bool run_stop;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: iolat run JOBFILE [--output-format=normal|json] [--log DIR]\n"
+		"                 [--no-control] [--kernel-compat] [--faults OPTS] [-q]\n"
+		"\n"
+		"Runs JOBFILE's jobs on real files (or block devices) with the I/O engines,\n"
+		"every I/O admitted by the io.latency controller: groups ([group:PATH],\n"
+		"target=) whose I/O misses its target over a window get their looser siblings'\n"
+		"queue depth clamped. Files are created and filled first when missing or too\n"
+		"small (size=). The device's nr_requests and rotational flag are read from\n"
+		"sysfs unless the job file sets them. ioengine=uring falls back to psync when\n"
+		"the kernel refuses io_uring.\n"
+		"\n"
+		"options:\n"
+		"  --output-format=FMT  normal (the per-group table) or json\n"
+		"  --log DIR            per-window CSV time series per group, and plots\n"
+		"                       (latency.png, depth.png) when gnuplot is installed\n"
+		"  --no-control         run without the controller (as control=0): a baseline\n"
+		"  --kernel-compat      the kernel's timer and HDD-mean behaviour\n"
+		"  --faults OPTS        options of ioengine=faulty:<engine> jobs:\n"
+		"                       %s\n"
+		"  -q, --quiet          no progress line\n"
+		"  -h, --help           this text\n"
+		"\n"
+		"exit status: 0 ok, 1 the run failed or I/Os failed, 2 bad usage or bad job file\n",
+		iolat_eng_faulty_help());
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "iolat run: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see iolat run --help)\n");
+	return IOLAT_EXIT_USAGE;
+}
+
+/* "--opt=VALUE" or "--opt VALUE": the value, advancing *i for the latter. */
+static const char *opt_value(int argc, char **argv, int *i, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	if (!strncmp(argv[*i], opt, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (!strcmp(argv[*i], opt)) {
+		if (*i + 1 >= argc)
+			return NULL;
+		return argv[++*i];
+	}
+	return NULL;
+}
+
+static bool is_opt(const char *arg, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	return !strncmp(arg, opt, n) && (arg[n] == '\0' || arg[n] == '=');
+}
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	atomic_store(&run_stop, true);
+}
+
+struct cli {
+	bool tty;           /* the progress line is on screen */
+	bool shown;
+};
+
+static void clear_progress(struct cli *c)
+{
+	if (c->shown) {
+		fputs("\r\033[K", stderr);
+		c->shown = false;
+	}
+}
+
+static void on_progress(void *ctx, const struct iolat_runner_progress *p)
+{
+	struct cli *c = ctx;
+
+	if (!c->tty)
+		return;
+	if (p->total_ns)
+		fprintf(stderr, "\r\033[K[%5.1fs/%.0fs] %u jobs  %8.0f IOPS  %8.1f MiB/s  %" PRIu64
+			" errors", (double)p->elapsed_ns / 1e9, (double)p->total_ns / 1e9,
+			p->jobs_running, p->iops, p->mib_s, p->errors);
+	else
+		fprintf(stderr, "\r\033[K[%5.1fs] %u jobs  %8.0f IOPS  %8.1f MiB/s  %" PRIu64
+			" errors", (double)p->elapsed_ns / 1e9, p->jobs_running, p->iops, p->mib_s,
+			p->errors);
+	fflush(stderr);
+	c->shown = true;
+}
+
+static void on_note(void *ctx, const char *line)
+{
+	clear_progress(ctx);
+	fprintf(stderr, "iolat run: %s\n", line);
+}
+
+/* Failed I/Os, per group, on stderr. */
+static void report_errors(const struct iolat_runner_result *res)
+{
+	struct iolat_report_row row;
+
+	fprintf(stderr, "iolat run: %" PRIu64 " I/Os failed", res->nr_errors);
+	if (res->nr_short || res->nr_verify_failed)
+		fprintf(stderr, " (%" PRIu64 " short, %" PRIu64 " bad data)", res->nr_short,
+			res->nr_verify_failed);
+	fprintf(stderr, "\n");
+	for (unsigned i = 0; i < iolat_report_nr_rows(res->report); i++) {
+		if (iolat_report_row(res->report, i, &row) == 0)
+			fprintf(stderr, "  group %-24s %" PRIu64 " failed I/Os\n", row.name, row.errors);
+	}
+	if (res->first_error[0])
+		fprintf(stderr, "  first: %s\n", res->first_error);
+}
+
+int iolat_cmd_run(int argc, char **argv)
+{
+	struct iolat_runner_opts o = { .control = -1, .kernel_compat = -1, .stop = &run_stop };
+	const char *file = NULL, *logdir = NULL;
+	bool json = false, quiet = false;
+	struct iolat_jobfile *jf = NULL;
+	struct iolat_runner_result *res = NULL;
+	char err[IOLAT_JOBFILE_ERR_MAX];
+	struct cli cli = { 0 };
+	struct sigaction sa = { .sa_handler = on_sigint }, old_sa;
+	int ret, rc = IOLAT_EXIT_OK;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return IOLAT_EXIT_OK;
+		} else if (is_opt(a, "--output-format")) {
+			if (!(v = opt_value(argc, argv, &i, "--output-format")))
+				return bad_usage("%s needs normal or json", "--output-format");
+			if (!strcmp(v, "json"))
+				json = true;
+			else if (!strcmp(v, "normal"))
+				json = false;
+			else
+				return bad_usage("--output-format: '%s' is not normal or json", v);
+		} else if (is_opt(a, "--log")) {
+			if (!(v = opt_value(argc, argv, &i, "--log")) || !*v)
+				return bad_usage("%s needs a directory", "--log");
+			logdir = v;
+		} else if (is_opt(a, "--faults")) {
+			if (!(v = opt_value(argc, argv, &i, "--faults")))
+				return bad_usage("%s needs options (kind=eio,rate=0.01...)", "--faults");
+			o.fault_options = v;
+		} else if (!strcmp(a, "--no-control")) {
+			o.control = 0;
+		} else if (!strcmp(a, "--kernel-compat")) {
+			o.kernel_compat = 1;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			quiet = true;
+		} else if (a[0] == '-' && a[1]) {
+			return bad_usage("unknown option '%s'", a);
+		} else if (file) {
+			return bad_usage("one job file only ('%s' is a second)", a);
+		} else {
+			file = a;
+		}
+	}
+	if (!file)
+		return bad_usage("%s", "a job file is needed: iolat run JOBFILE");
+
+	ret = iolat_jobfile_parse_file(file, &jf, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "iolat run: %s\n", err[0] ? err : strerror(-ret));
+		return ret == -ENOMEM ? IOLAT_EXIT_FAILED : IOLAT_EXIT_USAGE;
+	}
+	cli.tty = !quiet && isatty(STDERR_FILENO);
+	o.progress = on_progress;
+	o.note = on_note;
+	o.ctx = &cli;
+	atomic_store(&run_stop, false);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND;    /* a second Ctrl-C kills */
+	sigaction(SIGINT, &sa, &old_sa);
+	ret = iolat_runner_run(jf, &o, &res, err, sizeof(err));
+	sigaction(SIGINT, &old_sa, NULL);
+	clear_progress(&cli);
+	if (ret) {
+		fprintf(stderr, "iolat run: %s\n", err[0] ? err : strerror(-ret));
+		rc = ret == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
+		goto out;
+	}
+	if (atomic_load(&run_stop))
+		fprintf(stderr, "iolat run: interrupted: reporting what ran\n");
+	if (json) {
+		ret = iolat_report_write_json(res->report, stdout);
+	} else {
+		printf("device %s (%s, %s rule%s), nr_requests %u, %.1f s, controller %s\n",
+		       res->disk[0] ? res->disk : "unknown",
+		       res->rotational ? "rotational" : "non-rotational",
+		       res->rotational ? "mean" : "p90",
+		       res->device_known ? "" : ", defaults: not found in sysfs",
+		       res->nr_requests, (double)res->duration_ns / 1e9,
+		       !res->control ? "off" : res->kernel_compat ? "on (kernel compat)" : "on");
+		ret = iolat_report_write_table(res->report, stdout);
+	}
+	if (ret || fflush(stdout)) {
+		fprintf(stderr, "iolat run: cannot write the report: %s\n", strerror(EIO));
+		rc = IOLAT_EXIT_FAILED;
+		goto out;
+	}
+	if (logdir) {
+		unsigned flags = 0;
+
+		ret = iolat_report_write_log(res->report, logdir, &flags, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "iolat run: --log %s: %s\n", logdir,
+				err[0] ? err : strerror(-ret));
+			rc = IOLAT_EXIT_FAILED;
+		} else if (flags & IOLAT_LOG_NO_GNUPLOT) {
+			fprintf(stderr, "iolat run: gnuplot not found: CSV written to %s, plots skipped\n",
+				logdir);
+		} else if (flags & IOLAT_LOG_PLOT_FAILED) {
+			fprintf(stderr, "iolat run: gnuplot failed: CSV written to %s, no plots\n",
+				logdir);
+		}
+	}
+	if (res->nr_errors) {
+		report_errors(res);
+		rc = IOLAT_EXIT_FAILED;
+	}
+out:
+	iolat_runner_result_free(res);
+	iolat_jobfile_free(jf);
+	return rc;
+}

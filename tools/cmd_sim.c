@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `iolat sim JOBFILE`: the job file on a simulated device (src/sim), in
+ * virtual time, through the real controller. Parses the options and the job
+ * file, runs iolat_sim_run(), prints the per-group table or JSON, and writes
+ * the CSV time series and plots with --log. Same job file and seed, same
+ * output, byte for byte (wall-clock figures go to stderr, and only with -v).
+ * Exit: 0 ok, 1 the simulation failed, 2 bad usage or bad job file.
+ * Context: the CLI's main thread.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "job/jobfile.h"
+#include "job/report.h"
+#include "sim/sim_run.h"
+
+static void usage(FILE *f)
+{
+	char *models;
+	int n = iolat_sim_format_models(NULL, 0);
+
+	fprintf(f,
+		"usage: iolat sim JOBFILE [--seed N] [--output-format=normal|json] [--log DIR]\n"
+		"                 [--no-control] [--kernel-compat] [-v]\n"
+		"\n"
+		"Runs JOBFILE's jobs on a simulated device in virtual time, through the real\n"
+		"io.latency controller: deterministic (same file and seed, same output) and\n"
+		"much faster than real time. The job file is the one `iolat run` reads; the\n"
+		"device is chosen in [global] with device=ssd|hdd|bad-ssd (default ssd) and\n"
+		"tuned with the model keys below; nr_requests= sets the device queue depth.\n"
+		"\n"
+		"options:\n"
+		"  --seed N                 seed of every random choice (default: the job\n"
+		"                           file's seed=, else 1)\n"
+		"  --output-format=FMT      normal (the per-group table) or json\n"
+		"  --log DIR                per-window CSV time series per group, and plots\n"
+		"                           (latency.png, depth.png) when gnuplot is installed\n"
+		"  --no-control             run without the controller (as control=0)\n"
+		"  --kernel-compat          the kernel's timer and HDD-mean behaviour\n"
+		"                           (IOLAT_CTL_KERNEL_COMPAT) instead of ours\n"
+		"  -v, --verbose            events run and wall time on stderr\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"exit status: 0 ok, 1 the simulation failed, 2 bad usage or bad job file\n"
+		"\n"
+		"device models and their job-file keys (key=default):\n");
+	if (n > 0 && (models = malloc((size_t)n + 1))) {
+		iolat_sim_format_models(models, (size_t)n + 1);
+		fputs(models, f);
+		free(models);
+	}
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "iolat sim: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see iolat sim --help)\n");
+	return IOLAT_EXIT_USAGE;
+}
+
+/* "--opt=VALUE" or "--opt VALUE": the value, advancing *i for the latter. */
+static const char *opt_value(int argc, char **argv, int *i, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	if (!strncmp(argv[*i], opt, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (!strcmp(argv[*i], opt)) {
+		if (*i + 1 >= argc)
+			return NULL;
+		return argv[++*i];
+	}
+	return NULL;
+}
+
+static bool is_opt(const char *arg, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	return !strncmp(arg, opt, n) && (arg[n] == '\0' || arg[n] == '=');
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int iolat_cmd_sim(int argc, char **argv)
+{
+	struct iolat_sim_opts o = { .control = -1, .kernel_compat = -1 };
+	const char *file = NULL, *logdir = NULL;
+	bool json = false, verbose = false;
+	struct iolat_jobfile *jf = NULL;
+	struct iolat_sim_result *res = NULL;
+	char err[IOLAT_JOBFILE_ERR_MAX];
+	double t0;
+	int ret, rc = IOLAT_EXIT_OK;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return IOLAT_EXIT_OK;
+		} else if (is_opt(a, "--seed")) {
+			char *end;
+
+			if (!(v = opt_value(argc, argv, &i, "--seed")))
+				return bad_usage("%s needs a number", "--seed");
+			errno = 0;
+			o.seed = strtoull(v, &end, 0);
+			if (!*v || *end || errno || *v == '-')
+				return bad_usage("--seed: '%s' is not a non-negative integer", v);
+			o.seed_set = true;
+		} else if (is_opt(a, "--output-format")) {
+			if (!(v = opt_value(argc, argv, &i, "--output-format")))
+				return bad_usage("%s needs normal or json", "--output-format");
+			if (!strcmp(v, "json"))
+				json = true;
+			else if (!strcmp(v, "normal"))
+				json = false;
+			else
+				return bad_usage("--output-format: '%s' is not normal or json", v);
+		} else if (is_opt(a, "--log")) {
+			if (!(v = opt_value(argc, argv, &i, "--log")) || !*v)
+				return bad_usage("%s needs a directory", "--log");
+			logdir = v;
+		} else if (!strcmp(a, "--no-control")) {
+			o.control = 0;
+		} else if (!strcmp(a, "--kernel-compat")) {
+			o.kernel_compat = 1;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			verbose = true;
+		} else if (a[0] == '-' && a[1]) {
+			return bad_usage("unknown option '%s'", a);
+		} else if (file) {
+			return bad_usage("one job file only ('%s' is a second)", a);
+		} else {
+			file = a;
+		}
+	}
+	if (!file)
+		return bad_usage("%s", "a job file is needed: iolat sim JOBFILE");
+
+	ret = iolat_jobfile_parse_file(file, &jf, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "iolat sim: %s\n", err[0] ? err : strerror(-ret));
+		return ret == -ENOMEM ? IOLAT_EXIT_FAILED : IOLAT_EXIT_USAGE;
+	}
+	t0 = wall_s();
+	ret = iolat_sim_run(jf, &o, &res, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "iolat sim: %s\n", err[0] ? err : strerror(-ret));
+		rc = ret == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
+		goto out;
+	}
+	if (verbose)
+		fprintf(stderr, "iolat sim: %" PRIu64 " events, %.3f virtual s in %.3f wall s\n",
+			res->events, (double)res->duration_ns / 1e9, wall_s() - t0);
+	if (json) {
+		ret = iolat_report_write_json(res->report, stdout);
+	} else {
+		printf("device %s (%s, %s rule), nr_requests %u, seed %" PRIu64 ", "
+		       "%.3f s virtual, controller %s\n",
+		       res->device, res->rotational ? "rotational" : "non-rotational",
+		       res->rotational ? "mean" : "p90", res->nr_requests, res->seed,
+		       (double)res->duration_ns / 1e9,
+		       !res->control ? "off" : res->kernel_compat ? "on (kernel compat)" : "on");
+		ret = iolat_report_write_table(res->report, stdout);
+	}
+	if (ret || fflush(stdout)) {
+		fprintf(stderr, "iolat sim: cannot write the report: %s\n", strerror(EIO));
+		rc = IOLAT_EXIT_FAILED;
+		goto out;
+	}
+	if (logdir) {
+		unsigned flags = 0;
+
+		ret = iolat_report_write_log(res->report, logdir, &flags, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "iolat sim: --log %s: %s\n", logdir,
+				err[0] ? err : strerror(-ret));
+			rc = IOLAT_EXIT_FAILED;
+		} else if (flags & IOLAT_LOG_NO_GNUPLOT) {
+			fprintf(stderr, "iolat sim: gnuplot not found: CSV written to %s, plots skipped\n",
+				logdir);
+		} else if (flags & IOLAT_LOG_PLOT_FAILED) {
+			fprintf(stderr, "iolat sim: gnuplot failed: CSV written to %s, no plots\n",
+				logdir);
+		}
+	}
+out:
+	iolat_sim_result_free(res);
+	iolat_jobfile_free(jf);
+	return rc;
+}

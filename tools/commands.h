@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The iolat subcommands. tools/iolat.c dispatches `iolat run|sim|demo` to these;
+ * each lives in its own file (cmd_run.c, cmd_sim.c, cmd_demo.c) owned by the
+ * engineer of that runner. argv[0] is the subcommand name ("run"...).
+ * Return (the process exit code): 0 ok, 1 run failed (I/O errors), 2 bad usage
+ * or bad job file.
+ * Context: the main thread of the CLI.
+ */
+#ifndef IOLAT_TOOLS_COMMANDS_H
+#define IOLAT_TOOLS_COMMANDS_H
+
+#define IOLAT_EXIT_OK     0
+#define IOLAT_EXIT_FAILED 1
+#define IOLAT_EXIT_USAGE  2
+
+int iolat_cmd_run(int argc, char **argv);
+int iolat_cmd_sim(int argc, char **argv);
+int iolat_cmd_demo(int argc, char **argv);
+
+#endif /* IOLAT_TOOLS_COMMANDS_H */
