@@ -23,7 +23,8 @@ ifeq ($(SAN),tsan)
 SANFLAGS = -fsanitize=thread -fno-omit-frame-pointer
 endif
 
-HAVE_URING := $(shell printf '\#include <liburing.h>\nint main(void){return 0;}\n' | $(CC) -x c - -o /dev/null -luring >/dev/null 2>&1 && echo 1)
+# liburing: found through pkg-config or its header (override: make HAVE_URING=0)
+HAVE_URING ?= $(shell (pkg-config --exists liburing 2>/dev/null || test -e /usr/include/liburing.h) && echo 1)
 ifeq ($(HAVE_URING),1)
 CONFIG_DEFS += -DCONFIG_HAVE_LIBURING
 LDLIBS += -luring

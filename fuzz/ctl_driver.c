@@ -35,6 +35,7 @@
 #define CD_MAX_GROUPS 16
 #define CD_MAX_IOS    256
 #define CD_MAX_LEVEL  3
+#define CD_MAX_SUBMITS 4096 /* per run: bounds the time one input takes */
 #define CD_ROOT       (-1)
 #define CD_NONE       (-2)
 
@@ -86,6 +87,7 @@ struct cd {
 	unsigned step;
 	int op;
 	unsigned next_io;
+	unsigned submits;
 	struct cd_group grp[CD_MAX_GROUPS];
 	struct cd_io io[CD_MAX_IOS];
 	/* Scratch for the invariant check. */
@@ -477,8 +479,9 @@ static void do_submit(struct cd *d, int m, uint8_t fb)
 	struct iolat_group *g;
 	struct cd_io *c;
 
-	if (i < 0 || m == CD_NONE)
+	if (i < 0 || m == CD_NONE || d->submits >= CD_MAX_SUBMITS)
 		return;
+	d->submits++;
 	c = &d->io[i];
 	g = gptr(d, m);
 	c->state = CDI_SUBMITTING;

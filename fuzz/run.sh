@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Runs each fuzz target built by fuzz/build.sh for SECONDS (default 60) on a
-# temporary copy of its seed corpus (fuzz/corpus/<target>/), so the repository
+# temporary copy of its seed corpus (fuzz/corpus/<target>/; with the
+# dictionary fuzz/<target>.dict when there is one), so the repository
 # is never modified. Prints the executions of each target; on a crash or a
 # broken invariant, prints the input (hex) and exits 1. Crash inputs are kept
 # in ${O:-build}/fuzz/artifacts/<target>/.
@@ -29,8 +30,9 @@ for t in "${targets[@]}"; do
 	mkdir -p "$tmp/$t" "$O/fuzz/artifacts/$t"
 	[ -d "fuzz/corpus/$t" ] && cp fuzz/corpus/"$t"/* "$tmp/$t/" 2>/dev/null
 	log="$O/fuzz/$t.log"
+	dict=(); [ -f "fuzz/$t.dict" ] && dict=(-dict="fuzz/$t.dict")
 	"$bin" -max_total_time="$secs" -max_len="${maxlen[$t]:-4096}" -timeout=20 \
-		-rss_limit_mb=2048 -print_final_stats=1 \
+		-rss_limit_mb=2048 -print_final_stats=1 "${dict[@]}" \
 		-artifact_prefix="$O/fuzz/artifacts/$t/" "$tmp/$t" >"$log" 2>&1
 	st=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)

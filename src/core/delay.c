@@ -52,8 +52,8 @@ void iolat_delay_scale(struct iolat_group *g, uint64_t now)
 
 	if (atomic_load(&g->use_delay) < 0)
 		return;
-	if (now < old + NSEC_PER_SEC)
-		return;
+	if (now <= old + NSEC_PER_SEC)
+		return; /* decays only more than 1 s after delay_start (3.9) */
 	if (!atomic_compare_exchange_strong(&g->delay_start, &old, now))
 		return; /* another thread decays this period */
 	last_delay = atomic_load_explicit(&g->last_delay, memory_order_relaxed);

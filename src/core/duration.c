@@ -37,9 +37,12 @@ int iolat_parse_duration(const char *s, uint64_t *ns)
 		return 0;
 	}
 	for (; *p >= '0' && *p <= '9'; p++) {
-		if (whole > (UINT64_MAX - 9) / 10)
+		uint64_t d = (uint64_t)(*p - '0');
+
+		/* Exact: every value up to UINT64_MAX ns parses back ("...615ns"). */
+		if (whole > (UINT64_MAX - d) / 10)
 			return -EINVAL;
-		whole = whole * 10 + (uint64_t)(*p - '0');
+		whole = whole * 10 + d;
 		digits = true;
 	}
 	if (*p == '.') {

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dev_badssd.c - the "bad-ssd" model: a cheap DRAM-less QLC drive. Same
- * mechanics as "ssd" (see dev_ssd.c: units, chunks in one FIFO, a write
- * buffer, pauses), with its own keys (badssd_*) and figures:
+ * dev_badssd.c - the "bad-ssd" device model (a cheap DRAM-less QLC drive):
+ * its parameter table (badssd_* keys) over the flash mechanics of dev_ssd.c.
+ * Context: one simulation thread.
+ */
+
+/*
+ * The model, and where its figures come from. The same mechanics as "ssd"
+ * (see dev_ssd.c: units, chunks in one FIFO, a write buffer, pauses; here
+ * the pauses are called stalls), with its own keys and figures:
  * - 4 units (a 4-channel DRAM-less controller); reads 100 us fixed (map
  *   lookups miss the absent DRAM) + 4 KiB at 300 MB/s a unit = ~115 us;
  * - a small write cache: 64 MiB (the SLC cache of a nearly full QLC drive
@@ -18,7 +24,6 @@
  * (AnandTech "heavy"/"ATSB" traces, Tom's Hardware write-saturation plots)
  * show read latencies of tens of ms and multi-hundred-ms write stalls once
  * the cache is exhausted.
- * Context: one simulation thread.
  */
 #include <stddef.h>
 

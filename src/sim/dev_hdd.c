@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dev_hdd.c - the "hdd" model: one 7200 rpm disk head behind an elevator.
+ * dev_hdd.c - the "hdd" device model: one 7200 rpm disk head behind an
+ * elevator; its parameter table (hdd_* keys) and its service-time arithmetic.
+ * The device queue in front of it is device.c's.
+ * Context: one simulation thread.
+ */
+
+/*
+ * The model, and where its figures come from.
  *
  * Serving a request costs seek + rotational wait + transfer, one at a time:
  * - seek: 0 on the same track; otherwise t2t + (full - t2t) * x^k for a seek
@@ -22,7 +29,6 @@
  * turn (4.17 ms average latency), sustained 160-250 MB/s outer to inner
  * (180 MB/s chosen). Expiry 500 ms / 5 s: mq-deadline's fifo_expire_read and
  * fifo_expire_write defaults (Documentation/block/deadline-iosched.rst).
- * Context: one simulation thread.
  */
 #include <errno.h>
 #include <math.h>
@@ -74,8 +80,11 @@ static int hdd_init(struct iolat_sim_dev *d)
 	struct hdd *h = d->priv;
 	double span, ratio;
 
-	if (!(c->seek_t2t_ms <= c->seek_avg_ms && c->seek_avg_ms < c->seek_full_ms))
-		return -EINVAL;
+	if (!(c->seek_t2t_ms <= c->seek_avg_ms && c->seek_avg_ms < c->seek_full_ms)) {
+		d->err_key = "hdd_seek_avg_ms";
+		d->err_msg = "needs hdd_seek_t2t_ms <= hdd_seek_avg_ms < hdd_seek_full_ms";
+		return -EDOM;
+	}
 	h->cap = (uint64_t)(c->capacity_gib * 1073741824.0);
 	h->rev_ns = (uint64_t)llround(60e9 / c->rpm);
 	h->track_bytes = (uint64_t)llround(c->media_mbps * 1e6 * 60.0 / c->rpm);

@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dev_ssd.c - the "ssd" model (a good NVMe/SATA drive) and the flash
- * mechanics it shares with "bad-ssd" (dev_badssd.c).
+ * dev_ssd.c - the "ssd" device model (a good NVMe/SATA drive): its parameter
+ * table (ssd_* keys) and the flash mechanics it shares with "bad-ssd"
+ * (dev_badssd.c): units, chunks, write buffer, pauses.
+ * Context: one simulation thread.
+ */
+
+/*
+ * The model, and where its figures come from.
  *
  * - The drive has `units` internal units (channels x dies) working at once.
  *   A request larger than chunk_kib is cut into chunks of that size; chunks
@@ -17,9 +23,9 @@
  *   idle unit (host reads preempt the drain, as drives suspend programs for
  *   reads). A write that finds the buffer full is programmed directly: its
  *   chunks take units, prog_us + size at unit_prog_mbps each.
- * - After every pause_every_mib programmed (directly or by the drain) the
- *   drive pauses (garbage collection): for uniform(pause_min_ms,
- *   pause_max_ms) no chunk starts, nothing drains, and the host link accepts
+ * - After every ssd_gc_every_mib programmed (directly or by the drain) the
+ *   drive pauses (garbage collection): for uniform(ssd_gc_min_ms,
+ *   ssd_gc_max_ms) no chunk starts, nothing drains, and the host link accepts
  *   nothing; requests already on a unit finish.
  * Non-rotational: the controller uses its p90 rule.
  *
@@ -35,10 +41,10 @@
  * write/read latency under load: single-digit ms). The real SLC cache is tens
  * of GB; 256 MiB here so a short run reaches steady state (raise ssd_wbuf_mib
  * to study bursts).
- * Context: one simulation thread.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -71,8 +77,15 @@ int iolat_sim_flash_init(struct iolat_sim_dev *d)
 	const struct iolat_sim_flash_cfg *c = d->cfg;
 	struct iolat_sim_flash *f = d->priv;
 
-	if (c->pause_min_ms > c->pause_max_ms)
-		return -EINVAL;
+	if (c->pause_min_ms > c->pause_max_ms) {
+		/* The two models name the pause keys differently. */
+		bool bad = d->model->prefix[0] == 'b';
+
+		d->err_key = bad ? "badssd_stall_min_ms" : "ssd_gc_min_ms";
+		d->err_msg = bad ? "needs badssd_stall_min_ms <= badssd_stall_max_ms" :
+				   "needs ssd_gc_min_ms <= ssd_gc_max_ms";
+		return -EDOM;
+	}
 	f->units = (uint32_t)c->units;
 	f->chunk_bytes = (uint64_t)(c->chunk_kib * 1024.0);
 	f->read_ns_per_byte = 1000.0 / c->unit_read_mbps;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,13 +47,17 @@ uint64_t iolat_sim_xfer_ns(uint64_t bytes, double mb_per_s)
 }
 
 int iolat_sim_dev_create(const struct iolat_sim_dev_config *cfg, struct iolat_sim_evq *q,
-			 struct iolat_sim_dev **out, size_t *bad)
+			 struct iolat_sim_dev **out, size_t *bad, struct iolat_sim_dev_err *why)
 {
 	const struct iolat_sim_model *m = cfg->model;
 	struct iolat_sim_dev *d;
 	int ret;
 
 	*out = NULL;
+	if (bad)
+		*bad = SIZE_MAX;
+	if (why)
+		why->key = why->msg = NULL;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
@@ -78,8 +83,13 @@ int iolat_sim_dev_create(const struct iolat_sim_dev_config *cfg, struct iolat_si
 		}
 	}
 	ret = m->init ? m->init(d) : 0;
-	if (ret)
+	if (ret) {
+		if (why) {
+			why->key = d->err_key;
+			why->msg = d->err_msg;
+		}
 		goto fail;
+	}
 	*out = d;
 	return 0;
 fail:

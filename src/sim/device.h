@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * device.h - a simulated block device: a device queue of nr_requests slots in
- * front of a device model (hdd, ssd, bad-ssd).
- *
+ * device.h - a simulated block device: the device-model ops table, the model
+ * registry, and the device queue of nr_requests slots in front of a model
+ * (hdd, ssd, bad-ssd). Implemented by device.c; models in dev_*.c.
+ * Context: one simulation thread; nothing here locks.
+ */
+
+/*
  * A request submitted to the device takes one of nr_requests slots (the
  * kernel's tags) or waits, FIFO, for one. Slot holders sit in the device queue
  * until the model accepts them: the model's start() takes a request or says
@@ -12,8 +16,8 @@
  * simulation's event queue and ends a request with iolat_sim_dev_complete().
  * Completion frees the slot, lets the device start its next request, and only
  * then calls the owner's callback, as a real device is already busy again
- * when the host hears of a completion.
- * Context: one simulation thread; nothing here locks.
+ * when the host hears of a completion. A model never completes a request
+ * from inside start(): always from an event.
  */
 #ifndef IOLAT_SIM_DEVICE_H
 #define IOLAT_SIM_DEVICE_H
@@ -53,7 +57,8 @@ struct iolat_sim_model {
 	const struct iolat_sim_param *params; /* ends with name == NULL */
 	size_t cfg_size;         /* size of the model's config struct (doubles) */
 	size_t priv_size;        /* model state, zeroed, at dev->priv */
-	/* After the parameters are set. Return: 0 or -errno. */
+	/* After the parameters are set. Return: 0, -EDOM (inconsistent
+	 * parameters: set dev->err_key and dev->err_msg) or -errno. */
 	int (*init)(struct iolat_sim_dev *d);
 	/* Optional: index in dev->queue[] of the next request to start; NULL: 0. */
 	uint32_t (*pick)(struct iolat_sim_dev *d, uint64_t now_ns);
@@ -96,6 +101,9 @@ struct iolat_sim_dev {
 	struct iolat_sim_req *wait_head, *wait_tail;
 	uint32_t nr_waiting;
 	struct iolat_sim_dev_stat st;
+	/* Set by a model's init when it rejects its parameters together. */
+	const char *err_key;          /* the key at fault */
+	const char *err_msg;          /* the rule it breaks */
 };
 
 struct iolat_sim_kv {
@@ -112,12 +120,19 @@ struct iolat_sim_dev_config {
 
 /**
  * iolat_sim_dev_create() - a device on @q with @cfg's model and parameters.
- * @bad: set to the index in cfg->params of the parameter that failed.
+ * @bad: set to the index in cfg->params of the parameter that failed, or to
+ * SIZE_MAX when no single parameter did.
+ * @why: for a set of parameters the model rejects together (-EDOM): the key
+ * at fault and the rule it breaks; may be NULL.
  * Return: 0; -ENOENT (a key the model does not have), -EINVAL (not a number),
- * -ERANGE (outside the parameter's range); -ENOMEM; or the model init's error.
+ * -ERANGE (outside the parameter's range), -EDOM (inconsistent parameters);
+ * -ENOMEM.
  */
+struct iolat_sim_dev_err {
+	const char *key, *msg;
+};
 int iolat_sim_dev_create(const struct iolat_sim_dev_config *cfg, struct iolat_sim_evq *q,
-			 struct iolat_sim_dev **out, size_t *bad);
+			 struct iolat_sim_dev **out, size_t *bad, struct iolat_sim_dev_err *why);
 void iolat_sim_dev_destroy(struct iolat_sim_dev *d);
 
 /** iolat_sim_dev_submit() - hand @r (owner fields filled) to the device now. */

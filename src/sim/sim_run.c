@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sim_run.c - the sim engine: a job file on a simulated device, in virtual
- * time, through the real controller (see sim_run.h).
- *
+ * time, through the real controller (see sim_run.h): set-up, the submitters,
+ * the tick, sampling, the end of a run and the drain.
+ * Context: one thread per run; all state is local to the run.
+ */
+
+/*
  * Each job clone is one submitter. It issues its workload's I/O (offsets,
  * arrivals, rate caps and bursts come from src/job/workload) up to iodepth
  * in flight: admission through iolat_throttle_async_at() (a queued I/O is
@@ -12,9 +16,9 @@
  * delay, sleeps that long in virtual time, then issues one round unchecked.
  * The controller ticks every virtual second. Every sample interval the report
  * and the result's series take a sample. At the end of the run (the latest
- * job end, or when every job is done) the report is finished; I/O still in
+ * job's end, start + startdelay + runtime; or, when some job has no runtime,
+ * the moment every job is done) the report is finished; I/O still in
  * flight then drains without being counted, so the controller ends idle.
- * Context: one thread per run; all state is local to the run.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -313,7 +317,8 @@ static void job_finished(struct sim_job *j, uint64_t now)
 	if (j->done)
 		return;
 	j->done = true;
-	if (--s->active == 0)
+	/* With a known end (every job has a runtime) the run lasts until then. */
+	if (--s->active == 0 && s->t_end == UINT64_MAX)
 		stop_run(s, now);
 }
 
@@ -439,6 +444,7 @@ static int setup_device(struct sim *s, char *err, size_t errlen)
 	const struct iolat_sim_model *m = iolat_sim_model_find(name);
 	struct iolat_sim_dev_config cfg = { .model = m, .seed = s->res->seed,
 					    .nr_requests = jf->global.nr_requests };
+	struct iolat_sim_dev_err why;
 	struct iolat_sim_kv *kv;
 	size_t bad = 0;
 	int ret;
@@ -467,7 +473,7 @@ static int setup_device(struct sim *s, char *err, size_t errlen)
 	}
 	cfg.params = kv;
 	cfg.nr_params = jf->nr_params;
-	ret = iolat_sim_dev_create(&cfg, &s->q, &s->dev, &bad);
+	ret = iolat_sim_dev_create(&cfg, &s->q, &s->dev, &bad, &why);
 	if (ret && bad < jf->nr_params && (ret == -ENOENT || ret == -EINVAL || ret == -ERANGE)) {
 		const struct iolat_jobfile_param *p = &jf->params[bad];
 		const struct iolat_sim_param *pp = iolat_sim_param_find(m->params, p->key);
@@ -482,10 +488,20 @@ static int setup_device(struct sim *s, char *err, size_t errlen)
 			set_err(err, errlen, "%s:%u: key '%s': %s is out of range [%g..%g]",
 				jf->file, p->line, p->key, p->value, pp->min, pp->max);
 		ret = -EINVAL;
-	} else if (ret == -EINVAL) {
-		set_err(err, errlen, "%s: device=%s: inconsistent model parameters "
-			"(e.g. hdd_seek_avg_ms must lie between t2t and full stroke; "
-			"a pause's min must not exceed its max)", jf->file, m->name);
+	} else if (ret == -EDOM) {
+		unsigned line = 0;
+
+		/* Name the line of the key at fault, else of any key of this model. */
+		for (unsigned i = 0; i < jf->nr_params; i++)
+			if (!line || (why.key && !strcmp(jf->params[i].key, why.key)))
+				line = jf->params[i].line;
+		if (line)
+			set_err(err, errlen, "%s:%u: key '%s': %s", jf->file, line,
+				why.key ? why.key : "?", why.msg ? why.msg : "inconsistent parameters");
+		else
+			set_err(err, errlen, "%s: device=%s: %s", jf->file, m->name,
+				why.msg ? why.msg : "inconsistent parameters");
+		ret = -EINVAL;
 	}
 	free(kv);
 	if (!ret) {
@@ -697,6 +713,18 @@ static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t 
 		set_err(err, errlen, "%s: %llu I/Os never completed (a wedged controller?)",
 			jf->file, (unsigned long long)s->inflight);
 		return -EIO;
+	}
+	/* Every I/O completed exactly once: the controller must be idle again. */
+	for (unsigned i = 0; s->ctl && i < jf->nr_groups; i++) {
+		struct iolat_group_stat st;
+
+		if (!iolat_group_stat(s->rows[i].g, &st) && (st.inflight || st.waiters)) {
+			set_err(err, errlen, "%s: group '%s' still has %u in flight and %u waiting "
+				"after every I/O completed", jf->file, jf->groups[i].path,
+				st.inflight, st.waiters);
+			s->inflight = 1;   /* keep the controller: destroying it would not be safe */
+			return -EIO;
+		}
 	}
 	return 0;
 }

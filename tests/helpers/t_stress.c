@@ -175,7 +175,8 @@ static void t_check_group(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t
 {
 	uint32_t inflight = atomic_load(&g->inflight), nwait = atomic_load(&g->nwait);
 	uint32_t depth = atomic_load(&g->max_depth);
-	uint32_t floor = IOLAT_DEFAULT_COOKIE - 2 * qd;
+	/* The cookie never goes more than 2 qd below the default (scale.c). */
+	uint32_t floor = 2ull * qd >= IOLAT_DEFAULT_COOKIE ? 0 : IOLAT_DEFAULT_COOKIE - 2 * qd;
 	uint32_t cc, sc, sg;
 	bool fixed = c->flags & T_INV_FIXED_QD;
 

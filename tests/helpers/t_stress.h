@@ -64,7 +64,7 @@ int t_check_holdings(struct iolat_ctl *ctl, const uint32_t *inflight, const uint
 uint32_t t_inv_nr_groups(const struct iolat_ctl *ctl);
 /* Arena index of @g. */
 uint32_t t_inv_group_idx(const struct iolat_group *g);
-/* Whether @io took slots (IOLAT_IO admitted while enabled, not yet completed). */
+/* Whether @io holds slots: admitted while enabled, not yet completed or cancelled. */
 bool t_inv_io_tracked(const struct iolat_io *io);
 /* Whether @io waited for a slot at some level (stays set after the grant). */
 bool t_inv_io_waited(const struct iolat_io *io);

@@ -107,6 +107,30 @@ static void test_duration_trailing_blanks(void **state)
 	}
 }
 
+/*
+ * fuzz_duration: "\t18446744073709551.615" (bare microseconds) parsed to
+ * UINT64_MAX ns, but "18446744073709551615ns" was refused: the digit loop
+ * refused any 20-digit number above (UINT64_MAX - 9) / 10 * 10. Fixed in
+ * src/core/duration.c: an exact overflow check per digit.
+ */
+static void test_duration_u64_max_round_trip(void **state)
+{
+	uint64_t ns = 0;
+
+	(void)state;
+	assert_int_equal(iolat_parse_duration("\t18446744073709551.615", &ns), 0);
+	assert_true(ns == UINT64_MAX);
+	ns = 0;
+	assert_int_equal(iolat_parse_duration("18446744073709551615ns", &ns), 0);
+	assert_true(ns == UINT64_MAX);
+	assert_int_equal(iolat_parse_duration("18446744073709551610ns", &ns), 0);
+	assert_true(ns == UINT64_MAX - 5);
+	assert_int_equal(iolat_parse_duration("18446744073709551616ns", &ns), -EINVAL);
+	assert_int_equal(iolat_parse_duration("18446744073709551620ns", &ns), -EINVAL);
+	assert_int_equal(iolat_parse_duration("18446744073709551.616", &ns), -EINVAL);
+	assert_int_equal(iolat_parse_duration("99999999999999999999999ns", &ns), -EINVAL);
+}
+
 /* Every seed of fuzz/corpus/fuzz_ctl/ still passes (skipped outside the repo root). */
 static void test_ctl_seed_corpus(void **state)
 {
@@ -145,6 +169,7 @@ int main(void)
 		cmocka_unit_test(test_ctl_huge_qd_cookie_wrap),
 		cmocka_unit_test(test_scale_steps_saturate),
 		cmocka_unit_test(test_duration_trailing_blanks),
+		cmocka_unit_test(test_duration_u64_max_round_trip),
 		cmocka_unit_test(test_ctl_seed_corpus),
 	};
 

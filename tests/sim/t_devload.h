@@ -125,7 +125,7 @@ static inline struct iolat_sim_dev *t_dev(struct iolat_sim_evq *q, const char *n
 	};
 	struct iolat_sim_dev *d = NULL;
 
-	if (!cfg.model || iolat_sim_dev_create(&cfg, q, &d, NULL))
+	if (!cfg.model || iolat_sim_dev_create(&cfg, q, &d, NULL, NULL))
 		return NULL;
 	return d;
 }

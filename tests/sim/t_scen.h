@@ -16,6 +16,7 @@
 
 #include "iolatency.h"
 #include "job/jobfile.h"
+#include "job/report.h"
 #include "sim/sim_run.h"
 
 #define T_MS 1000000ull
@@ -64,6 +65,29 @@ static inline struct iolat_job *t_job(struct iolat_jobfile *jf, const char *name
 		if (!strcmp(jf->jobs[i].name, name))
 			return &jf->jobs[i];
 	return NULL;
+}
+
+/*
+ * Take job @name out of the run (its group stays): it is moved to the end
+ * and hidden by nr_jobs. Return the old nr_jobs, to restore before freeing.
+ */
+static inline unsigned t_drop_job(struct iolat_jobfile *jf, const char *name)
+{
+	unsigned n = jf->nr_jobs;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (strcmp(jf->jobs[i].name, name))
+			continue;
+		struct iolat_job tmp = jf->jobs[i];
+
+		memmove(&jf->jobs[i], &jf->jobs[i + 1], (n - i - 1) * sizeof(tmp));
+		jf->jobs[n - 1] = tmp;
+		for (unsigned k = 0; k < n; k++)
+			jf->jobs[k].index = k;
+		jf->nr_jobs = n - 1;
+		break;
+	}
+	return n;
 }
 
 /* Simulate @jf in @mode (for T_STATIC_CAP, job @capped gets rate=@cap_bps). */
@@ -134,7 +158,25 @@ static inline double t_mibs(const struct iolat_sim_result *r, const struct iolat
 	return t_hi > t_lo ? (double)bytes / 1048576.0 / ((double)(t_hi - t_lo) / 1e9) : 0;
 }
 
-/* Overall p90 of the samples' p90s is not a p90: use the window figures. */
+/* The report's row for @path (whole-run figures: p50/p90/mean, MiB/s). */
+static inline struct iolat_report_row t_row(const struct iolat_sim_result *r, const char *path)
+{
+	struct iolat_report_row row;
+
+	memset(&row, 0, sizeof(row));
+	for (unsigned i = 0; i < iolat_report_nr_rows(r->report); i++)
+		if (!iolat_report_row(r->report, i, &row) && !strcmp(row.name, path))
+			return row;
+	memset(&row, 0, sizeof(row));
+	return row;
+}
+
+static inline const struct iolat_sim_sample *t_last(const struct iolat_sim_result *r,
+						   const struct iolat_sim_group *g)
+{
+	return r->nr_samples ? &g->samples[r->nr_samples - 1] : NULL;
+}
+
 static inline uint64_t t_min_depth(const struct iolat_sim_result *r, const struct iolat_sim_group *g)
 {
 	uint32_t m = IOLAT_DEPTH_MAX;

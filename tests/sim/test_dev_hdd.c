@@ -143,11 +143,16 @@ static void test_deterministic_and_params(void **state)
 	struct iolat_sim_kv bad_seek[] = { { "hdd_seek_avg_ms", "20" } }; /* above full stroke */
 	struct iolat_sim_dev_config cfg = { .model = &iolat_sim_model_hdd, .seed = 1,
 					    .params = bad_seek, .nr_params = 1 };
+	struct iolat_sim_dev_err why;
+	size_t bad = 0;
 
 	assert_int_equal(digest(5), digest(5));
 	assert_int_not_equal(digest(5), digest(6));
 	iolat_sim_evq_init(&q, 0);
-	assert_int_equal(iolat_sim_dev_create(&cfg, &q, &d, NULL), -EINVAL);
+	assert_int_equal(iolat_sim_dev_create(&cfg, &q, &d, &bad, &why), -EDOM);
+	assert_int_equal(bad, SIZE_MAX);           /* no single value is wrong */
+	assert_string_equal(why.key, "hdd_seek_avg_ms");
+	assert_non_null(why.msg);
 	iolat_sim_evq_destroy(&q);
 }
 

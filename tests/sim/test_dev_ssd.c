@@ -178,7 +178,7 @@ static void test_params(void **state)
 	iolat_sim_evq_init(&q, 0);
 	cfg.params = ok;
 	cfg.nr_params = 2;
-	assert_int_equal(iolat_sim_dev_create(&cfg, &q, &d, &bad), 0);
+	assert_int_equal(iolat_sim_dev_create(&cfg, &q, &d, &bad, NULL), 0);
 	assert_int_equal(iolat_sim_dev_param(d, "ssd_units", &v), 0);
 	assert_true(v == 8);
 	assert_int_equal(iolat_sim_dev_param(d, "ssd_read_us", &v), 0);
@@ -190,16 +190,16 @@ static void test_params(void **state)
 
 	cfg.params = unknown;
 	cfg.nr_params = 2;
-	assert_int_equal(iolat_sim_dev_create(&cfg, &q, &d, &bad), -ENOENT);
+	assert_int_equal(iolat_sim_dev_create(&cfg, &q, &d, &bad, NULL), -ENOENT);
 	assert_int_equal(bad, 1);
 	assert_null(d);
 	cfg.params = junk;
 	cfg.nr_params = 1;
-	assert_int_equal(iolat_sim_dev_create(&cfg, &q, &d, &bad), -EINVAL);
+	assert_int_equal(iolat_sim_dev_create(&cfg, &q, &d, &bad, NULL), -EINVAL);
 	cfg.params = range;
-	assert_int_equal(iolat_sim_dev_create(&cfg, &q, &d, &bad), -ERANGE);
+	assert_int_equal(iolat_sim_dev_create(&cfg, &q, &d, &bad, NULL), -ERANGE);
 	cfg.params = hddkey;
-	assert_int_equal(iolat_sim_dev_create(&cfg, &q, &d, &bad), -ENOENT);
+	assert_int_equal(iolat_sim_dev_create(&cfg, &q, &d, &bad, NULL), -ENOENT);
 
 	assert_ptr_equal(iolat_sim_model_find("bad-ssd"), &iolat_sim_model_badssd);
 	assert_ptr_equal(iolat_sim_model_by_prefix("badssd_units"), &iolat_sim_model_badssd);

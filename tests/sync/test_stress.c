@@ -2,8 +2,8 @@
 /*
  * test_stress.c - concurrency stress of the controller (src/core) and its
  * blocking layer (src/sync) on the real clock: 8 groups in a 3-level tree,
- * 10^6 I/Os (STRESS_IOS=n to change; 10^5 with IOLAT_TEST_SHORT=1; 2*10^5
- * under TSan) issued by 4 submitters as a mix of blocking iolat_throttle(),
+ * 10^6 I/Os (2*10^5 under TSan; with IOLAT_TEST_SHORT=1 10^5, 5*10^4 under
+ * TSan; STRESS_IOS=n overrides) issued by 4 submitters as a mix of blocking iolat_throttle(),
  * async iolat_throttle_async() (granted callbacks hand the I/O to completer
  * threads), IOLAT_IO_NOWAIT, META/SWAP bypass and iolat_throttle_cancel();
  * completed by 2 other threads; while a ticker calls iolat_ctl_tick() every
@@ -18,9 +18,16 @@
  * waiter at every level at the end; no I/O waits 10 s (a watchdog prints the
  * state and exits 1 instead of hanging); throttling happened.
  *
+ * A second case churns groups: a/eN (and a/eN/c) created, used, destroyed,
+ * 3000 times and at least 1.5 s, beside blocking I/O on stable siblings and
+ * a tick every 0.5 ms that checks the invariants (STRESS_CHURN=0 skips it).
+ * Knobs: STRESS_IOS, STRESS_SEED, STRESS_LIMIT_S (240), STRESS_CHURN_ROUNDS,
+ * STRESS_CHURN_MS, IOLAT_TEST_SHORT=1.
+ *
  * Threads: main (set-up, checkpoints, final checks), 4 submitters, 2
- * completers, the ticker, the target setter, the watchdog. cmocka asserts run
- * on main only; other threads record errors in S.errors.
+ * completers, the ticker, the target setter, the watchdog; for the churn
+ * case main (the churner), 3 workers and a ticker. cmocka asserts run on main
+ * only; other threads record errors in S.errors / C.errors.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -900,6 +907,181 @@ static void test_stress_mixed(void **state)
 	iolat_ctl_destroy(S.ctl);
 }
 
+/* ---- group churn: create, use, destroy groups while their siblings do I/O ---- */
+
+static struct {
+	struct iolat_ctl *ctl;
+	struct iolat_group *a, *as, *b;
+	uint64_t rounds;
+	_Atomic int stop, errors;
+	_Atomic uint64_t ios, destroyed;
+} C;
+
+static void churn_err(const char *what, int v)
+{
+	if (atomic_fetch_add(&C.errors, 1) < MAX_ERR_PRINT)
+		fprintf(stderr, "churn error: %s (%d)\n", what, v);
+}
+
+/* Blocking I/O on the stable groups a/s and b, completed at once. */
+static void *churn_worker(void *arg)
+{
+	uint64_t rng = 0x9e3779b97f4a7c15ull * (uint64_t)((uintptr_t)arg + 7);
+
+	while (!atomic_load(&C.stop)) {
+		struct iolat_group *g = t_stress_below(&rng, 2) ? C.as : C.b;
+		struct iolat_io io;
+		int ret = iolat_throttle(g, t_stress_below(&rng, 10) ? 0 : IOLAT_IO_META, &io);
+
+		if (ret)
+			churn_err("stable throttle", ret);
+		iolat_done(&io);
+		atomic_fetch_add(&C.ios, 1);
+	}
+	return NULL;
+}
+
+static void *churn_ticker(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&C.stop)) {
+		struct timespec ts = { 0, 500000 };
+		int bad;
+
+		iolat_ctl_tick(C.ctl);
+		bad = t_check_invariants_ex(C.ctl, T_INV_FIXED_QD);
+		if (bad)
+			churn_err("live invariants", bad);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* A churn waiter: granted() (on any thread) sets the flag the churner polls. */
+struct churn_waiter {
+	struct iolat_waiter w;
+	_Atomic int granted;
+};
+
+static void churn_granted(struct iolat_waiter *w)
+{
+	struct churn_waiter *cw = (struct churn_waiter *)((char *)w -
+							  offsetof(struct churn_waiter, w));
+
+	if (atomic_exchange(&cw->granted, 1))
+		churn_err("granted twice", 0);
+}
+
+static void churn_wait(struct churn_waiter *cw)
+{
+	while (!atomic_load(&cw->granted))
+		sched_yield(); /* granted by a stable worker's completion or a tick */
+}
+
+/*
+ * One round: a/eN (sometimes with a child a/eN/c) is created, given a target
+ * or not, used by this thread with up to 4 I/Os in flight (async, completed
+ * here), its stats read, then destroyed (child first), which must succeed
+ * once its I/O is complete.
+ */
+static void churn_round(uint64_t *rng, uint64_t k)
+{
+	static const uint64_t tg[] = { 0, 1000, 100000 };
+	struct iolat_group *e, *c = NULL, *use;
+	struct iolat_io io[4];
+	struct churn_waiter cw[4];
+	struct iolat_group_stat st;
+	char name[16], line[200];
+	int ret;
+
+	snprintf(name, sizeof(name), "e%llu", (unsigned long long)(k % 3));
+	ret = iolat_group_create(C.ctl, C.a, name, &e);
+	if (ret) {
+		churn_err("create", ret);
+		return;
+	}
+	if (t_stress_below(rng, 2) && (ret = iolat_group_create(C.ctl, e, "c", &c)))
+		churn_err("create child", ret);
+	use = c ? c : e;
+	if ((ret = iolat_group_set_target(e, tg[t_stress_below(rng, 3)])))
+		churn_err("set_target", ret);
+	for (int n = 0; n < 68; n++) {
+		int i = n % 4;
+
+		if (n >= 4) {
+			churn_wait(&cw[i]);
+			iolat_done(&io[i]);
+		}
+		if (n >= 64)
+			continue;
+		cw[i].w.granted = churn_granted;
+		atomic_store(&cw[i].granted, 0);
+		ret = iolat_throttle_async(use, 0, &io[i], &cw[i].w);
+		if (ret == 0)
+			atomic_store(&cw[i].granted, 1);
+		else if (ret != IOLAT_QUEUED)
+			churn_err("async", ret);
+	}
+	iolat_group_stat(use, &st);
+	iolat_group_format_stat(e, line, sizeof(line));
+	if (st.inflight || st.waiters)
+		churn_err("busy after its I/O completed", (int)st.inflight);
+	if (c && (ret = iolat_group_destroy(c)))
+		churn_err("destroy child", ret);
+	if ((ret = iolat_group_destroy(e)))
+		churn_err("destroy", ret);
+	atomic_fetch_add(&C.destroyed, 1);
+}
+
+static void test_stress_churn(void **state)
+{
+	struct iolat_ctl_config cfg = { .nr_requests = QD, .max_groups = 12 };
+	pthread_t wk[3], tk;
+	uint64_t rng = 12345, t0 = t_stress_now_ns(), min_ns;
+	struct iolat_group_stat st;
+
+	(void)state;
+	if (getenv("STRESS_CHURN") && !strcmp(getenv("STRESS_CHURN"), "0"))
+		skip();
+	memset(&C, 0, sizeof(C));
+	C.rounds = t_stress_under_tsan() || t_stress_env_flag("IOLAT_TEST_SHORT") ? 300 : 3000;
+	C.rounds = t_stress_env_u64("STRESS_CHURN_ROUNDS", C.rounds);
+	min_ns = t_stress_env_u64("STRESS_CHURN_MS",
+				  t_stress_env_flag("IOLAT_TEST_SHORT") ? 500 : 1500) * 1000000ull;
+	assert_int_equal(iolat_ctl_create(&cfg, &C.ctl), 0);
+	assert_int_equal(iolat_group_create(C.ctl, NULL, "a", &C.a), 0);
+	assert_int_equal(iolat_group_create(C.ctl, C.a, "s", &C.as), 0);
+	assert_int_equal(iolat_group_create(C.ctl, NULL, "b", &C.b), 0);
+	/* 1 ns: every I/O misses (they complete at once), windows miss, siblings throttle. */
+	assert_int_equal(iolat_group_set_target(C.as, 1), 0);  /* throttles a's other children */
+	assert_int_equal(iolat_group_set_target(C.b, 1), 0);   /* and a itself */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(pthread_create(&wk[i], NULL, churn_worker, (void *)(uintptr_t)i), 0);
+	assert_int_equal(pthread_create(&tk, NULL, churn_ticker, NULL), 0);
+	/* At least C.rounds, and long enough for windows to close and throttle. */
+	for (uint64_t k = 0; k < C.rounds || t_stress_now_ns() - t0 < min_ns; k++) {
+		churn_round(&rng, k);
+		if (t_stress_now_ns() - t0 > 120ull * 1000000000ull)
+			break; /* a slow machine: enough */
+	}
+	atomic_store(&C.stop, 1);
+	for (int i = 0; i < 3; i++)
+		pthread_join(wk[i], NULL);
+	pthread_join(tk, NULL);
+	printf("churn: %llu groups created and destroyed beside %llu I/Os in %.2f s\n",
+	       (unsigned long long)C.destroyed, (unsigned long long)C.ios,
+	       (double)(t_stress_now_ns() - t0) / 1e9);
+	assert_int_equal(C.errors, 0);
+	assert_true(C.destroyed >= C.rounds);
+	/* b's misses throttled a, a/s's misses throttled the churned groups. */
+	assert_int_equal(iolat_group_stat(C.a, &st), 0);
+	printf("churn: a: scale_downs=%llu throttled=%.1f ms\n",
+	       (unsigned long long)st.scale_downs, (double)st.throttled_ns / 1e6);
+	assert_true(st.scale_downs > 0);
+	assert_int_equal(t_check_invariants_ex(C.ctl, T_INV_IDLE | T_INV_FIXED_QD), 0);
+	iolat_ctl_destroy(C.ctl);
+}
+
 /* ---- the checker itself, on a hand-made state (virtual clock, one thread) ---- */
 
 static _Atomic uint64_t vclock_ns;
@@ -1002,6 +1184,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checker_selftest),
 		cmocka_unit_test(test_stress_mixed),
+		cmocka_unit_test(test_stress_churn),
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# run_all.sh - the one command behind BENCHMARKS.md: builds from clean, runs
+# every benchmark section one after the other (never two at once), keeps the
+# raw outputs in bench/results/ and regenerates BENCHMARKS.md with
+# bench/gen_benchmarks.py.
+#
+#   bench/run_all.sh            the full suite (~30 min on 2 cores), writes BENCHMARKS.md
+#   bench/run_all.sh --quick    a smoke run (~2-3 min): short runs, fewer repeats;
+#                               results and markdown go to bench/results/quick/
+#                               (BENCHMARKS.md is left alone)
+# options:
+#   --sections LIST   run only these sections (e.g. 1,5); the others are taken
+#                     from the results already in the results folder
+#   --dir D           where the real-disk files go (default /var/tmp/iolat-bench;
+#                     about 2.5 GiB, removed at the end)
+#   --no-build        reuse the build in $BENCH_O (default build-bench)
+#   --gen-only        only regenerate the markdown from existing results
+#
+# The build goes to its own folder (O=build-bench), cleaned first, so that a
+# clean build never removes the build/ that other work on this tree uses.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+QUICK=0
+SECTIONS=1,2,3,4,5
+DIR=/var/tmp/iolat-bench
+BUILD=1
+GEN_ONLY=0
+O=${BENCH_O:-build-bench}
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) QUICK=1 ;;
+	--sections) SECTIONS=$2; shift ;;
+	--sections=*) SECTIONS=${1#*=} ;;
+	--dir) DIR=$2; shift ;;
+	--dir=*) DIR=${1#*=} ;;
+	--no-build) BUILD=0 ;;
+	--gen-only) GEN_ONLY=1; BUILD=0 ;;
+	-h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "run_all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+if [ "$QUICK" = 1 ]; then
+	RES=bench/results/quick
+	MD=$RES/BENCHMARKS.md
+	Q=--quick
+else
+	RES=bench/results
+	MD=BENCHMARKS.md
+	Q=
+fi
+RAW=$RES/raw
+mkdir -p "$RAW"
+PY=${PYTHON:-python3}
+IOLAT=$O/iolat
+CMDS=$RES/commands.txt
+TIMES=$RES/timing.txt
+
+want() { case ",$SECTIONS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+say() { printf '[run_all %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+# A section: records its command line, wall time and the load average around it.
+section() {
+	local n=$1; shift
+	local t0 t1 l0
+	l0=$(cut -d' ' -f1-3 /proc/loadavg)
+	say "section $n: $*"
+	printf '%s\t%s\n' "$n" "$*" >>"$CMDS.new"
+	t0=$(date +%s.%N)
+	"$@"
+	t1=$(date +%s.%N)
+	printf 'section=%s seconds=%.1f load_before="%s" load_after="%s"\n' "$n" \
+		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$l0" "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$TIMES.new"
+}
+
+if [ "$GEN_ONLY" = 0 ]; then
+	: >"$CMDS.new"
+	: >"$TIMES.new"
+	# Keep the other sections' records when running a subset.
+	if [ -f "$CMDS" ]; then
+		for s in 0 1 2 3 4 5; do
+			want "$s" && continue
+			[ "$s" = 0 ] && [ "$BUILD" = 1 ] && continue
+			grep -P "^$s\t" "$CMDS" >>"$CMDS.new" || true
+			grep "^section=$s " "$TIMES" >>"$TIMES.new" || true
+		done
+	fi
+fi
+
+if [ "$BUILD" = 1 ]; then
+	# The Makefile's liburing probe does not work with GNU make 4.3 ('\#' in
+	# $(shell)); when liburing is usable but the probe said no, pass what the
+	# probe would have set, so that ioengine=uring is built in.
+	URING=()
+	if printf '#include <liburing.h>\nint main(void){return 0;}\n' |
+		${CC:-cc} -x c - -o /dev/null -luring >/dev/null 2>&1 &&
+		! make -pn O="$O" 2>/dev/null | grep -q '^HAVE_URING := 1'; then
+		URING=(CONFIG_DEFS=-DCONFIG_HAVE_LIBURING "LDLIBS=-lpthread -lm -luring")
+		say "liburing found but not detected by the Makefile: building with ${URING[*]}"
+	fi
+	say "clean build in $O"
+	t0=$(date +%s.%N)
+	rm -rf "$O"
+	{
+		make O="$O" -j2 "${URING[@]}" all
+		make O="$O" -j2 "${URING[@]}" bench
+	} >"$RAW/build.log" 2>&1 || { tail -30 "$RAW/build.log" >&2; exit 1; }
+	t1=$(date +%s.%N)
+	printf '0\trm -rf %s; make O=%s -j2 %s all; make O=%s -j2 %s bench\n' "$O" "$O" \
+		"${URING[*]}" "$O" "${URING[*]}" >>"$CMDS.new"
+	printf 'section=0 seconds=%.1f load_before="" load_after="%s"\n' \
+		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$TIMES.new"
+fi
+
+if [ "$GEN_ONLY" = 0 ]; then
+	[ -x "$IOLAT" ] || { echo "run_all.sh: $IOLAT missing (drop --no-build)" >&2; exit 1; }
+	$PY bench/gen_benchmarks.py --machine-json "$RES/machine.json" --dir "$DIR" --build "$O"
+	mkdir -p "$DIR"
+
+	if want 1; then
+		section 1 sh -c "$O/bench/bench_fastpath $Q >$RES/fastpath.txt"
+		if command -v valgrind >/dev/null; then
+			if [ "$QUICK" = 1 ]; then NI="N1=20000 N2=60000"; else NI="N1=100000 N2=300000"; fi
+			section 1 sh -c "env BENCH=$O/bench/bench_fastpath $NI bash bench/fastpath_instructions.sh group1 tree3 disabled >$RES/fastpath_instructions.txt"
+		else
+			echo "valgrind not installed" >"$RES/fastpath_instructions.txt"
+		fi
+	fi
+	if want 2; then
+		section 2 $PY bench/bench_engines.py $Q --iolat "$IOLAT" --dir "$DIR" --out "$RES"
+	fi
+	if want 3; then
+		section 3 $PY bench/bench_control.py $Q --iolat "$IOLAT" --out "$RES"
+	fi
+	if want 4; then
+		section 4 $PY bench/bench_disk.py $Q --iolat "$IOLAT" --dir "$DIR" --out "$RES"
+	fi
+	if want 5; then
+		section 5 sh -c "$O/bench/bench_scale $Q >$RES/scale.txt"
+		section 5 $PY bench/bench_simspeed.py $Q --iolat "$IOLAT" --out "$RES"
+	fi
+	rm -f "$DIR/engine.dat"
+	rmdir "$DIR" 2>/dev/null || true
+	sort -s -n -k1,1 "$CMDS.new" >"$CMDS"
+	sort -s -t= -k2,2n "$TIMES.new" >"$TIMES"
+	rm -f "$CMDS.new" "$TIMES.new"
+fi
+
+$PY bench/gen_benchmarks.py --results "$RES" --out "$MD" $Q
+say "wrote $MD"

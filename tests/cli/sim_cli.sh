@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# `iolat sim` (tools/cmd_sim.c): --help lists the device models and their keys;
+# bad usage and bad job files exit 2 with exactly one line on stderr naming
+# the file, line and key; a run prints the table (or JSON with a
+# schema_version), twice the same bytes for the same seed, other bytes for
+# another seed; --log writes per-group CSV (and plots when gnuplot exists);
+# -v reports events and wall time on stderr only. Uses $IOLAT.
+set -u
+IOLAT=${IOLAT:-build/iolat}
+[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
+dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-sim-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
+trap 'rm -rf "$dir"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+"$IOLAT" sim --help >"$dir/help" 2>&1 || fail "--help exit $?"
+for w in 'device=ssd' 'device=hdd' 'device=bad-ssd' ssd_read_us hdd_seek_avg_ms badssd_stall_max_ms \
+	 --seed --output-format --log --no-control --kernel-compat; do
+	grep -q -- "$w" "$dir/help" || fail "--help lacks $w"
+done
+
+# usage ARGS... : exit 2, one line on stderr, nothing on stdout
+usage() {
+	"$IOLAT" sim "$@" >"$dir/out" 2>"$dir/err"; local rc=$?
+	if [ $rc -ne 2 ] || [ "$(wc -l <"$dir/err")" -ne 1 ] || [ -s "$dir/out" ]; then
+		fail "sim $*: rc=$rc, stderr: $(cat "$dir/err")"
+	else
+		echo "ok   sim $*: $(cat "$dir/err")"
+	fi
+}
+usage
+usage --bogus x.ini
+usage --seed abc examples/sim-protect-ssd.ini
+usage --output-format=xml examples/sim-protect-ssd.ini
+usage examples/sim-protect-ssd.ini examples/sim-hdd.ini
+usage "$dir/missing.ini"
+
+# badjob NAME REGEX CONTENT: a bad job file gives rc 2 and one line matching REGEX
+badjob() {
+	printf '%b' "$3" >"$dir/$1.ini"
+	"$IOLAT" sim "$dir/$1.ini" >"$dir/out" 2>"$dir/err"; local rc=$?
+	if [ $rc -ne 2 ] || [ "$(wc -l <"$dir/err")" -ne 1 ] || ! grep -qE -- "$2" "$dir/err" || [ -s "$dir/out" ]; then
+		fail "$1: rc=$rc, want /$2/, stderr: $(cat "$dir/err")"
+	else
+		echo "ok   $1: $(cat "$dir/err")"
+	fi
+}
+badjob unknown_key ":3: key 'ssd_unitz': unknown parameter" '[global]\ndevice=ssd\nssd_unitz=4\n[j]\nruntime=1s\n'
+badjob other_model ":3: key 'hdd_rpm': a parameter of another" '[global]\ndevice=ssd\nhdd_rpm=5400\n[j]\nruntime=1s\n'
+badjob not_number ":3: key 'hdd_rpm': expected a number" '[global]\ndevice=hdd\nhdd_rpm=fast\n[j]\nruntime=1s\n'
+badjob out_of_range ":3: key 'ssd_units': 0 is out of range" '[global]\ndevice=ssd\nssd_units=0\n[j]\nruntime=1s\n'
+badjob inconsistent ":4: key 'ssd_gc_min_ms': needs" '[global]\ndevice=ssd\nssd_gc_max_ms=1\nssd_gc_min_ms=3\n[j]\nruntime=1s\n'
+badjob no_runtime ":2: job 'j': the simulator needs runtime= or size=" '\n[j]\nrw=randread\n'
+badjob bad_device ":2: key 'device'" '[global]\ndevice=floppy\n[j]\nruntime=1s\n'
+
+# A run: table, then JSON; deterministic per seed.
+job=examples/sim-protect-ssd.ini
+"$IOLAT" sim "$job" >"$dir/t1" 2>"$dir/err" || fail "run exit $?: $(cat "$dir/err")"
+[ -s "$dir/err" ] && fail "run wrote to stderr: $(cat "$dir/err")"
+grep -q '^main ' "$dir/t1" || fail "table lacks the main row"
+grep -q '^device ssd' "$dir/t1" || fail "no device line"
+"$IOLAT" sim "$job" >"$dir/t2" 2>/dev/null
+cmp -s "$dir/t1" "$dir/t2" || fail "same seed, different table"
+"$IOLAT" sim "$job" --seed 2 >"$dir/t3" 2>/dev/null
+cmp -s "$dir/t1" "$dir/t3" && fail "seed 2 gave the same table as seed 1"
+"$IOLAT" sim "$job" --output-format=json >"$dir/j1" 2>/dev/null || fail "json exit $?"
+"$IOLAT" sim --output-format json "$job" >"$dir/j2" 2>/dev/null
+grep -q '"schema_version": *1' "$dir/j1" || fail "json lacks schema_version"
+cmp -s "$dir/j1" "$dir/j2" || fail "same seed, different json"
+if command -v python3 >/dev/null; then
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/j1" || fail "json does not parse"
+fi
+"$IOLAT" sim "$job" --no-control >"$dir/nc" 2>/dev/null || fail "--no-control exit $?"
+grep -q 'controller off' "$dir/nc" || fail "--no-control: controller not off"
+"$IOLAT" sim examples/sim-release.ini --kernel-compat >"$dir/kc" 2>/dev/null || fail "--kernel-compat exit $?"
+grep -q 'kernel compat' "$dir/kc" || fail "--kernel-compat not in effect"
+
+# -v: figures on stderr, stdout unchanged.
+"$IOLAT" sim -v "$job" >"$dir/t4" 2>"$dir/err" || fail "-v exit $?"
+grep -Eq 'events, 10\.000 virtual s in [0-9.]+ wall s' "$dir/err" || fail "-v: $(cat "$dir/err")"
+cmp -s "$dir/t1" "$dir/t4" || fail "-v changed stdout"
+
+# --log: one CSV per group, plots when gnuplot is installed.
+"$IOLAT" sim "$job" --log "$dir/log" >/dev/null 2>"$dir/err" || fail "--log exit $?: $(cat "$dir/err")"
+for f in main.csv system.csv system.fbpkg.csv; do
+	[ -s "$dir/log/$f" ] || fail "--log: no $f ($(ls "$dir/log" 2>&1 | tr '\n' ' '))"
+done
+[ "$(wc -l <"$dir/log/main.csv")" -ge 100 ] || fail "--log: main.csv has too few rows"
+if command -v gnuplot >/dev/null; then
+	[ -s "$dir/log/latency.png" ] || fail "--log: gnuplot present but no latency.png"
+else
+	grep -q gnuplot "$dir/err" || fail "--log: no note that plots were skipped"
+fi
+
+[ $failed -eq 0 ] && echo "sim_cli: all ok"
+exit $failed

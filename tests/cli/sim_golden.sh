@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Golden outputs of `iolat sim`: for a few scenarios the table and the JSON
+# must match tests/sim/golden/ byte for byte (the simulator is deterministic
+# for a job file and seed). After an intended change to the controller, the
+# models or the report, regenerate them with
+#     UPDATE_GOLDEN=1 IOLAT=build/iolat tests/cli/sim_golden.sh
+# and review the diff. Run from the repository root. Uses $IOLAT.
+set -u
+IOLAT=${IOLAT:-build/iolat}
+[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
+gold=tests/sim/golden
+dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-gold-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
+trap 'rm -rf "$dir"' EXIT
+failed=0
+
+# case NAME ARGS...: compare the output of `iolat sim ARGS` with $gold/NAME
+case_() {
+	local name=$1; shift
+	"$IOLAT" sim "$@" >"$dir/$name" 2>"$dir/err" || { echo "FAIL $name: exit $?: $(cat "$dir/err")"; failed=1; return; }
+	if [ -n "${UPDATE_GOLDEN:-}" ]; then
+		cp "$dir/$name" "$gold/$name"; echo "updated $gold/$name"; return
+	fi
+	if cmp -s "$dir/$name" "$gold/$name"; then
+		echo "ok   $name"
+	else
+		echo "FAIL $name differs from $gold/$name:"; diff -u "$gold/$name" "$dir/$name" | head -40
+		failed=1
+	fi
+}
+case_ protect-ssd.txt examples/sim-protect-ssd.ini
+case_ protect-ssd-nocontrol.txt examples/sim-protect-ssd.ini --no-control
+case_ protect-ssd.json examples/sim-protect-ssd.ini --output-format=json
+case_ hdd.txt examples/sim-hdd.ini
+case_ bad-ssd-seed7.txt examples/sim-bad-ssd.ini --seed 7
+case_ release-compat.txt examples/sim-release.ini --kernel-compat
+exit $failed
