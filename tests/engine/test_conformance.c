@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_conformance.c - one body of engine behaviour run against every engine
- * configuration (uring and psync, O_DIRECT and buffered; null; faulty:<x>
- * with no faults configured), as liburing's FOR_ALL_TEST_CONFIGS: verified
+ * configuration (uring and psync, O_DIRECT and buffered, uring with SQPOLL;
+ * null; faulty:<x> with no faults configured), as liburing's FOR_ALL_TEST_CONFIGS: verified
  * writes and reads at random offsets on a real file, short reads past EOF,
  * O_DIRECT alignment errors, bad requests, every I/O completed exactly once
  * (counted by tag), BUSY at the depth, and wake-ups of a blocking reap.
@@ -31,7 +31,7 @@
 #include "engine/verify.h"
 #include "engine/t_engine.h"
 
-#define T_FILE_SIZE   (4u << 20)
+#define T_FILE_SIZE   (2u << 20)
 #define T_BLOCKS      (T_FILE_SIZE / IOLAT_ENG_VERIFY_BLOCK)
 #define T_BUF_SIZE    (64u << 10)
 #define T_MAX_DEPTH   16u
@@ -43,19 +43,21 @@ struct t_cfg {
 	const char *engine;
 	unsigned oflags;      /* IOLAT_ENG_O_BUFFERED or 0 (O_DIRECT) */
 	unsigned depth;
+	unsigned eflags;      /* IOLAT_ENG_CFG_* */
 };
 
 static const struct t_cfg cfgs[] = {
-	{ "uring/direct",          "uring",        0,                    16 },
-	{ "uring/buffered",        "uring",        IOLAT_ENG_O_BUFFERED, 16 },
-	{ "psync/direct",          "psync",        0,                    16 },
-	{ "psync/buffered",        "psync",        IOLAT_ENG_O_BUFFERED,  8 },
-	{ "psync/direct/depth1",   "psync",        0,                     1 },
-	{ "null",                  "null",         0,                    16 },
-	{ "null/depth1",           "null",         0,                     1 },
-	{ "faulty:uring/direct",   "faulty:uring", 0,                    16 },
-	{ "faulty:psync/buffered", "faulty:psync", IOLAT_ENG_O_BUFFERED,  8 },
-	{ "faulty:null",           "faulty:null",  0,                     4 },
+	{ .label = "uring/direct", .engine = "uring", .oflags = 0, .depth = 16 },
+	{ .label = "uring/buffered", .engine = "uring", .oflags = IOLAT_ENG_O_BUFFERED, .depth = 16 },
+	{ .label = "uring/sqpoll", .engine = "uring", .oflags = 0, .depth = 8, .eflags = IOLAT_ENG_CFG_SQPOLL },
+	{ .label = "psync/direct", .engine = "psync", .oflags = 0, .depth = 16 },
+	{ .label = "psync/buffered", .engine = "psync", .oflags = IOLAT_ENG_O_BUFFERED, .depth = 8 },
+	{ .label = "psync/direct/depth1", .engine = "psync", .oflags = 0, .depth = 1 },
+	{ .label = "null", .engine = "null", .oflags = 0, .depth = 16 },
+	{ .label = "null/depth1", .engine = "null", .oflags = 0, .depth = 1 },
+	{ .label = "faulty:uring/direct", .engine = "faulty:uring", .oflags = 0, .depth = 16 },
+	{ .label = "faulty:psync/buffered", .engine = "faulty:psync", .oflags = IOLAT_ENG_O_BUFFERED, .depth = 8 },
+	{ .label = "faulty:null", .engine = "faulty:null", .oflags = 0, .depth = 4 },
 };
 
 static char g_dir[PATH_MAX];
@@ -112,6 +114,7 @@ static int t_setup(void **state)
 
 	ecfg = (struct iolat_eng_config){
 		.name = cfg->engine, .depth = cfg->depth, .bufs = st->iov, .nr_bufs = T_MAX_DEPTH,
+		.flags = cfg->eflags,
 	};
 	ret = iolat_eng_create(&ecfg, &st->e, msg, sizeof(msg));
 	if (ret == -ENOENT) {
