@@ -56,7 +56,13 @@ BENCH_BIN := $(patsubst %.c,$(O)/%,$(BENCH_SRC))
 all: lib $(IOLAT)
 lib: $(LIB_A) $(LIB_SO)
 
-$(O)/%.o: %.c
+# Objects depend on the configuration they were built with: a changed compiler,
+# flags or liburing detection rebuilds them.
+CONFIG_STAMP := $(O)/config.stamp
+CONFIG_LINE := $(CC) $(ALL_CFLAGS)
+$(shell mkdir -p $(O) && (test -f $(CONFIG_STAMP) && [ "$$(cat $(CONFIG_STAMP))" = "$(CONFIG_LINE)" ] || echo "$(CONFIG_LINE)" > $(CONFIG_STAMP)))
+
+$(O)/%.o: %.c $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 

@@ -743,6 +743,24 @@ static int setup_jobs(struct runner *r, uint64_t start, char *err, size_t errlen
 	return 0;
 }
 
+/*
+ * The controller's qd when the job file does not set nr_requests: the
+ * device's queue depth, but never more than the jobs can have in flight
+ * together. The kernel's qd is the depth its requests can really reach; in
+ * user space only our own jobs queue there, so a device reporting 256 slots
+ * to a 33-deep workload would make each scale-up step (qd/16) far too coarse.
+ */
+static uint32_t user_space_qd(const struct iolat_jobfile *jf, uint32_t device_qd)
+{
+	uint64_t total = 0;
+
+	for (unsigned i = 0; i < jf->nr_jobs; i++)
+		total += (uint64_t)jf->jobs[i].iodepth * jf->jobs[i].numjobs;
+	if (total == 0 || total >= device_qd)
+		return device_qd;
+	return (uint32_t)total;
+}
+
 static void device_facts(struct runner *r)
 {
 	const struct iolat_jobfile *jf = r->jf;
@@ -757,7 +775,8 @@ static void device_facts(struct runner *r)
 	if (!path)
 		iolat_eng_devinfo_dev(NULL, 0, 0, &di);   /* the fallbacks */
 	snprintf(res->disk, sizeof(res->disk), "%s", di.disk);
-	res->nr_requests = jf->global.nr_requests ? jf->global.nr_requests : di.nr_requests;
+	res->nr_requests = jf->global.nr_requests ? jf->global.nr_requests :
+			   user_space_qd(jf, di.nr_requests);
 	res->rotational = jf->global.rotational >= 0 ? jf->global.rotational : di.rotational;
 }
 
