@@ -17,7 +17,13 @@
  * machine-readable line per case, a table, and the project's goals.
  *
  *   bench_fastpath [--quick] [--case NAME[,NAME]] [--clock virt|real|all]
- *                  [--threads 1|2|all] [--runs N] [--iterations N] [--no-pin]
+ *                  [--threads 1|2|all] [--runs N] [--iterations N]
+ *                  [--time cpu|wall] [--no-pin]
+ *
+ * Time is each worker's thread CPU time by default (CLOCK_THREAD_CPUTIME_ID:
+ * time spent descheduled on a shared machine is left out; cache-line
+ * transfers between running threads are not); --time wall reports wall-clock
+ * time, right on an idle machine. Both appear in every line.
  *
  * --iterations N alone gives one run of N pairs on one thread, virtual clock,
  * no warm-up: the mode for valgrind --tool=callgrind (see
@@ -58,9 +64,10 @@ struct bcase {
 	enum clk clk;
 	int threads;
 	enum share share;
-	/* results */
+	/* results (ns per pair per thread, in the --time clock; wall: wall clock) */
 	bool ran;
-	double med, min, max;
+	double med, min, max, wall;
+	double oncpu;     /* CPU time / wall time of the workers: how much they overlapped */
 };
 
 /* The mutex limiter: the obvious way to bound in-flight I/O. */
@@ -72,7 +79,7 @@ struct mlim {
 static struct {
 	uint64_t iters;
 	int runs, warmup;
-	bool pin;
+	bool pin, wall;   /* --time wall: report wall-clock time */
 	unsigned kinds;   /* bit per enum kind */
 	unsigned clocks;  /* bit per enum clk (C_NONE always on for mutex) */
 	unsigned threads; /* bit 1: 1 thread, bit 2: 2 threads */
@@ -81,12 +88,17 @@ static struct {
 
 /* ---- clocks ---- */
 
-static uint64_t mono_ns(void)
+static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t mono_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 /* The controller's clock in virtual cases: only read at set-up. */
@@ -166,6 +178,7 @@ struct worker {
 	uint64_t vt;      /* this thread's virtual time, kept across runs */
 	uint64_t iters;   /* this run */
 	uint64_t ns;      /* this run's elapsed time */
+	uint64_t cpu_ns;  /* this run's CPU time (excludes time descheduled) */
 	bool quit;
 };
 
@@ -183,11 +196,12 @@ static void *worker_main(void *arg)
 		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	}
 	for (;;) {
-		uint64_t t0;
+		uint64_t t0, c0;
 
 		pthread_barrier_wait(&bar_start);
 		if (w->quit)
 			break;
+		c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		t0 = mono_ns();
 		if (w->c->kind == K_MUTEX)
 			loop_mutex(w->lim, w->iters);
@@ -196,6 +210,7 @@ static void *worker_main(void *arg)
 		else
 			loop_real(w->g, w->iters);
 		w->ns = mono_ns() - t0;
+		w->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 		pthread_barrier_wait(&bar_end);
 	}
 	return NULL;
@@ -261,7 +276,7 @@ static void run_case(struct bcase *c)
 	struct mlim lim[MAX_THREADS];
 	struct iolat_group *g[MAX_THREADS] = { NULL, NULL };
 	struct iolat_ctl *ctl = NULL;
-	double v[MAX_RUNS];
+	double v[MAX_RUNS], vw[MAX_RUNS], oncpu = 0;
 	int nt = c->threads;
 
 	memset(w, 0, sizeof(w));
@@ -285,7 +300,7 @@ static void run_case(struct bcase *c)
 		check(pthread_create(&w[i].th, NULL, worker_main, &w[i]), "pthread_create");
 	}
 	for (int r = -opt.warmup; r < opt.runs; r++) {
-		double sum = 0;
+		double sum = 0, sumw = 0;
 
 		for (int i = 0; i < nt; i++)
 			w[i].iters = r < 0 ? (opt.iters / 4 ? opt.iters / 4 : 1) : opt.iters;
@@ -293,9 +308,13 @@ static void run_case(struct bcase *c)
 		pthread_barrier_wait(&bar_end);
 		if (r < 0)
 			continue;
-		for (int i = 0; i < nt; i++)
-			sum += (double)w[i].ns / (double)w[i].iters;
+		for (int i = 0; i < nt; i++) {
+			sum += (double)(opt.wall ? w[i].ns : w[i].cpu_ns) / (double)w[i].iters;
+			sumw += (double)w[i].ns / (double)w[i].iters;
+			oncpu += w[i].ns ? (double)w[i].cpu_ns / (double)w[i].ns : 0;
+		}
 		v[r] = sum / nt; /* ns per pair, per thread */
+		vw[r] = sumw / nt;
 	}
 	for (int i = 0; i < nt; i++)
 		w[i].quit = true;
@@ -319,15 +338,18 @@ static void run_case(struct bcase *c)
 			pthread_mutex_destroy(&lim[i].m);
 	}
 	qsort(v, (size_t)opt.runs, sizeof(v[0]), cmp_double);
+	qsort(vw, (size_t)opt.runs, sizeof(vw[0]), cmp_double);
+	c->wall = opt.runs % 2 ? vw[opt.runs / 2] : (vw[opt.runs / 2 - 1] + vw[opt.runs / 2]) / 2;
 	c->min = v[0];
 	c->max = v[opt.runs - 1];
 	c->med = opt.runs % 2 ? v[opt.runs / 2] : (v[opt.runs / 2 - 1] + v[opt.runs / 2]) / 2;
+	c->oncpu = oncpu / nt / opt.runs;
 	c->ran = true;
 	printf("case=%s clock=%s threads=%d groups=%s ns_per_pair=%.2f min=%.2f max=%.2f "
-	       "runs=%d iterations=%llu mpairs_per_s=%.1f\n",
+	       "time=%s wall_ns_per_pair=%.2f oncpu=%.2f runs=%d iterations=%llu mpairs_per_s=%.1f\n",
 	       kind_name[c->kind], clk_name[c->clk], c->threads, share_name[c->share], c->med,
-	       c->min, c->max, opt.runs, (unsigned long long)opt.iters,
-	       1000.0 * c->threads / c->med);
+	       c->min, c->max, opt.wall ? "wall" : "cpu", c->wall, c->oncpu, opt.runs,
+	       (unsigned long long)opt.iters, 1000.0 * c->threads / c->med);
 	fflush(stdout);
 }
 
@@ -383,8 +405,8 @@ static const struct bcase *find(enum kind k, enum clk ck, int threads, enum shar
 
 static void print_table(void)
 {
-	printf("\n%-9s %-5s %-7s %-5s %10s %17s %10s %12s\n", "case", "clock", "threads",
-	       "groups", "ns/pair", "(min-max)", "Mpairs/s", "per-thread");
+	printf("\n%-9s %-5s %-7s %-5s %10s %17s %10s %12s %9s %6s\n", "case", "clock", "threads",
+	       "groups", "ns/pair", "(min-max)", "Mpairs/s", "per-thread", "wall ns", "on-cpu");
 	for (int i = 0; i < ncases; i++) {
 		const struct bcase *c = &cases[i], *one;
 		char rng[32], rel[16] = "";
@@ -395,12 +417,17 @@ static void print_table(void)
 		if (one && c->threads > 1)
 			snprintf(rel, sizeof(rel), "%.0f%%", 100.0 * one->med / c->med);
 		snprintf(rng, sizeof(rng), "(%.2f-%.2f)", c->min, c->max);
-		printf("%-9s %-5s %-7d %-5s %10.2f %17s %10.1f %12s\n", kind_name[c->kind],
-		       clk_name[c->clk], c->threads, share_name[c->share], c->med, rng,
-		       1000.0 * c->threads / c->med, rel);
+		printf("%-9s %-5s %-7d %-5s %10.2f %17s %10.1f %12s %9.2f %5.0f%%\n",
+		       kind_name[c->kind], clk_name[c->clk], c->threads, share_name[c->share],
+		       c->med, rng, 1000.0 * c->threads / c->med, rel, c->wall, 100 * c->oncpu);
 	}
-	printf("(ns/pair is per thread; per-thread: its throughput against the same case on 1 "
-	       "thread)\n");
+	printf("(ns/pair: median of %d runs, per thread, in %s time%s; per-thread: its "
+	       "throughput against the same case on 1 thread)\n", opt.runs,
+	       opt.wall ? "wall-clock" : "thread CPU",
+	       opt.wall ? "" : ", which leaves out time the thread was descheduled on a busy "
+			       "machine; --time wall for an idle one");
+	printf("(on-cpu: the workers' CPU time over wall time; well below 100%% on 2 threads, "
+	       "they seldom ran at once and contention is understated)\n");
 }
 
 static void goal(const char *what, bool have, bool ok, const char *measured)
@@ -442,6 +469,9 @@ static void print_goals(void)
 		snprintf(buf, sizeof(buf), "%.2f vs %.2f ns", m2->med, m1->med);
 	goal("mutex limiter slower on 2 threads (one limiter)", m1 && m2,
 	     m1 && m2 && m2->med > m1->med, buf);
+	if (m2 && m2->oncpu < 0.9)
+		printf("  (the 2 mutex threads were on a CPU %.0f%% of the time: contention "
+		       "understated; use an idle machine)\n", 100 * m2->oncpu);
 	if (m2 && c2)
 		printf("  (2 threads, one group: controller %.2f ns, mutex limiter %.2f ns per "
 		       "pair)\n", c2->med, m2->med);
@@ -455,7 +485,7 @@ static void usage(int code)
 	fprintf(code ? stderr : stdout,
 		"usage: bench_fastpath [--quick] [--case disabled|group1|tree3|mutex[,...]]\n"
 		"                      [--clock virt|real|all] [--threads 1|2|all] [--runs N]\n"
-		"                      [--iterations N] [--no-pin]\n"
+		"                      [--iterations N] [--time cpu|wall] [--no-pin]\n"
 		"--iterations N alone: one run, one thread, virtual clock, no warm-up\n"
 		"(for valgrind --tool=callgrind).\n");
 	exit(code);
@@ -517,6 +547,13 @@ int main(int argc, char **argv)
 			usage(0);
 		} else if (i + 1 >= argc) {
 			usage(2);
+		} else if (!strcmp(a, "--time")) {
+			const char *v = argv[++i];
+
+			if (!strcmp(v, "wall"))
+				opt.wall = true;
+			else if (strcmp(v, "cpu"))
+				usage(2);
 		} else if (!strcmp(a, "--case")) {
 			opt.kinds = parse_kinds(argv[++i]);
 		} else if (!strcmp(a, "--clock")) {

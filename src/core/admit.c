@@ -81,6 +81,16 @@ static inline bool slot_try_get(struct iolat_group *g)
 
 static int admit_from(struct iolat_io *io, struct iolat_group *lvl);
 
+/* The common case inline: the parent's cookie is the one we acted on. */
+static inline void check_scale_fast(struct iolat_group *g)
+{
+	struct iolat_group *p = grp_parent(g);
+
+	if (p && atomic_load_explicit(&p->child_cookie, memory_order_acquire) !=
+		 atomic_load_explicit(&g->scale_cookie, memory_order_relaxed))
+		iolat_check_scale_change(g);
+}
+
 /* A waiter now holds its slot at @lvl: go on up, then tell the owner. */
 static void continue_admission(struct iolat_io *io, struct iolat_group *lvl)
 {
@@ -178,7 +188,7 @@ static int admit_from(struct iolat_io *io, struct iolat_group *lvl)
 	bool bypass = io->flags_ & BYPASS_FLAGS;
 
 	for (; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
-		iolat_check_scale_change(lvl);
+		check_scale_fast(lvl);
 		if (bypass) {
 			/* Bypass takes its slot even past max_depth (3.1 step 3.3). */
 			atomic_fetch_add(&lvl->inflight, 1);
@@ -197,7 +207,7 @@ static int admit_from(struct iolat_io *io, struct iolat_group *lvl)
 	return 0;
 }
 
-static int admit(struct iolat_group *g, unsigned flags, struct iolat_io *io,
+static inline int admit(struct iolat_group *g, unsigned flags, struct iolat_io *io,
 		 struct iolat_waiter *w, uint64_t now, bool have_now)
 {
 	struct iolat_ctl *ctl = g->ctl;
@@ -218,9 +228,20 @@ static int admit(struct iolat_group *g, unsigned flags, struct iolat_io *io,
 	io->issue_ns_ = have_now ? now : ctl_now(ctl);
 	if (!atomic_load_explicit(&ctl->tick_armed, memory_order_relaxed))
 		atomic_store_explicit(&ctl->tick_armed, 1, memory_order_relaxed);
-	if (flags & BYPASS_FLAGS)
+	if (flags & BYPASS_FLAGS) {
 		atomic_fetch_add_explicit(&g->nr_bypass, 1, memory_order_relaxed);
-	return admit_from(io, g);
+		return admit_from(io, g);
+	}
+	/* The common case inline: a free slot at every level, nobody waiting. */
+	for (struct iolat_group *lvl = g, *p; lvl->idx != IOLAT_ROOT_IDX; lvl = p) {
+		p = grp_parent(lvl);
+		if (atomic_load_explicit(&p->child_cookie, memory_order_acquire) !=
+		    atomic_load_explicit(&lvl->scale_cookie, memory_order_relaxed))
+			iolat_check_scale_change(lvl);
+		if (atomic_load(&lvl->nwait) || !slot_try_get(lvl))
+			return admit_from(io, lvl);
+	}
+	return 0;
 }
 
 int iolat_throttle_async(struct iolat_group *g, unsigned io_flags,
@@ -339,17 +360,23 @@ void iolat_check_scale_change(struct iolat_group *g)
 	if (new != old)
 		atomic_fetch_add_explicit(up ? &g->scale_ups : &g->scale_downs, 1,
 					  memory_order_relaxed);
+	/*
+	 * A reset to the default cookie may have been applied by another thread
+	 * between our cookie CAS and our depth step; its "unlimited" must win,
+	 * or the group would stay clamped under an unthrottled parent.
+	 */
+	if (!up && atomic_load(&g->scale_cookie) == IOLAT_DEFAULT_COOKIE) {
+		atomic_store(&g->max_depth, IOLAT_DEPTH_MAX);
+		up = true;
+	}
 	if (up)
 		iolat_wake(g, true);
 }
 
 /* ---- completion (CONTROLLER.md 3.6) ---- */
 
-static void record_latency(struct iolat_group *lvl, uint64_t lat, uint64_t target)
+static void record_latency(struct iolat_slot *s, bool own, uint64_t lat, uint64_t target)
 {
-	bool own;
-	struct iolat_slot *s = my_slot(lvl, &own);
-
 	slot_add(&s->nr, 1, own);
 	slot_add(&s->sum_ns, lat, own);
 	if (lat >= target)
@@ -361,6 +388,7 @@ static void complete(struct iolat_io *io, uint64_t now, bool have_now)
 	struct iolat_ctl *ctl = io->ctl_;
 	struct iolat_group *lvl, *next;
 	bool record, as_root, own;
+	struct iolat_slot *s;
 	uint64_t lat;
 
 	if (!(io->state_ & IO_TRACKED))
@@ -372,11 +400,8 @@ static void complete(struct iolat_io *io, uint64_t now, bool have_now)
 		now = ctl_now(ctl);
 	lat = now > io->issue_ns_ ? now - io->issue_ns_ : 0;
 	as_root = io->flags_ & BYPASS_FLAGS;
-	{
-		struct iolat_slot *s = my_slot(lvl, &own);
-
-		slot_add(&s->done, 1, own);
-	}
+	s = my_slot(lvl, &own);
+	slot_add(&s->done, 1, own);
 
 	/*
 	 * Each level's work is done while this I/O still holds its slot there:
@@ -398,7 +423,9 @@ static void complete(struct iolat_io *io, uint64_t now, bool have_now)
 				if (lat > 0 && lat < target)
 					iolat_delay_add(lvl, now, target - lat);
 			} else if (lat > 0) {
-				record_latency(lvl, lat, target);
+				if (lvl->idx != io->group_)
+					s = my_slot(lvl, &own);
+				record_latency(s, own, lat, target);
 			}
 			start = atomic_load_explicit(&lvl->window_start, memory_order_relaxed);
 			if (now > start &&
@@ -414,12 +441,14 @@ static void complete(struct iolat_io *io, uint64_t now, bool have_now)
 
 void iolat_done(struct iolat_io *io)
 {
-	complete(io, 0, false);
+	if (io->state_ & IO_TRACKED)
+		complete(io, 0, false);
 }
 
 void iolat_done_at(struct iolat_io *io, uint64_t now_ns)
 {
-	complete(io, now_ns, true);
+	if (io->state_ & IO_TRACKED)
+		complete(io, now_ns, true);
 }
 
 void iolat_done_unissued(struct iolat_io *io)

@@ -71,33 +71,73 @@ size_t iolat_core_ctl_size(const struct iolat_ctl_config *cfg)
 	return sz;
 }
 
-static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t idx,
-		       uint32_t parent, const char *name, uint64_t now)
+/*
+ * (Re)initialise a group record. A freed record may still be looked at by a
+ * concurrent tick or sibling scan (they walk the arena without the tree
+ * lock), so every field is stored atomically or under the lock that guards
+ * it, and the record's spinlocks are never re-initialised: they were set up
+ * once by iolat_core_ctl_init() and are left unlocked by every user.
+ */
+static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t parent,
+		       const char *name, uint64_t now)
 {
-	struct iolat_slot *s;
-	uint32_t next_free = g->next_free;
+	const memory_order rlx = memory_order_relaxed;
+	struct iolat_slot *s = grp_slots(g);
 
-	memset(g, 0, sizeof(*g));
-	g->ctl = ctl;
-	g->idx = idx;
-	g->next_free = next_free;
-	atomic_init(&g->parent, parent);
+	atomic_store_explicit(&g->parent, parent, rlx);
+	atomic_store_explicit(&g->nr_children, 0, rlx);
+	memset(g->name, 0, sizeof(g->name));
 	strncpy(g->name, name, IOLAT_NAME_MAX - 1);
-	atomic_init(&g->max_depth, IOLAT_DEPTH_MAX);
-	atomic_init(&g->scale_cookie, parent == IOLAT_NO_GROUP ? IOLAT_DEFAULT_COOKIE :
-		    atomic_load(&grp_at(ctl, parent)->child_cookie));
-	atomic_init(&g->win_ns, IOLAT_MIN_WIN_NS);
-	atomic_init(&g->window_start, now);
-	atomic_init(&g->child_cookie, IOLAT_DEFAULT_COOKIE);
-	atomic_init(&g->scale_grp, IOLAT_NO_GROUP);
-	iolat_spin_init(&g->wq_lock);
-	iolat_spin_init(&g->child_lock);
-	s = grp_slots(g);
+
+	atomic_store_explicit(&g->inflight, 0, rlx);
+	atomic_store_explicit(&g->max_depth, IOLAT_DEPTH_MAX, rlx);
+	atomic_store_explicit(&g->scale_cookie, parent == IOLAT_NO_GROUP ? IOLAT_DEFAULT_COOKIE :
+			      atomic_load(&grp_at(ctl, parent)->child_cookie), rlx);
+	iolat_spin_lock(&g->wq_lock);
+	g->wq_head = g->wq_tail = NULL;
+	atomic_store_explicit(&g->nwait, 0, rlx);
+	iolat_spin_unlock(&g->wq_lock);
+
+	atomic_store_explicit(&g->target_ns, 0, rlx);
+	atomic_store_explicit(&g->win_ns, IOLAT_MIN_WIN_NS, rlx);
+	atomic_store_explicit(&g->window_start, now, rlx);
+	atomic_store_explicit(&g->snap_nr, 0, rlx);
+	atomic_store_explicit(&g->snap_sum, 0, rlx);
+	atomic_store_explicit(&g->snap_missed, 0, rlx);
+	atomic_store_explicit(&g->lat_avg_ns, 0, rlx);
+	atomic_store_explicit(&g->last_mean_ns, 0, rlx);
+	atomic_store_explicit(&g->windows_ok, 0, rlx);
+	atomic_store_explicit(&g->windows_missed, 0, rlx);
+	g->cur_stat.nr = g->cur_stat.sum_ns = g->cur_stat.missed = 0;
+	atomic_store_explicit(&g->nr_samples, 0, rlx);
+
+	atomic_store_explicit(&g->use_delay, 0, rlx);
+	atomic_store_explicit(&g->delay_nsec, 0, rlx);
+	atomic_store_explicit(&g->delay_start, 0, rlx);
+	atomic_store_explicit(&g->last_delay, 0, rlx);
+	atomic_store_explicit(&g->last_use, 0, rlx);
+
+	atomic_store_explicit(&g->nr_bypass, 0, rlx);
+	atomic_store_explicit(&g->throttled_ns, 0, rlx);
+	atomic_store_explicit(&g->slept_ns, 0, rlx);
+	atomic_store_explicit(&g->scale_downs, 0, rlx);
+	atomic_store_explicit(&g->scale_ups, 0, rlx);
+	atomic_store_explicit(&g->tick_nr, 0, rlx);
+	atomic_store_explicit(&g->tick_seq, 0, rlx);
+
+	iolat_spin_lock(&g->child_lock);
+	atomic_store_explicit(&g->child_cookie, IOLAT_DEFAULT_COOKIE, rlx);
+	atomic_store_explicit(&g->scale_grp, IOLAT_NO_GROUP, rlx);
+	atomic_store_explicit(&g->scale_lat, 0, rlx);
+	atomic_store_explicit(&g->last_scale_event, 0, rlx);
+	atomic_store_explicit(&g->child_nr_samples, 0, rlx);
+	iolat_spin_unlock(&g->child_lock);
+
 	for (uint32_t i = 0; i < ctl->nr_slots; i++) {
-		atomic_store_explicit(&s[i].nr, 0, memory_order_relaxed);
-		atomic_store_explicit(&s[i].sum_ns, 0, memory_order_relaxed);
-		atomic_store_explicit(&s[i].missed, 0, memory_order_relaxed);
-		atomic_store_explicit(&s[i].done, 0, memory_order_relaxed);
+		atomic_store_explicit(&s[i].nr, 0, rlx);
+		atomic_store_explicit(&s[i].sum_ns, 0, rlx);
+		atomic_store_explicit(&s[i].missed, 0, rlx);
+		atomic_store_explicit(&s[i].done, 0, rlx);
 	}
 }
 
@@ -122,11 +162,18 @@ struct iolat_ctl *iolat_core_ctl_init(void *mem, const struct iolat_ctl_config *
 	ctl->groups = (struct iolat_group *)p;
 	p += align_up(n * sizeof(struct iolat_group), IOLAT_CACHELINE);
 	ctl->slots = (struct iolat_slot *)p;
-	/* Free list of records 1..n-1 in index order; 0 is the root. */
-	for (uint32_t i = 1; i < n; i++)
-		ctl->groups[i].next_free = i + 1 < n ? i + 1 : IOLAT_NO_GROUP;
+	/* Constant parts of every record; free list of 1..n-1; 0 is the root. */
+	for (uint32_t i = 0; i < n; i++) {
+		struct iolat_group *g = &ctl->groups[i];
+
+		g->ctl = ctl;
+		g->idx = i;
+		iolat_spin_init(&g->wq_lock);
+		iolat_spin_init(&g->child_lock);
+		g->next_free = i + 1 < n ? i + 1 : IOLAT_NO_GROUP;
+	}
 	ctl->free_head = n > 1 ? 1 : IOLAT_NO_GROUP;
-	group_init(ctl, &ctl->groups[0], 0, IOLAT_NO_GROUP, "", ctl_now(ctl));
+	group_init(ctl, &ctl->groups[0], IOLAT_NO_GROUP, "", ctl_now(ctl));
 	atomic_store(&ctl->groups[0].used, 1);
 	return ctl;
 }
@@ -202,7 +249,7 @@ int iolat_group_create(struct iolat_ctl *ctl, struct iolat_group *parent,
 	}
 	g = grp_at(ctl, idx);
 	ctl->free_head = g->next_free;
-	group_init(ctl, g, idx, pidx, name, ctl_now(ctl));
+	group_init(ctl, g, pidx, name, ctl_now(ctl));
 	atomic_fetch_add(&grp_at(ctl, pidx)->nr_children, 1);
 	atomic_store_explicit(&g->used, 1, memory_order_release);
 	iolat_spin_unlock(&ctl->tree_lock);

@@ -95,8 +95,8 @@ struct iolat_group {
 	/* Counters. */
 	_Atomic uint64_t nr_bypass, throttled_ns, slept_ns;
 	_Atomic uint64_t scale_downs, scale_ups;
-	uint64_t tick_nr;              /* recorded samples when a tick last looked; tick_lock */
-	uint64_t tick_seq;             /* which tick that was; tick_lock */
+	_Atomic uint64_t tick_nr;      /* recorded samples when a tick last looked; tick_lock */
+	_Atomic uint64_t tick_seq;     /* which tick that was; tick_lock */
 
 	/* This group as a parent: "child_lat" (CONTROLLER.md 1.3). */
 	alignas(IOLAT_CACHELINE) _Atomic uint32_t child_cookie; /* written under child_lock */

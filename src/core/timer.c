@@ -29,9 +29,10 @@ static bool active_since_last_tick(struct iolat_ctl *ctl, struct iolat_group *g)
 	bool active;
 
 	iolat_grp_sum_slots(g, &s, NULL);
-	active = g->tick_seq + 1 != ctl->tick_seq || s.nr != g->tick_nr;
-	g->tick_nr = s.nr;
-	g->tick_seq = ctl->tick_seq;
+	active = atomic_load_explicit(&g->tick_seq, memory_order_relaxed) + 1 != ctl->tick_seq ||
+		 s.nr != atomic_load_explicit(&g->tick_nr, memory_order_relaxed);
+	atomic_store_explicit(&g->tick_nr, s.nr, memory_order_relaxed);
+	atomic_store_explicit(&g->tick_seq, ctl->tick_seq, memory_order_relaxed);
 	return active;
 }
 
