@@ -70,8 +70,13 @@ $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(LIB_SO): $(LIB_OBJ)
-	$(CC) -shared $(SANFLAGS) -Wl,-soname,libiolatency.so.0 -o $@ $^ $(LDLIBS)
+# The shared library exports exactly the functions of the public header.
+$(O)/libiolatency.map: include/iolatency.h
+	@mkdir -p $(dir $@)
+	{ echo 'IOLATENCY_0 { global:'; grep -oE '\biolat_[a-z_]+\(' $< | tr -d '(' | sort -u | sed 's/$$/;/'; echo 'local: *; };'; } > $@
+
+$(LIB_SO): $(LIB_OBJ) $(O)/libiolatency.map
+	$(CC) -shared $(SANFLAGS) -Wl,-soname,libiolatency.so.0 -Wl,--version-script=$(O)/libiolatency.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
 $(APP_A): $(APP_OBJ)
 	@rm -f $@

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The shared library exports every function of DESIGN.md §4A (the fixed public
+# API) and nothing of the core's internals.
+set -euo pipefail
+O=${O:-build}
+so="$O/libiolatency.so"
+[ -f "$so" ] || { echo "no $so"; exit 1; }
+syms=$(nm -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//')
+missing=0
+for f in iolat_ctl_create iolat_ctl_destroy iolat_ctl_tick iolat_ctl_start_timer \
+	 iolat_group_create iolat_group_destroy iolat_group_set_target \
+	 iolat_throttle iolat_done iolat_throttle_async iolat_throttle_cancel \
+	 iolat_maybe_throttle iolat_group_delay_due iolat_group_congested \
+	 iolat_group_stat iolat_group_format_stat iolat_parse_duration; do
+	grep -qx "$f" <<<"$syms" || { echo "missing export: $f"; missing=1; }
+done
+for f in iolat_check_scale_change iolat_core_ctl_init iolat_wake iolat_delay_add; do
+	grep -qx "$f" <<<"$syms" && { echo "internal symbol exported: $f"; missing=1; }
+done
+[ $missing -eq 0 ] && echo "all $(wc -l <<<"$syms") exports checked"
+exit $missing
