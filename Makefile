@@ -93,7 +93,7 @@ $(O)/bench/%: bench/%.c $(APP_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(APP_A) $(LIB_A) $(LDLIBS)
 
-tests: $(TEST_BIN) $(IOLAT)
+tests: $(TEST_BIN) $(IOLAT) $(LIB_SO)
 test: tests check-core-deps
 	O=$(O) SAN=$(SAN) tests/runtests.sh $(TEST_BIN)
 
