@@ -20,18 +20,11 @@
 
 #include "iolatency.h"
 #include "job/workload.h"
+#include "sim/rng.h"
 
 #define NSEC_PER_SEC 1000000000ull
 
-/* ---- PRNG: xoshiro256** seeded by splitmix64 (Blackman & Vigna, public domain algorithms) ---- */
-
-uint64_t iolat_splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
+/* ---- PRNG: xoshiro256** seeded by splitmix64 (the primitives are sim/rng.c's) ---- */
 
 void iolat_rng_seed(struct iolat_rng *r, uint64_t seed)
 {
@@ -40,24 +33,9 @@ void iolat_rng_seed(struct iolat_rng *r, uint64_t seed)
 		r->s[i] = iolat_splitmix64(&st);
 }
 
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
 uint64_t iolat_rng_next(struct iolat_rng *r)
 {
-	uint64_t *s = r->s;
-	uint64_t result = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
+	return iolat_xoshiro256ss(r->s);
 }
 
 uint64_t iolat_rng_below(struct iolat_rng *r, uint64_t n)

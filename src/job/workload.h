@@ -26,7 +26,6 @@ void iolat_rng_seed(struct iolat_rng *r, uint64_t seed);
 uint64_t iolat_rng_next(struct iolat_rng *r);
 uint64_t iolat_rng_below(struct iolat_rng *r, uint64_t n);  /* uniform in [0, n); 0 when n == 0 */
 double iolat_rng_unit(struct iolat_rng *r);                 /* uniform in (0, 1] */
-uint64_t iolat_splitmix64(uint64_t *state);                 /* one splitmix64 step */
 
 /*
  * Allowed burst of the rate= token bucket, in time: a job may run up to this

@@ -8,7 +8,7 @@
 
 #include "sim/rng.h"
 
-static uint64_t splitmix64(uint64_t *x)
+uint64_t iolat_splitmix64(uint64_t *x)
 {
 	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
 
@@ -27,14 +27,13 @@ void iolat_sim_rng_seed(struct iolat_sim_rng *r, uint64_t seed, uint64_t stream)
 	uint64_t x = seed ^ (stream * 0xd1b54a32d192ed03ull);
 
 	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
+		r->s[i] = iolat_splitmix64(&x);
 	if (!(r->s[0] | r->s[1] | r->s[2] | r->s[3]))
 		r->s[0] = 1;    /* the all-zero state is a fixed point */
 }
 
-uint64_t iolat_sim_rng_u64(struct iolat_sim_rng *r)
+uint64_t iolat_xoshiro256ss(uint64_t s[4])
 {
-	uint64_t *s = r->s;
 	uint64_t out = rotl(s[1] * 5, 7) * 9;
 	uint64_t t = s[1] << 17;
 
@@ -45,6 +44,11 @@ uint64_t iolat_sim_rng_u64(struct iolat_sim_rng *r)
 	s[2] ^= t;
 	s[3] = rotl(s[3], 45);
 	return out;
+}
+
+uint64_t iolat_sim_rng_u64(struct iolat_sim_rng *r)
+{
+	return iolat_xoshiro256ss(r->s);
 }
 
 uint64_t iolat_sim_rng_below(struct iolat_sim_rng *r, uint64_t n)

@@ -17,6 +17,10 @@ struct iolat_sim_rng {
 	uint64_t s[4];
 };
 
+/* The two primitives, shared with the job layer's workload generator. */
+uint64_t iolat_splitmix64(uint64_t *state);   /* one splitmix64 step */
+uint64_t iolat_xoshiro256ss(uint64_t s[4]);   /* one xoshiro256** step */
+
 /* Seed from (seed, stream): different streams of one seed are independent. */
 void iolat_sim_rng_seed(struct iolat_sim_rng *r, uint64_t seed, uint64_t stream);
 uint64_t iolat_sim_rng_u64(struct iolat_sim_rng *r);
