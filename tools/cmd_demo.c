@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_opts.h"
 #include "commands.h"
 #include "iolatency.h"
 #include "job/jobfile.h"
@@ -97,31 +98,7 @@ static void usage(FILE *f)
 
 static int bad_usage(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "iolat demo: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (see iolat demo --help)\n");
-	return IOLAT_EXIT_USAGE;
-}
-
-static const char *opt_value(int argc, char **argv, int *i, const char *opt)
-{
-	size_t n = strlen(opt);
-
-	if (!strncmp(argv[*i], opt, n) && argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (!strcmp(argv[*i], opt)) {
-		if (*i + 1 >= argc)
-			return NULL;
-		return argv[++*i];
-	}
-	return NULL;
-}
-
-static bool is_opt(const char *arg, const char *opt)
-{
-	size_t n = strlen(opt);
-
-	return !strncmp(arg, opt, n) && (arg[n] == '\0' || arg[n] == '=');
+	return iolat_cli_usage_error("demo", fmt, arg);
 }
 
 static const char *const mode_names[NR_MODES] = {
@@ -325,36 +302,36 @@ static int parse_args(struct demo *d, int argc, char **argv, int *rc)
 			usage(stdout);
 			*rc = IOLAT_EXIT_OK;
 			return 1;
-		} else if (is_opt(a, "--dir")) {
-			if (!(v = opt_value(argc, argv, &i, "--dir")) || !*v)
+		} else if (iolat_cli_is_opt(a, "--dir")) {
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--dir")) || !*v)
 				return *rc = bad_usage("%s needs a directory", "--dir"), 1;
 			d->dir = v;
 		} else if (!strcmp(a, "--sim")) {
 			d->sim = true;
-		} else if (is_opt(a, "--device")) {
-			if (!(v = opt_value(argc, argv, &i, "--device")) || !*v)
+		} else if (iolat_cli_is_opt(a, "--device")) {
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--device")) || !*v)
 				return *rc = bad_usage("%s needs ssd, hdd or bad-ssd", "--device"), 1;
 			d->device = v;
-		} else if (is_opt(a, "--seconds")) {
+		} else if (iolat_cli_is_opt(a, "--seconds")) {
 			char *end;
 			unsigned long s;
 
-			if (!(v = opt_value(argc, argv, &i, "--seconds")))
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--seconds")))
 				return *rc = bad_usage("%s needs a number", "--seconds"), 1;
 			errno = 0;
 			s = strtoul(v, &end, 10);
 			if (!*v || *end || errno || s < 1 || s > 3600 || *v == '-')
 				return *rc = bad_usage("--seconds: '%s' is not 1..3600", v), 1;
 			d->seconds = (unsigned)s;
-		} else if (is_opt(a, "--target")) {
-			if (!(v = opt_value(argc, argv, &i, "--target")))
+		} else if (iolat_cli_is_opt(a, "--target")) {
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--target")))
 				return *rc = bad_usage("%s needs a latency (2ms)", "--target"), 1;
 			if (iolat_parse_duration(v, &d->target_ns) || !d->target_ns ||
 			    strlen(v) >= sizeof(d->target_s))
 				return *rc = bad_usage("--target: '%s' is not a latency like 2ms", v), 1;
 			snprintf(d->target_s, sizeof(d->target_s), "%s", v);
-		} else if (is_opt(a, "--cap")) {
-			if (!(v = opt_value(argc, argv, &i, "--cap")))
+		} else if (iolat_cli_is_opt(a, "--cap")) {
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--cap")))
 				return *rc = bad_usage("%s needs a rate (100m)", "--cap"), 1;
 			if (iolat_parse_size(v, &d->cap_bps) || !d->cap_bps)
 				return *rc = bad_usage("--cap: '%s' is not a rate like 100m", v), 1;

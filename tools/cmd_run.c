@@ -7,6 +7,9 @@
  * and plots with --log. Ctrl-C ends the run early and still reports.
  * Exit: 0 ok; 1 the run failed or I/Os failed (per-group counts on stderr);
  * 2 bad usage or bad job file (one line naming file, line and key).
+ * Hidden options for soak tests (scripts/soak.sh): --repeat N and --loop
+ * SECONDS run the job file again and again in this one process; the report
+ * is the last run's.
  * Context: the CLI's main thread (plus the SIGINT handler, which only sets a flag).
  */
 #include <errno.h>
@@ -17,8 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "cli_opts.h"
 #include "commands.h"
 #include "engine/eng_faulty.h"
 #include "job/jobfile.h"
@@ -60,32 +65,7 @@ static void usage(FILE *f)
 
 static int bad_usage(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "iolat run: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (see iolat run --help)\n");
-	return IOLAT_EXIT_USAGE;
-}
-
-/* "--opt=VALUE" or "--opt VALUE": the value, advancing *i for the latter. */
-static const char *opt_value(int argc, char **argv, int *i, const char *opt)
-{
-	size_t n = strlen(opt);
-
-	if (!strncmp(argv[*i], opt, n) && argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (!strcmp(argv[*i], opt)) {
-		if (*i + 1 >= argc)
-			return NULL;
-		return argv[++*i];
-	}
-	return NULL;
-}
-
-static bool is_opt(const char *arg, const char *opt)
-{
-	size_t n = strlen(opt);
-
-	return !strncmp(arg, opt, n) && (arg[n] == '\0' || arg[n] == '=');
+	return iolat_cli_usage_error("run", fmt, arg);
 }
 
 static void on_sigint(int sig)
@@ -131,7 +111,7 @@ static void on_note(void *ctx, const char *line)
 	fprintf(stderr, "iolat run: %s\n", line);
 }
 
-/* Failed I/Os, per group, on stderr. */
+/* Failed I/Os, per group, on stderr; what faulty engines injected, if any. */
 static void report_errors(const struct iolat_runner_result *res)
 {
 	struct iolat_report_row row;
@@ -142,11 +122,51 @@ static void report_errors(const struct iolat_runner_result *res)
 			res->nr_verify_failed);
 	fprintf(stderr, "\n");
 	for (unsigned i = 0; i < iolat_report_nr_rows(res->report); i++) {
-		if (iolat_report_row(res->report, i, &row) == 0)
-			fprintf(stderr, "  group %-24s %" PRIu64 " failed I/Os\n", row.name, row.errors);
+		if (iolat_report_row(res->report, i, &row))
+			continue;
+		fprintf(stderr, "  group %-24s %" PRIu64 " failed I/Os", row.name, row.errors);
+		if (row.faulty)
+			fprintf(stderr, " (injected: %" PRIu64 " EIO, %" PRIu64 " ENOSPC, %" PRIu64
+				" short)", row.faults.eio, row.faults.enospc, row.faults.short_io);
+		fprintf(stderr, "\n");
 	}
 	if (res->first_error[0])
 		fprintf(stderr, "  first: %s\n", res->first_error);
+}
+
+/* The verify pass's verdict: a line on stdout (normal format), bad blocks on stderr. */
+static void report_verify(const struct iolat_runner_result *res, bool json)
+{
+	if (!res->verify_ran)
+		return;
+	if (!json)
+		printf("verify: %" PRIu64 " blocks of %u bytes read back after the run (%" PRIu64
+		       " set by successful writes): %" PRIu64 " bad; %" PRIu64 " not checked (their "
+		       "last write failed or overlapped another)\n", res->verify_checked,
+		       res->verify_block, res->verify_written, res->verify_bad,
+		       res->verify_unspecified);
+	if (res->verify_bad)
+		fprintf(stderr, "iolat run: verify: %" PRIu64 " blocks did not read back as written; "
+			"first: %s\n", res->verify_bad, res->verify_first_bad);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A positive count or number of seconds for --repeat / --loop; -1 when bad. */
+static double parse_positive(const char *v)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	return !*v || *end || errno || !(d > 0) || d > 1e9 ? -1 : d;
 }
 
 int iolat_cmd_run(int argc, char **argv)
@@ -154,6 +174,8 @@ int iolat_cmd_run(int argc, char **argv)
 	struct iolat_runner_opts o = { .control = -1, .kernel_compat = -1, .stop = &run_stop };
 	const char *file = NULL, *logdir = NULL;
 	bool json = false, quiet = false;
+	double repeat = 1, loop_s = 0, t0;
+	uint64_t iters = 0, failed_all = 0;
 	struct iolat_jobfile *jf = NULL;
 	struct iolat_runner_result *res = NULL;
 	char err[IOLAT_JOBFILE_ERR_MAX];
@@ -167,8 +189,8 @@ int iolat_cmd_run(int argc, char **argv)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return IOLAT_EXIT_OK;
-		} else if (is_opt(a, "--output-format")) {
-			if (!(v = opt_value(argc, argv, &i, "--output-format")))
+		} else if (iolat_cli_is_opt(a, "--output-format")) {
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--output-format")))
 				return bad_usage("%s needs normal or json", "--output-format");
 			if (!strcmp(v, "json"))
 				json = true;
@@ -176,14 +198,23 @@ int iolat_cmd_run(int argc, char **argv)
 				json = false;
 			else
 				return bad_usage("--output-format: '%s' is not normal or json", v);
-		} else if (is_opt(a, "--log")) {
-			if (!(v = opt_value(argc, argv, &i, "--log")) || !*v)
+		} else if (iolat_cli_is_opt(a, "--log")) {
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--log")) || !*v)
 				return bad_usage("%s needs a directory", "--log");
 			logdir = v;
-		} else if (is_opt(a, "--faults")) {
-			if (!(v = opt_value(argc, argv, &i, "--faults")))
+		} else if (iolat_cli_is_opt(a, "--faults")) {
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--faults")))
 				return bad_usage("%s needs options (kind=eio,rate=0.01...)", "--faults");
 			o.fault_options = v;
+		} else if (iolat_cli_is_opt(a, "--repeat")) {
+			/* hidden: run it N times in this process (soak tests) */
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--repeat")) ||
+			    (repeat = parse_positive(v)) < 1 || repeat != (double)(uint64_t)repeat)
+				return bad_usage("%s needs a positive count", "--repeat");
+		} else if (iolat_cli_is_opt(a, "--loop")) {
+			/* hidden: run it again and again for SECONDS (soak tests) */
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--loop")) || (loop_s = parse_positive(v)) < 0)
+				return bad_usage("%s needs a positive number of seconds", "--loop");
 		} else if (!strcmp(a, "--no-control")) {
 			o.control = 0;
 		} else if (!strcmp(a, "--kernel-compat")) {
@@ -214,16 +245,33 @@ int iolat_cmd_run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESETHAND;    /* a second Ctrl-C kills */
 	sigaction(SIGINT, &sa, &old_sa);
-	ret = iolat_runner_run(jf, &o, &res, err, sizeof(err));
+	t0 = now_s();
+	for (;;) {
+		iolat_runner_result_free(res);
+		res = NULL;
+		ret = iolat_runner_run(jf, &o, &res, err, sizeof(err));
+		if (ret)
+			break;
+		iters++;
+		failed_all += res->nr_errors + res->verify_bad;
+		if (atomic_load(&run_stop) ||
+		    (loop_s > 0 ? now_s() - t0 >= loop_s : (double)iters >= repeat))
+			break;
+	}
 	sigaction(SIGINT, &old_sa, NULL);
 	clear_progress(&cli);
 	if (ret) {
+		if (iters)
+			fprintf(stderr, "iolat run: run %" PRIu64 " failed:\n", iters + 1);
 		fprintf(stderr, "iolat run: %s\n", err[0] ? err : strerror(-ret));
 		rc = ret == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
 		goto out;
 	}
 	if (atomic_load(&run_stop))
 		fprintf(stderr, "iolat run: interrupted: reporting what ran\n");
+	if (iters > 1)
+		fprintf(stderr, "iolat run: %" PRIu64 " runs in %.1f s, %" PRIu64 " I/Os failed in all;"
+			" the report is the last run's\n", iters, now_s() - t0, failed_all);
 	if (json) {
 		ret = iolat_report_write_json(res->report, stdout);
 	} else {
@@ -236,6 +284,7 @@ int iolat_cmd_run(int argc, char **argv)
 		       !res->control ? "off" : res->kernel_compat ? "on (kernel compat)" : "on");
 		ret = iolat_report_write_table(res->report, stdout);
 	}
+	report_verify(res, json);
 	if (ret || fflush(stdout)) {
 		fprintf(stderr, "iolat run: cannot write the report: %s\n", strerror(EIO));
 		rc = IOLAT_EXIT_FAILED;
@@ -261,6 +310,11 @@ int iolat_cmd_run(int argc, char **argv)
 		report_errors(res);
 		rc = IOLAT_EXIT_FAILED;
 	}
+	if (res->verify_bad || failed_all)
+		rc = IOLAT_EXIT_FAILED;
+	if (res->checked)
+		fprintf(stderr, "iolat run: IOLAT_CHECK: the controller's invariants held at every "
+			"sample and at the end; every I/O completed once\n");
 out:
 	iolat_runner_result_free(res);
 	iolat_jobfile_free(jf);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_opts.h"
 #include "commands.h"
 #include "job/jobfile.h"
 #include "job/report.h"
@@ -59,32 +60,7 @@ static void usage(FILE *f)
 
 static int bad_usage(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "iolat sim: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (see iolat sim --help)\n");
-	return IOLAT_EXIT_USAGE;
-}
-
-/* "--opt=VALUE" or "--opt VALUE": the value, advancing *i for the latter. */
-static const char *opt_value(int argc, char **argv, int *i, const char *opt)
-{
-	size_t n = strlen(opt);
-
-	if (!strncmp(argv[*i], opt, n) && argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (!strcmp(argv[*i], opt)) {
-		if (*i + 1 >= argc)
-			return NULL;
-		return argv[++*i];
-	}
-	return NULL;
-}
-
-static bool is_opt(const char *arg, const char *opt)
-{
-	size_t n = strlen(opt);
-
-	return !strncmp(arg, opt, n) && (arg[n] == '\0' || arg[n] == '=');
+	return iolat_cli_usage_error("sim", fmt, arg);
 }
 
 static double wall_s(void)
@@ -112,18 +88,18 @@ int iolat_cmd_sim(int argc, char **argv)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return IOLAT_EXIT_OK;
-		} else if (is_opt(a, "--seed")) {
+		} else if (iolat_cli_is_opt(a, "--seed")) {
 			char *end;
 
-			if (!(v = opt_value(argc, argv, &i, "--seed")))
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--seed")))
 				return bad_usage("%s needs a number", "--seed");
 			errno = 0;
 			o.seed = strtoull(v, &end, 0);
 			if (!*v || *end || errno || *v == '-')
 				return bad_usage("--seed: '%s' is not a non-negative integer", v);
 			o.seed_set = true;
-		} else if (is_opt(a, "--output-format")) {
-			if (!(v = opt_value(argc, argv, &i, "--output-format")))
+		} else if (iolat_cli_is_opt(a, "--output-format")) {
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--output-format")))
 				return bad_usage("%s needs normal or json", "--output-format");
 			if (!strcmp(v, "json"))
 				json = true;
@@ -131,8 +107,8 @@ int iolat_cmd_sim(int argc, char **argv)
 				json = false;
 			else
 				return bad_usage("--output-format: '%s' is not normal or json", v);
-		} else if (is_opt(a, "--log")) {
-			if (!(v = opt_value(argc, argv, &i, "--log")) || !*v)
+		} else if (iolat_cli_is_opt(a, "--log")) {
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--log")) || !*v)
 				return bad_usage("%s needs a directory", "--log");
 			logdir = v;
 		} else if (!strcmp(a, "--no-control")) {
