@@ -86,7 +86,7 @@ struct cd {
 	size_t msglen;
 	unsigned step;
 	int op;
-	unsigned next_io;
+	int nr_io;          /* entries of io[] ever used: the loops stop there */
 	unsigned submits;
 	struct cd_group grp[CD_MAX_GROUPS];
 	struct cd_io io[CD_MAX_IOS];
@@ -218,8 +218,8 @@ static int pick_group(const struct cd *d, uint8_t b)
 /* An I/O in @state chosen by @b, or -1. */
 static int pick_io(const struct cd *d, uint8_t b, int state)
 {
-	for (int k = 0; k < CD_MAX_IOS; k++) {
-		int i = (b + k) % CD_MAX_IOS;
+	for (int k = 0; k < d->nr_io; k++) {
+		int i = (b + k) % d->nr_io;
 
 		if (d->io[i].state == state)
 			return i;
@@ -227,17 +227,13 @@ static int pick_io(const struct cd *d, uint8_t b, int state)
 	return -1;
 }
 
+/* The lowest free entry, so that the loops over io[] stay short. */
 static int free_io(struct cd *d)
 {
-	for (int k = 0; k < CD_MAX_IOS; k++) {
-		int i = (int)((d->next_io + (unsigned)k) % CD_MAX_IOS);
-
-		if (d->io[i].state == CDI_FREE) {
-			d->next_io = (unsigned)i + 1;
+	for (int i = 0; i < d->nr_io; i++)
+		if (d->io[i].state == CDI_FREE)
 			return i;
-		}
-	}
-	return -1;
+	return d->nr_io < CD_MAX_IOS ? d->nr_io++ : -1;
 }
 
 /* ---- granted() ---- */
@@ -306,7 +302,7 @@ static void check_invariants(struct cd *d)
 		if (d->grp[i].live && d->grp[i].parent != CD_ROOT)
 			d->children[d->grp[i].parent]++;
 
-	for (int i = 0; i < CD_MAX_IOS && !d->failed; i++) {
+	for (int i = 0; i < d->nr_io && !d->failed; i++) {
 		struct cd_io *c = &d->io[i];
 		uint32_t wl = atomic_load(&c->io.wait_level_);
 		int m;
@@ -367,7 +363,7 @@ static void check_invariants(struct cd *d)
 	}
 	if (d->failed)
 		return;
-	for (int i = 0; i < CD_MAX_IOS; i++)
+	for (int i = 0; i < d->nr_io; i++)
 		CHECK(seen[i] == (d->io[i].state == CDI_QUEUED),
 		      "io %d (%s) appears %u times in wait queues", i,
 		      state_names[d->io[i].state], seen[i]);
@@ -639,8 +635,8 @@ static void do_stat(struct cd *d, uint8_t b, uint8_t len)
 
 static void do_done_again(struct cd *d, uint8_t b)
 {
-	for (int k = 0; k < CD_MAX_IOS; k++) {
-		int i = (b + k) % CD_MAX_IOS;
+	for (int k = 0; k < d->nr_io; k++) {
+		int i = (b + k) % d->nr_io;
 
 		if (d->io[i].state == CDI_FREE && d->io[i].used) {
 			trace(d, "done again io %d", i);
@@ -663,7 +659,7 @@ static void do_round(struct cd *d, uint8_t ga, uint8_t gb, uint8_t n, uint8_t ad
 		do_submit(d, b, 0);
 	}
 	d->now += amount_of(adv);
-	for (int i = 0; i < CD_MAX_IOS; i++)
+	for (int i = 0; i < d->nr_io; i++)
 		if (d->io[i].state == CDI_ADMITTED)
 			list[nr++] = i;
 	for (int k = 0; k < nr && !d->failed; k++)
@@ -754,7 +750,7 @@ static void finish(struct cd *d)
 	for (int pass = 0; pass < CD_MAX_IOS + 1 && !d->failed; pass++) {
 		int list[CD_MAX_IOS], nr = 0;
 
-		for (int i = 0; i < CD_MAX_IOS; i++)
+		for (int i = 0; i < d->nr_io; i++)
 			if (d->io[i].state == CDI_ADMITTED)
 				list[nr++] = i;
 		if (!nr)
@@ -764,7 +760,7 @@ static void finish(struct cd *d)
 			complete_io(d, list[k], 0);
 		check_invariants(d);
 	}
-	for (int i = 0; i < CD_MAX_IOS && !d->failed; i++)
+	for (int i = 0; i < d->nr_io && !d->failed; i++)
 		CHECK(d->io[i].state == CDI_FREE, "at the end io %d is still %s (never granted)",
 		      i, state_names[d->io[i].state]);
 	check_invariants(d);

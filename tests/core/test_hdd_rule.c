@@ -74,6 +74,9 @@ static const struct carry_case carry_cases[] = {
 	/* (90 + 2) / 12 = 7.67 ms: down (the mean of means, 5 ms, would say up) */
 	{ 0, 10, 9 * T_MS, 2, 1 * T_MS, T_D - 32 },
 	{ IOLAT_CTL_COMPAT_B1, 10, 9 * T_MS, 2, 1 * T_MS, T_D - 12 },
+	/* Exactly at the target, (90 + 10) / 20 = 5 ms: ok; 1 ns over: not. */
+	{ 0, 10, 9 * T_MS, 10, 1 * T_MS, T_D - 12 },
+	{ 0, 10, 9 * T_MS + 2, 10, 1 * T_MS, T_D - 32 },
 };
 
 static void test_carried_mean(void **state)

@@ -4,7 +4,8 @@
  * 4 "Documented guidance"). In root -> { a -> { fast (1 ms), slow (none) },
  * unrelated }, fast missing moves a's cookie and throttles slow, never
  * unrelated (a cousin) nor a (the parent); and unrelated missing throttles
- * its sibling a but not a's children.
+ * its sibling a but not a's children. A group created meanwhile takes the
+ * parent's current cookie (1.2): unthrottled until the next move.
  * Context: single-threaded cmocka program on the virtual clock.
  */
 #include "helpers/t_ctl.h"
@@ -81,11 +82,33 @@ static void test_unrelated_throttles_a_only(void **state)
 	iolat_ctl_destroy(t.ctl);
 }
 
+/* 1.2: a new group takes its parent's current cookie: it starts unthrottled
+ * and acts on the next move only. */
+static void test_newcomer_takes_current_cookie(void **state)
+{
+	struct tree t = make_tree(0);
+	struct iolat_group *late;
+
+	t_miss(t.fast);
+	t_miss(t.fast);
+	late = t_grp(t.ctl, t.a, "late", 0);
+	assert_int_equal(t_stat(late).cookie, T_D - 32);
+	t_fill(late, 1, 1 * T_MS, 0);
+	t_fill(t.slow, 1, 1 * T_MS, 0);
+	assert_int_equal(t_depth(late), T_MAX);
+	assert_int_equal(t_depth(t.slow), 32);
+	t_miss(t.fast);
+	t_poke(late);
+	assert_int_equal(t_depth(late), 32);
+	iolat_ctl_destroy(t.ctl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fast_throttles_only_slow),
 		cmocka_unit_test(test_unrelated_throttles_a_only),
+		cmocka_unit_test(test_newcomer_takes_current_cookie),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
  * Context: single-threaded cmocka program on the virtual clock.
  */
 #include "helpers/t_ctl.h"
+#include "core/ctl.h"
 
 static void assert_reset(struct iolat_group *p)
 {
@@ -110,6 +111,28 @@ static void test_clear_clears_delay(void **state)
 	iolat_ctl_destroy(ctl);
 }
 
+/*
+ * B5: clearing a target clears use_delay even when the parent's reset has
+ * nothing to unclamp (the group already acted on the default cookie). The
+ * state is made with the core's own use_delay step (src/core/ctl.h).
+ */
+static void test_clear_clears_stuck_delay(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(2, 0, 0);
+	struct iolat_group *g = t_grp(ctl, NULL, "g", 10 * T_MS);
+
+	iolat_delay_use(g);
+	iolat_delay_use(g);
+	assert_int_equal(t_use_delay(g), 2);
+	assert_int_equal(t_stat(g).cookie, T_D);
+	assert_int_equal(iolat_group_set_target(g, 5 * T_MS), 0); /* not cleared */
+	assert_int_equal(t_use_delay(g), 2);
+	assert_int_equal(iolat_group_set_target(g, 0), 0);
+	assert_int_equal(t_use_delay(g), 0);
+	assert_false(iolat_group_congested(g));
+	iolat_ctl_destroy(ctl);
+}
+
 static void test_destroy(void **state)
 {
 	struct iolat_ctl *ctl = t_ctl_new(2, 0, 0);
@@ -203,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_target_change_resets_parent),
 		cmocka_unit_test(test_reset_is_parents_only),
 		cmocka_unit_test(test_clear_clears_delay),
+		cmocka_unit_test(test_clear_clears_stuck_delay),
 		cmocka_unit_test(test_destroy),
 		cmocka_unit_test(test_disabled_path),
 	};
