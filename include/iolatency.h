@@ -136,7 +136,10 @@ int iolat_group_create(struct iolat_ctl *ctl, struct iolat_group *parent,
  * clears its target (resetting its parent's throttling state) and frees it.
  * Return: 0, -EBUSY while it has I/O in flight, waiters, or children;
  * -EINVAL for the root.
- * Context: any thread; no call on @g may run concurrently or follow.
+ * Context: any thread. Completions of @g's last I/Os may run concurrently (a
+ * completion finishes with a level before releasing its slot there, so an
+ * idle group can be destroyed safely); no new admission on @g may start
+ * once destroy is called, and no call on @g may follow a successful destroy.
  */
 int iolat_group_destroy(struct iolat_group *g);
 
@@ -231,6 +234,7 @@ int iolat_throttle(struct iolat_group *g, unsigned io_flags, struct iolat_io *io
  * iolat_done() - complete an admitted I/O: records its latency (completion
  * time minus admission time, waiting included) at each level with a target,
  * releases its slots, wakes waiters, and closes the window when it is due.
+ * Completing the same admission twice is a no-op.
  * Context: any thread; lock-free except the one window close per window.
  */
 void iolat_done(struct iolat_io *io);
