@@ -5,6 +5,7 @@
 #   make test SAN=asan | SAN=tsan    the same under ASan+UBSan or TSan (separate build dir)
 #   make bench      build the benchmarks
 #   make check-core-deps   src/core includes only C11 headers
+#   make install [PREFIX=/usr/local] [DESTDIR=]   header, libraries, iolatency.pc, iolat
 # CC=clang works too. Every source module is found by wildcard: adding a file needs no edit here.
 
 CC      ?= cc
@@ -53,6 +54,12 @@ BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(patsubst %.c,$(O)/%,$(BENCH_SRC))
 
 .PHONY: all lib test tests bench clean check-core-deps install
+
+PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+INCDIR  ?= $(PREFIX)/include
+BINDIR  ?= $(PREFIX)/bin
+VERSION := 0.1.0
 all: lib $(IOLAT)
 lib: $(LIB_A) $(LIB_SO)
 
@@ -104,7 +111,22 @@ check-core-deps:
 	if [ -n "$$bad" ]; then echo "src/core includes non-C11 headers: $$bad"; exit 1; fi; \
 	echo "check-core-deps: src/core includes only C11 headers"
 
+$(O)/iolatency.pc: Makefile
+	@mkdir -p $(dir $@)
+	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: iolatency\nDescription: io.latency, the latency-target I/O controller, in user space\nVersion: %s\nLibs: -L$${libdir} -liolatency\nLibs.private: %s\nCflags: -I$${includedir}\n' \
+		'$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' '$(VERSION)' '$(LDLIBS)' > $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]: header, libraries, pkg-config file, iolat.
+install: all $(O)/iolatency.pc
+	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR)
+	install -m 644 include/iolatency.h $(DESTDIR)$(INCDIR)/
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libiolatency.so.0
+	ln -sf libiolatency.so.0 $(DESTDIR)$(LIBDIR)/libiolatency.so
+	install -m 644 $(O)/iolatency.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 755 $(IOLAT) $(DESTDIR)$(BINDIR)/
+
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-clang
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
