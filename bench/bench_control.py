@@ -141,8 +141,21 @@ def window_metrics(logdir, rep, sc, solo, conv_s):
         if ios > 0:
             lat.append((r["p90_us"] - solo["p90_us"]) / solo["p90_us"])
     n = len(rows)
+    # The clamped group: "system", the writer's top-level group (main's sibling).
+    depth = []
+    spath = os.path.join(logdir, "system.csv")
+    if os.path.exists(spath):
+        for r in read_csv(spath):
+            if r["time_s"] - dt >= conv_s - 1e-9 and r["depth"] is not None:
+                depth.append(r["depth"])
+    lim = [x for x in depth if x >= 0]
     return {
         "windows": n,
+        "writer_depth_min": min(lim) if lim else None,
+        "writer_depth_max": (None if not depth else
+                             -1 if any(x < 0 for x in depth) else max(depth)),
+        "writer_unlimited_pct": 100.0 * sum(1 for x in depth if x < 0) / len(depth)
+        if depth else None,
         "within_pct": 100.0 * ok / n if n else None,
         "within_mean_pct": 100.0 * ok_mean / n if n else None,
         "iso_mean": sum(iso) / len(iso) if iso else None,
@@ -155,7 +168,8 @@ def window_metrics(logdir, rep, sc, solo, conv_s):
 
 METRICS = ["within_pct", "within_mean_pct", "iso_mean", "iso_p10", "iso_p50",
            "lat_imp_p50", "lat_imp_p90", "work", "writer_mib_s", "reader_p90_us",
-           "reader_p50_us", "reader_iops", "windows"]
+           "reader_p50_us", "reader_iops", "windows", "writer_depth_min",
+           "writer_depth_max", "writer_unlimited_pct"]
 
 
 def scenario(sim, sc, seeds, runtime, conv_s):
@@ -235,7 +249,7 @@ def measure_write_bw(sim, seeds, runtime):
 
 GNUPLOT = r"""# Written by bench/bench_control.py: protection against work per scenario.
 set datafile separator "\t"
-set key bottom left font ",8" box opaque
+set key at graph 0.03, graph 0.55 left top font ",8" box opaque
 set xlabel "work (writer bytes / uncontrolled)" font ",9"
 set ylabel "% windows with p90 within target" font ",9"
 set xrange [0:1.05]
@@ -317,7 +331,7 @@ def main():
            "cap_fracs": CAP_FRACS, "ssd_write_bw_mib_s": bw, "ssd_write_bw_cmd": bw_cmd,
            "scenarios": results, "plots": made, "sim_runs": sim.nruns,
            "sim_wall_s": sim.wall}
-    B.write_json(os.path.join(a.out, "control.json"), out)
+    B.write_json(os.path.join(a.out, "control.json"), out, compact=True)
     for r in results:
         g = r["goal"]
         print("control %-9s iolat within %5.1f%% work %.2f | best cap as well: %s work %s | goal %s" %

@@ -3,7 +3,8 @@
 """bench_engines.py - BENCHMARKS.md section 2: our engines against fio's.
 
 The same job run by fio and by `iolat run` (controller on, one group whose
-target is never missed), alternating fio, iolat, fio, iolat...:
+target is never missed), alternating fio, iolat, fio, iolat... (on the file also fio --fixedbufs,
+with registered buffers as iolat uses them, as a control):
   file: 4 KiB random reads, QD 32, O_DIRECT, io_uring, one file, --seconds s
   null: the same job on the null engine (no I/O at all): IOPS per CPU core
 Each process's CPU time (user + system, threads and reaped children
@@ -42,7 +43,7 @@ iodepth=32
 """
 
 
-def fio_argv(engine, filename, size, seconds, out_json):
+def fio_argv(engine, filename, size, seconds, out_json, extra=()):
     argv = ["fio", "--name=reader", "--rw=randread", "--bs=4k", "--iodepth=32",
             "--size=" + size, "--runtime=%d" % seconds, "--time_based",
             "--output-format=json", "--output=" + out_json]
@@ -50,20 +51,21 @@ def fio_argv(engine, filename, size, seconds, out_json):
         argv += ["--ioengine=null"]
     else:
         argv += ["--ioengine=io_uring", "--direct=1", "--filename=" + filename]
-    return argv
+    return argv + list(extra)
 
 
-def run_fio(engine, filename, size, seconds, raw, tag):
-    out_json = os.path.join(raw, "fio-%s-%s.json" % (engine, tag))
-    argv = fio_argv(engine, filename, size, seconds, out_json)
+def run_fio(engine, filename, size, seconds, raw, tag, tool="fio", extra=()):
+    out_json = os.path.join(raw, "%s-%s-%s.json" % (tool, engine, tag))
+    argv = fio_argv(engine, filename, size, seconds, out_json, extra)
     res = B.check(B.run_measured(argv), "fio")
     with open(out_json) as f:
         d = json.load(f)
     job = d["jobs"][0]
     iops = job["read"]["iops"]
     return {
-        "tool": "fio", "engine": engine, "iops": iops,
+        "tool": tool, "engine": engine, "iops": iops,
         "lat_p50_us": job["read"].get("clat_ns", {}).get("percentile", {}).get("50.000000", 0) / 1000.0,
+        "lat_mean_us": job["read"]["lat_ns"]["mean"] / 1000.0,
         "wall_s": res["wall_s"], "cpu_s": res["cpu_s"],
         "runtime_s": job["job_runtime"] / 1000.0,
         "cmd": B.shell_join(argv),
@@ -87,6 +89,7 @@ def run_iolat(iolat, engine, filename, size, seconds, raw, tag):
     return {
         "tool": "iolat", "engine": engine, "iops": g["iops"],
         "lat_p50_us": g["lat_us"]["p50"],
+        "lat_mean_us": g["lat_us"]["mean"],
         "wall_s": res["wall_s"], "cpu_s": res["cpu_s"],
         "runtime_s": d["duration_s"],
         "windows_missed": g["windows_missed"],
@@ -100,36 +103,46 @@ def per_core(r):
     return ios / r["cpu_s"] if r["cpu_s"] > 0 else None
 
 
+# The tools of a round, in order. fio-fixedbufs (file only) is fio with
+# registered buffers, as iolat's uring engine uses them: a control arm.
+FIXEDBUFS = ["--fixedbufs"]
+
+
 def bench(engine, a, iolat, filename, pairs, seconds, raw):
+    tools = ["fio", "iolat"] + (["fio-fixedbufs"] if engine == "uring" else [])
     runs = []
     for i in range(pairs):
-        for tool in ("fio", "iolat"):
+        for tool in tools:
             B.log("engines: %s %s run %d/%d (%d s)" % (engine, tool, i + 1, pairs, seconds))
             if tool == "fio":
                 r = run_fio(engine, filename, a.size, seconds, raw, str(i))
+            elif tool == "fio-fixedbufs":
+                r = run_fio(engine, filename, a.size, seconds, raw, str(i), tool, FIXEDBUFS)
             else:
                 r = run_iolat(iolat, engine, filename, a.size, seconds, raw, str(i))
             r["pair"] = i
             r["iops_per_core"] = per_core(r)
             r["cpu_util"] = r["cpu_s"] / r["wall_s"]
+            # Little's law: the mean number of I/Os in flight.
+            r["inflight"] = r["iops"] * r["lat_mean_us"] / 1e6
             runs.append(r)
-    fio = [r for r in runs if r["tool"] == "fio"]
-    ours = [r for r in runs if r["tool"] == "iolat"]
+    by = {t: [r for r in runs if r["tool"] == t] for t in tools}
+    fio, ours = by["fio"], by["iolat"]
     ratio = [o["iops"] / f["iops"] for f, o in zip(fio, ours)]
     ratio_pc = [o["iops_per_core"] / f["iops_per_core"] for f, o in zip(fio, ours)
                 if o["iops_per_core"] and f["iops_per_core"]]
-    return {
-        "engine": engine, "pairs": pairs, "seconds": seconds, "runs": runs,
-        "fio_iops": B.summary([r["iops"] for r in fio]),
-        "iolat_iops": B.summary([r["iops"] for r in ours]),
-        "fio_iops_per_core": B.summary([r["iops_per_core"] for r in fio]),
-        "iolat_iops_per_core": B.summary([r["iops_per_core"] for r in ours]),
-        "fio_cpu_util": B.summary([r["cpu_util"] for r in fio]),
-        "iolat_cpu_util": B.summary([r["cpu_util"] for r in ours]),
+    out = {
+        "engine": engine, "pairs": pairs, "seconds": seconds, "runs": runs, "tools": tools,
         "ratio_iops": B.summary(ratio),
         "ratio_iops_per_core": B.summary(ratio_pc),
         "fio_cmd": fio[0]["cmd"], "iolat_cmd": ours[0]["cmd"],
     }
+    for t in tools:
+        k = t.replace("-", "_")
+        for f in ("iops", "iops_per_core", "cpu_util", "lat_mean_us", "inflight"):
+            out["%s_%s" % (k, f)] = B.summary([r[f] for r in by[t]])
+        out["%s_cmd" % k] = by[t][0]["cmd"]
+    return out
 
 
 def main():

@@ -6,8 +6,9 @@
  * For each size N it builds a tree breadth-first with the smallest fan-out f
  * such that f + f^2 + f^3 >= N (N = 1: a single top-level group) and measures:
  *   fast_hot_ns     one iolat_throttle_async()+iolat_done() pair, always on
- *                   the same deepest leaf (it has a 1 s target that is never
- *                   missed, so the controller is enabled); real clock
+ *                   the same deepest leaf (every deepest leaf has a 1 s
+ *                   target that is never missed: latencies are recorded);
+ *                   real clock
  *   fast_spread_ns  the same pair, each I/O on the next deepest leaf in turn
  *                   (touches every leaf's record: the cache-cold case)
  *   arena_bytes     iolat_core_ctl_size() for max_groups = N;
@@ -306,23 +307,28 @@ static void askers_io(struct thr_setup *s)
 /*
  * ns per tick with every parent throttled. The askers do one I/O between
  * ticks (so the tick sees them active and keeps the throttling); that I/O is
- * timed alone in a second batch and subtracted.
+ * timed alone and subtracted. The two are timed in alternating chunks, so
+ * that a change in the machine's load hits both alike.
  */
+#define TICK_CHUNKS 20
+
 static double tick_throttled(struct thr_setup *s, uint64_t ticks)
 {
-	uint64_t t0, io_only, both;
+	uint64_t per = ticks / TICK_CHUNKS + 1, io_only = 0, both = 0, t0;
 
-	t0 = mono_ns();
-	for (uint64_t i = 0; i < ticks; i++)
-		askers_io(s);
-	io_only = mono_ns() - t0;
-	t0 = mono_ns();
-	for (uint64_t i = 0; i < ticks; i++) {
-		askers_io(s);
-		iolat_ctl_tick(s->t.ctl);
+	for (int c = 0; c < TICK_CHUNKS; c++) {
+		t0 = mono_ns();
+		for (uint64_t i = 0; i < per; i++)
+			askers_io(s);
+		io_only += mono_ns() - t0;
+		t0 = mono_ns();
+		for (uint64_t i = 0; i < per; i++) {
+			askers_io(s);
+			iolat_ctl_tick(s->t.ctl);
+		}
+		both += mono_ns() - t0;
 	}
-	both = mono_ns() - t0;
-	return ((double)both - (double)io_only) / (double)ticks;
+	return ((double)both - (double)io_only) / (double)(per * TICK_CHUNKS);
 }
 
 static void usage(void)
@@ -389,8 +395,10 @@ int main(int argc, char **argv)
 			ticks = 200000;
 
 		tree_build(&t, n, NULL);
-		if (iolat_group_set_target(t.g[t.leaves[0]], 1000000000ull))
-			die("iolat_group_set_target", -EINVAL);
+		/* Every deepest leaf records its latencies, as a protected group does. */
+		for (uint32_t l = 0; l < t.n_leaves; l++)
+			if (iolat_group_set_target(t.g[t.leaves[l]], 1000000000ull))
+				die("iolat_group_set_target", -EINVAL);
 		arena = (double)iolat_core_ctl_size(&cfg);
 		printf("scale-info groups=%u fanout=%u depth=%u leaves=%u arena_bytes=%.0f\n",
 		       n, t.fanout, t.depth, t.n_leaves, arena);

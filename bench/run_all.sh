@@ -5,8 +5,8 @@
 # raw outputs in bench/results/ and regenerates BENCHMARKS.md with
 # bench/gen_benchmarks.py.
 #
-#   bench/run_all.sh            the full suite (~30 min on 2 cores), writes BENCHMARKS.md
-#   bench/run_all.sh --quick    a smoke run (~2-3 min): short runs, fewer repeats;
+#   bench/run_all.sh            the full suite (~12-15 min on 2 cores), writes BENCHMARKS.md
+#   bench/run_all.sh --quick    a smoke run (~1.5-2 min): short runs, fewer repeats;
 #                               results and markdown go to bench/results/quick/
 #                               (BENCHMARKS.md is left alone)
 # options:
@@ -62,17 +62,21 @@ TIMES=$RES/timing.txt
 want() { case ",$SECTIONS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 say() { printf '[run_all %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-# A section: records its command line, wall time and the load average around it.
+# One step of a section: "section N NAME CMD...". Records the command line
+# (the script itself for "sh -c SCRIPT"), its wall time and the load average
+# around it.
 section() {
-	local n=$1; shift
-	local t0 t1 l0
+	local n=$1 name=$2; shift 2
+	local t0 t1 l0 shown
+	if [ "$1" = sh ] && [ "$2" = -c ]; then shown=$3; else shown=$(printf '%q ' "$@"); fi
+	shown=$(printf '%s' "$shown" | tr -s ' ')
 	l0=$(cut -d' ' -f1-3 /proc/loadavg)
-	say "section $n: $*"
-	printf '%s\t%s\n' "$n" "$*" >>"$CMDS.new"
+	say "section $n ($name): $shown"
+	printf '%s\t%s\n' "$n" "$shown" >>"$CMDS.new"
 	t0=$(date +%s.%N)
 	"$@"
 	t1=$(date +%s.%N)
-	printf 'section=%s seconds=%.1f load_before="%s" load_after="%s"\n' "$n" \
+	printf 'section=%s name=%s seconds=%.1f load_before="%s" load_after="%s"\n' "$n" "$name" \
 		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$l0" "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$TIMES.new"
 }
 
@@ -91,27 +95,16 @@ if [ "$GEN_ONLY" = 0 ]; then
 fi
 
 if [ "$BUILD" = 1 ]; then
-	# The Makefile's liburing probe does not work with GNU make 4.3 ('\#' in
-	# $(shell)); when liburing is usable but the probe said no, pass what the
-	# probe would have set, so that ioengine=uring is built in.
-	URING=()
-	if printf '#include <liburing.h>\nint main(void){return 0;}\n' |
-		${CC:-cc} -x c - -o /dev/null -luring >/dev/null 2>&1 &&
-		! make -pn O="$O" 2>/dev/null | grep -q '^HAVE_URING := 1'; then
-		URING=(CONFIG_DEFS=-DCONFIG_HAVE_LIBURING "LDLIBS=-lpthread -lm -luring")
-		say "liburing found but not detected by the Makefile: building with ${URING[*]}"
-	fi
 	say "clean build in $O"
 	t0=$(date +%s.%N)
 	rm -rf "$O"
 	{
-		make O="$O" -j2 "${URING[@]}" all
-		make O="$O" -j2 "${URING[@]}" bench
+		make O="$O" -j2 all
+		make O="$O" -j2 bench
 	} >"$RAW/build.log" 2>&1 || { tail -30 "$RAW/build.log" >&2; exit 1; }
 	t1=$(date +%s.%N)
-	printf '0\trm -rf %s; make O=%s -j2 %s all; make O=%s -j2 %s bench\n' "$O" "$O" \
-		"${URING[*]}" "$O" "${URING[*]}" >>"$CMDS.new"
-	printf 'section=0 seconds=%.1f load_before="" load_after="%s"\n' \
+	printf '0\trm -rf %s; make O=%s -j2 all; make O=%s -j2 bench\n' "$O" "$O" "$O" >>"$CMDS.new"
+	printf 'section=0 name=build seconds=%.1f load_before="" load_after="%s"\n' \
 		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$TIMES.new"
 fi
 
@@ -121,26 +114,26 @@ if [ "$GEN_ONLY" = 0 ]; then
 	mkdir -p "$DIR"
 
 	if want 1; then
-		section 1 sh -c "$O/bench/bench_fastpath $Q >$RES/fastpath.txt"
+		section 1 bench_fastpath sh -c "$O/bench/bench_fastpath $Q >$RES/fastpath.txt"
 		if command -v valgrind >/dev/null; then
 			if [ "$QUICK" = 1 ]; then NI="N1=20000 N2=60000"; else NI="N1=100000 N2=300000"; fi
-			section 1 sh -c "env BENCH=$O/bench/bench_fastpath $NI bash bench/fastpath_instructions.sh group1 tree3 disabled >$RES/fastpath_instructions.txt"
+			section 1 callgrind sh -c "env BENCH=$O/bench/bench_fastpath $NI bash bench/fastpath_instructions.sh group1 tree3 disabled >$RES/fastpath_instructions.txt"
 		else
 			echo "valgrind not installed" >"$RES/fastpath_instructions.txt"
 		fi
 	fi
 	if want 2; then
-		section 2 $PY bench/bench_engines.py $Q --iolat "$IOLAT" --dir "$DIR" --out "$RES"
+		section 2 engines $PY bench/bench_engines.py $Q --iolat "$IOLAT" --dir "$DIR" --out "$RES"
 	fi
 	if want 3; then
-		section 3 $PY bench/bench_control.py $Q --iolat "$IOLAT" --out "$RES"
+		section 3 control $PY bench/bench_control.py $Q --iolat "$IOLAT" --out "$RES"
 	fi
 	if want 4; then
-		section 4 $PY bench/bench_disk.py $Q --iolat "$IOLAT" --dir "$DIR" --out "$RES"
+		section 4 demo $PY bench/bench_disk.py $Q --iolat "$IOLAT" --dir "$DIR" --out "$RES"
 	fi
 	if want 5; then
-		section 5 sh -c "$O/bench/bench_scale $Q >$RES/scale.txt"
-		section 5 $PY bench/bench_simspeed.py $Q --iolat "$IOLAT" --out "$RES"
+		section 5 bench_scale sh -c "$O/bench/bench_scale $Q >$RES/scale.txt"
+		section 5 simspeed $PY bench/bench_simspeed.py $Q --iolat "$IOLAT" --out "$RES"
 	fi
 	rm -f "$DIR/engine.dat"
 	rmdir "$DIR" 2>/dev/null || true

@@ -1,0 +1,926 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""gen_benchmarks.py - writes BENCHMARKS.md from the results in bench/results/
+(python3 standard library only). Also records the machine description.
+
+  gen_benchmarks.py --machine-json PATH [--dir D] [--build O]   describe this machine
+  gen_benchmarks.py --results DIR --out FILE [--quick]          write the markdown
+
+Every figure in the markdown comes from a file in the results folder; a
+section whose results are missing says so. Goals are judged here, from those
+figures, with the thresholds of the benchmark issue.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib as B  # noqa: E402
+
+ENGINE_FILE_GOAL = 0.97
+WITHIN_GOAL = 95.0
+
+
+# ---------------------------------------------------------------- machine
+
+def _cmd(argv):
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=20)
+        return (r.stdout or r.stderr).strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def machine(dir_, build):
+    cpu = {}
+    for line in _read("/proc/cpuinfo").splitlines():
+        k, _, v = line.partition(":")
+        k, v = k.strip(), v.strip()
+        if k in ("model name", "cpu MHz", "cache size", "flags") and k not in cpu:
+            cpu[k] = v
+    mem_kib = 0
+    for line in _read("/proc/meminfo").splitlines():
+        if line.startswith("MemTotal:"):
+            mem_kib = int(line.split()[1])
+    d = dir_
+    while d and not os.path.exists(d):
+        d = os.path.dirname(d)
+    src = _cmd(["df", "--output=source", d or "/"]).splitlines()[-1:] or [""]
+    dev = os.path.basename(src[0])
+    # Partition -> whole disk.
+    blk = dev
+    if dev and not os.path.exists("/sys/block/%s" % dev):
+        for cand in os.listdir("/sys/block"):
+            if os.path.exists("/sys/block/%s/%s" % (cand, dev)):
+                blk = cand
+    q = "/sys/block/%s/queue/" % blk
+    gitrev = _cmd(["git", "-C", B.ROOT, "rev-parse", "--short", "HEAD"])
+    dirty = _cmd(["git", "-C", B.ROOT, "status", "--porcelain", "--untracked-files=no"])
+    return {
+        "date": datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
+        "cpu_model": cpu.get("model name", platform.processor()),
+        "cpu_mhz": cpu.get("cpu MHz", ""),
+        "cache": cpu.get("cache size", ""),
+        "nproc": len(os.sched_getaffinity(0)),
+        "mem_gib": round(mem_kib / 1048576.0, 1),
+        "swap": _cmd(["free", "-h"]).splitlines()[-1] if _cmd(["free", "-h"]) else "",
+        "free_h": _cmd(["free", "-h"]),
+        "kernel": platform.release(),
+        "os": _read("/etc/debian_version") and "Debian " + _read("/etc/debian_version"),
+        "virt": _cmd(["systemd-detect-virt"]) or _read("/sys/class/dmi/id/product_name"),
+        "disk_dir": dir_, "disk_fs_source": src[0], "disk": blk,
+        "disk_rotational": _read(q + "rotational"), "disk_nr_requests": _read(q + "nr_requests"),
+        "disk_scheduler": _read(q + "scheduler"),
+        "disk_size": _cmd(["lsblk", "-dno", "SIZE", "/dev/" + blk]) if blk else "",
+        "lsblk": _cmd(["lsblk", "-d", "-o", "NAME,ROTA,SIZE,TYPE,MODEL"]),
+        "cc": _cmd(["cc", "--version"]).splitlines()[0] if _cmd(["cc", "--version"]) else "",
+        "fio": _cmd(["fio", "--version"]), "valgrind": _cmd(["valgrind", "--version"]),
+        "gnuplot": _cmd(["gnuplot", "--version"]), "python": platform.python_version(),
+        "liburing": _cmd(["dpkg-query", "-W", "-f=${Version}", "liburing-dev"]),
+        "git": gitrev + (" + uncommitted changes" if dirty else ""),
+        "build": build,
+        "loadavg": _read("/proc/loadavg"),
+    }
+
+
+# ---------------------------------------------------------------- formatting
+
+def f_us(v):
+    """A latency given in microseconds."""
+    if v is None:
+        return "-"
+    if v >= 1e6:
+        return "%.2f s" % (v / 1e6)
+    if v >= 1e3:
+        return "%.2f ms" % (v / 1e3) if v < 1e4 else "%.1f ms" % (v / 1e3)
+    if v >= 100:
+        return "%.0f µs" % v
+    return "%.1f µs" % v
+
+
+def f_ns(v):
+    if v is None:
+        return "-"
+    if v >= 1e6:
+        return "%.2f ms" % (v / 1e6)
+    if v >= 1e5:
+        return "%.0f µs" % (v / 1e3)
+    if v >= 1e4:
+        return "%.1f µs" % (v / 1e3)
+    if v >= 1e3:
+        return "%.2f µs" % (v / 1e3)
+    if v >= 100:
+        return "%.0f ns" % v
+    return "%.1f ns" % v
+
+
+def f_num(v, d=0):
+    if v is None:
+        return "-"
+    if d == 0:
+        return "{:,.0f}".format(v).replace(",", "\u2009")
+    return "%.*f" % (d, v)
+
+
+def f_big(v):
+    if v is None:
+        return "-"
+    if v >= 1e6:
+        return "%.2f M" % (v / 1e6)
+    if v >= 1e3:
+        return "%.1f k" % (v / 1e3)
+    return "%.0f" % v
+
+
+def pl(n, word):
+    """'1 leaf', '3 leaves': n and the word, plural when n != 1."""
+    irregular = {"leaf": "leaves"}
+    try:
+        one = int(n) == 1
+    except (TypeError, ValueError):
+        one = False
+    return "%s %s" % (f_num(n) if isinstance(n, (int, float)) else n,
+                      word if one else irregular.get(word, word + "s"))
+
+
+def f_pct(v):
+    return "-" if v is None else "%.1f%%" % v
+
+
+def f_x(v):
+    return "-" if v is None else "%.2f" % v
+
+
+def rng(s, f):
+    """median (min–max) of a summary dict, with formatter f."""
+    if not s or s.get("median") is None:
+        return "-"
+    if s["n"] <= 1 or s["min"] == s["max"]:
+        return f(s["median"])
+    return "%s (%s–%s)" % (f(s["median"]), f(s["min"]), f(s["max"]))
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def load_text(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+# ---------------------------------------------------------------- sections
+
+class Doc:
+    def __init__(self):
+        self.parts = []
+        self.goals = []   # (section, goal, measured, status, why)
+
+    def w(self, s=""):
+        self.parts.append(s)
+
+    def goal(self, sec, goal, measured, ok, why):
+        status = {True: "**met**", False: "**not met**", None: "not measured"}[ok]
+        self.goals.append((sec, goal, measured, status, why))
+
+
+def sec_fastpath(doc, res):
+    doc.w("## 1. Fast path: cost per I/O of the controller")
+    doc.w()
+    text = load_text(os.path.join(res, "fastpath.txt"))
+    ins = load_text(os.path.join(res, "fastpath_instructions.txt"))
+    if not text:
+        doc.w("_Not run (no `fastpath.txt`)._")
+        doc.goal("1", "fast path goals of bench_fastpath", "-", None, "section not run")
+        doc.w()
+        return
+    doc.w("`bench/bench_fastpath.c` times one `iolat_throttle_async()` + `iolat_done()` pair "
+          "(never waiting), with the virtual clock (the controller alone: the caller passes the "
+          "times) and with the real clock (one `CLOCK_MONOTONIC` read at admission and one at "
+          "completion), on 1 and 2 threads; `mutex` is a plain pthread-mutex depth limiter for "
+          "comparison. Its output, as printed (its own notes say how it counts):")
+    doc.w()
+    lines = text.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith("case ") and "clock" in l), 0)
+    doc.w("```")
+    doc.w("\n".join(l.rstrip() for l in lines[start:]).strip())
+    doc.w("```")
+    doc.w()
+    if ins:
+        doc.w("Instructions per pair, counted by valgrind's callgrind "
+              "(`bench/fastpath_instructions.sh`: two runs of N1 and N2 pairs, "
+              "(Ir(N2) − Ir(N1)) / (N2 − N1), virtual clock, one thread):")
+        doc.w()
+        doc.w("| case | instructions per pair |")
+        doc.w("|---|---:|")
+        for l in ins.splitlines():
+            kv = B.parse_kv(l)
+            if "instructions_per_pair" in kv:
+                doc.w("| %s | %s |" % (kv["case"], f_num(kv["instructions_per_pair"], 1)))
+            elif l.strip():
+                doc.w("| %s | |" % l.strip())
+        doc.w()
+    # Goals, as bench_fastpath judges them; add the min for context.
+    insn = {}
+    for l in (ins or "").splitlines():
+        kv = B.parse_kv(l)
+        if "instructions_per_pair" in kv:
+            insn[kv["case"]] = "%.0f" % kv["instructions_per_pair"]
+    cases = {}
+    for l in lines:
+        if l.startswith("case="):
+            kv = B.parse_kv(l)
+            cases[(kv["case"], kv["clock"], kv["threads"], kv["groups"])] = kv
+    in_goals = False
+    for l in lines:
+        if l.startswith("goals"):
+            in_goals = True
+            continue
+        if not in_goals:
+            continue
+        m = re.match(r"^\s+(\S.*?)\s{2,}(\S.*?)\s+(MET|MISSED)\s*$", l)
+        if not m:
+            continue
+        goal, measured, st = m.group(1), m.group(2), m.group(3)
+        why = ""
+        if st == "MISSED":
+            why = fastpath_why(goal, cases, insn)
+        doc.goal("1", goal, measured, st == "MET", why)
+
+
+def fastpath_why(goal, cases, ins):
+    """Why a bench_fastpath goal was missed, from its own figures only."""
+    def c(kind, threads, share):
+        return cases.get((kind, "virt", threads, share))
+    if goal.startswith("1 group"):
+        g1 = c("group1", 1, "one")
+        if not g1:
+            return ""
+        if g1["min"] <= 25:
+            return ("its fastest run took %.1f ns, within the goal: the median suffers from "
+                    "the shared, busy machine" % g1["min"])
+        return ("even its fastest run took %.1f ns (%s instructions per pair)" %
+                (g1["min"], ins.get("group1", "?")))
+    if goal.startswith("2 threads") or "3-level" in goal:
+        kind = "tree3" if "3-level" in goal else "group1"
+        one, two = c(kind, 1, "one"), c(kind, 2, "diff")
+        if not one or not two:
+            return ""
+        best = one["ns_per_pair"] / two["min"] * 100
+        if best >= 80:
+            return ("the fastest 2-thread run reaches %.0f%% of 1 thread: the 2 CPUs are "
+                    "shared with other work, which hits 2-thread runs hardest" % best)
+        return ("even the fastest 2-thread run reaches only %.0f%% of 1 thread; the groups "
+                "share nothing but the controller, so false sharing in the arena or the "
+                "VM's CPU scheduling are the suspects (not established here)" % best)
+    return ""
+
+
+def sec_engines(doc, res):
+    doc.w("## 2. Engines against fio")
+    doc.w()
+    d = load_json(os.path.join(res, "engines.json"))
+    if not d:
+        doc.w("_Not run (no `engines.json`)._")
+        doc.goal("2", "iolat run ≥ %.2f× fio's IOPS on the file" % ENGINE_FILE_GOAL, "-", None,
+                 "section not run")
+        doc.goal("2", "null engine: iolat IOPS per core ≥ fio's", "-", None, "section not run")
+        doc.w()
+        return
+    fb, nb = d["file_bench"], d["null_bench"]
+    doc.w("The same job — 4 KiB random reads, QD 32, O_DIRECT, io_uring, one %s file — run by "
+          "fio and by `iolat run` (controller on, one group with a 1 s target, never missed), "
+          "alternating fio, iolat, fio, iolat… (%d pairs of %d s). Then the same job on the "
+          "`null` engine of each (no I/O: every request completes at once), %d pairs of %d s. "
+          "CPU time is the process's user + system time from `wait4()` (threads and reaped "
+          "children included); IOPS per core = I/Os completed ÷ CPU seconds. Ratios are "
+          "iolat ÷ fio per pair, run back to back; the table gives the median (min–max) over "
+          "pairs." % (d["size"].upper().replace("G", " GiB"), fb["pairs"], fb["seconds"],
+                      nb["pairs"], nb["seconds"]))
+    doc.w()
+    doc.w("| job | tool | IOPS | mean latency | in flight (IOPS × mean latency) "
+          "| CPU use (cores) | IOPS per core |")
+    doc.w("|---|---|---:|---:|---:|---:|---:|")
+    names = {"fio": "fio", "iolat": "`iolat run`", "fio-fixedbufs": "fio --fixedbufs"}
+    for name, b in (("file, io_uring", fb), ("null engine", nb)):
+        for tool in b.get("tools", ["fio", "iolat"]):
+            k = tool.replace("-", "_")
+            null = b is nb  # no device: latency and depth mean nothing there
+            doc.w("| %s | %s | %s | %s | %s | %s | %s |" % (
+                name, names[tool], rng(b.get("%s_iops" % k), f_big),
+                "-" if null else rng(b.get("%s_lat_mean_us" % k), f_us),
+                "-" if null else rng(b.get("%s_inflight" % k), lambda v: "%.1f" % v),
+                rng(b.get("%s_cpu_util" % k), f_x), rng(b.get("%s_iops_per_core" % k), f_big)))
+        doc.w("| %s | **iolat ÷ fio** | **%s** | | | | **%s** |" % (
+            name, rng(b["ratio_iops"], lambda v: "%.3f" % v),
+            rng(b["ratio_iops_per_core"], lambda v: "%.2f" % v)))
+    doc.w()
+    doc.w("Latency is fio's `lat` (submission to completion) and iolat's (admission to "
+          "completion); the in-flight column checks that each tool kept its 32 I/Os queued. "
+          "`fio --fixedbufs` (file job only) is fio with registered buffers, as iolat's engine "
+          "uses them: a control for that one difference.")
+    doc.w()
+    doc.w("Per pair (fio IOPS → iolat IOPS):")
+    doc.w()
+    for name, b in (("file", fb), ("null", nb)):
+        fio = [r for r in b["runs"] if r["tool"] == "fio"]
+        ours = [r for r in b["runs"] if r["tool"] == "iolat"]
+        doc.w("- %s: %s" % (name, "; ".join("%s → %s (%.3f)" % (f_big(a["iops"]), f_big(o["iops"]),
+                                                                  o["iops"] / a["iops"])
+                                              for a, o in zip(fio, ours))))
+    doc.w()
+    doc.w("Commands (one of each):")
+    doc.w()
+    doc.w("```sh")
+    doc.w(fb["fio_cmd"].replace(B.ROOT + "/", ""))
+    doc.w(fb["iolat_cmd"].replace(B.ROOT + "/", ""))
+    if fb.get("fio_fixedbufs_cmd"):
+        doc.w(fb["fio_fixedbufs_cmd"].replace(B.ROOT + "/", ""))
+    doc.w(nb["fio_cmd"].replace(B.ROOT + "/", ""))
+    doc.w(nb["iolat_cmd"].replace(B.ROOT + "/", ""))
+    doc.w("```")
+    doc.w()
+    doc.w("The job files are in `bench/results/raw/engines/` after a run (`iolat-uring.ini`, "
+          "`iolat-null.ini`); fio uses its defaults otherwise (no fixed buffers, no polling), "
+          "as `iolat run` uses its own (registered buffers, batched completions).")
+    doc.w()
+    r = fb["ratio_iops"]["median"]
+    fio_s = fb["fio_iops"]
+    spread = (fio_s["max"] - fio_s["min"]) / fio_s["median"] * 100 if fio_s["median"] else 0
+    ok = r >= ENGINE_FILE_GOAL
+    why = ""
+    if not ok:
+        why = ("pairs' ratios ranged %.3f–%.3f; fio's own IOPS varied by %.0f%% between its runs "
+               "on this shared virtual disk" % (fb["ratio_iops"]["min"], fb["ratio_iops"]["max"],
+                                                spread))
+        fl, il = fb.get("fio_lat_mean_us"), fb.get("iolat_lat_mean_us")
+        fi, ii = fb.get("fio_inflight"), fb.get("iolat_inflight")
+        if fl and il and fi and ii and il["median"] > fl["median"] * 1.05 and \
+                abs(ii["median"] - fi["median"]) < 2:
+            why += ("; both keep ~%.0f I/Os in flight, but iolat's reads take longer (mean %s vs "
+                    "%s)" % (ii["median"], f_us(il["median"]), f_us(fl["median"])))
+            ff = fb.get("fio_fixedbufs_iops")
+            if ff and ff["median"] >= fb["fio_iops"]["median"] * 0.97:
+                why += ("; registered buffers are not the cause (fio --fixedbufs: %s IOPS)" %
+                        f_big(ff["median"]))
+    doc.goal("2", "`iolat run` ≥ %.2f× fio's IOPS (file, io_uring, QD 32)" % ENGINE_FILE_GOAL,
+             "%.3f× (%s vs %s IOPS)" % (r, f_big(fb["iolat_iops"]["median"]),
+                                        f_big(fb["fio_iops"]["median"])), ok, why)
+    rn = nb["ratio_iops_per_core"]["median"]
+    doc.goal("2", "null engine: iolat IOPS per core ≥ fio's",
+             "%.2f× (%s vs %s per core)" % (rn, f_big(nb["iolat_iops_per_core"]["median"]),
+                                            f_big(nb["fio_iops_per_core"]["median"])),
+             rn >= 1.0, "" if rn >= 1.0 else "see section 2")
+
+
+def mode_name(m):
+    if m.startswith("cap:"):
+        return "static cap %g%%" % (float(m[4:]) * 100)
+    return {"none": "none", "iolat": "io.latency"}[m]
+
+
+def sec_control(doc, res, md_dir):
+    doc.w("## 3. Control quality on the simulator")
+    doc.w()
+    d = load_json(os.path.join(res, "control.json"))
+    if not d:
+        doc.w("_Not run (no `control.json`)._")
+        doc.goal("3", "io.latency: p90 within target in ≥ 95% of windows, work ≥ best equal cap",
+                 "-", None, "section not run")
+        doc.w()
+        return
+    doc.w("In the style of Meta's resctl-bench protection benchmark. A protected reader "
+          "(group `main`, 4 KiB random reads, closed loop, with a latency target) runs beside a "
+          "bulk writer (group `system/fbpkg`, sequential writes) on a simulated device, %d "
+          "virtual seconds per run, %d seeds per configuration (medians; min–max over seeds in "
+          "the detailed tables). Modes: **none** (no control); **static cap**: the writer "
+          "limited with `rate=` (the io.max way; controller off) at %s of its uncontrolled "
+          "throughput; **io.latency** (controller on, no cap)." %
+          (d["runtime_s"], len(d["seeds"]), ", ".join("%g%%" % (f * 100) for f in d["cap_fracs"])))
+    doc.w()
+    doc.w("Per run, from the reader's per-window CSV (`iolat sim --log DIR`: one row per "
+          "sample, and the sample period is the reader's controller window — 100 ms for the "
+          "SSD targets, 480 ms for 30 ms, 400 ms for 25 ms), ignoring the first %g s "
+          "(convergence):" % d["conv_s"])
+    doc.w()
+    doc.w("- **within**: % of windows whose p90 is within the target; a window in which the "
+          "reader completed nothing counts as missed;")
+    doc.w("- **isolation**: per window, the reader's IOPS ÷ its IOPS alone on the device "
+          "(\"solo\"); mean and 10th percentile over windows;")
+    doc.w("- **latency impact**: per window, (p90 − solo p90) ÷ solo p90; median and 90th "
+          "percentile over windows;")
+    doc.w("- **work**: the writer's bytes ÷ its bytes in mode none (same seed).")
+    doc.w()
+    doc.w("Goal per scenario: io.latency keeps p90 within target in ≥ 95%% of windows, and its "
+          "work is at least that of the best static cap (most work) that protects as well "
+          "(within ≥ io.latency's). The writer ramp offers the writer's I/O as a Poisson stream "
+          "(`rate_iops=`, 1 MiB writes, QD ≤ 32) at a share of the ssd model's write bandwidth, "
+          "measured here with the writer alone: %s MiB/s." %
+          f_num(d["ssd_write_bw_mib_s"]["median"]))
+    doc.w()
+    plots = d.get("plots") or []
+    if "control.png" in plots:
+        rel = os.path.relpath(os.path.join(res, "control.png"), md_dir)
+        doc.w("![protection against work per scenario](%s)" % rel)
+        doc.w()
+        doc.w("(Also `%s`. Grey: the 8 static caps; red: none; blue: io.latency, drawn over "
+              "none where it throttles nothing; dashed: 95%%.)" %
+              os.path.relpath(os.path.join(res, "control.svg"), md_dir))
+        doc.w()
+    doc.w("| scenario | target | solo p90 | none: within, reader p90 | io.latency: within | "
+          "io.latency: work | io.latency: isolation mean (p10) | io.latency: lat. impact p50 (p90) "
+          "| best cap protecting as well: within, work | best cap ≥ 95%: work | goal |")
+    doc.w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for sc in d["scenarios"]:
+        md = sc["modes"]
+        io, none = md["iolat"], md["none"]
+        bc = md.get(sc["best_cap_as_well"]) if sc["best_cap_as_well"] else None
+        b95 = md.get(sc["best_cap_95"]) if sc["best_cap_95"] else None
+        name = sc["id"] if not sc.get("offered_pct") else \
+            "ssd, writer ramp %d%%" % sc["offered_pct"]
+        doc.w("| %s | %s | %s | %s, %s | %s | %s | %s (%s) | %s (%s) | %s | %s | %s |" % (
+            name, sc["target"], f_us(sc["solo"]["p90_us"]["median"]),
+            f_pct(none["within_pct"]["median"]), f_us(none["reader_p90_us"]["median"]),
+            f_pct(io["within_pct"]["median"]), f_x(io["work"]["median"]),
+            f_x(io["iso_mean"]["median"]), f_x(io["iso_p10"]["median"]),
+            f_x(io["lat_imp_p50"]["median"]), f_x(io["lat_imp_p90"]["median"]),
+            "%s: %s, %s" % (mode_name(sc["best_cap_as_well"]), f_pct(bc["within_pct"]["median"]),
+                            f_x(bc["work"]["median"])) if bc else "none does",
+            "%s (%s)" % (f_x(b95["work"]["median"]), mode_name(sc["best_cap_95"])) if b95 else "no cap",
+            "met" if sc["goal"]["met"] else "**not met**"))
+        doc.goal("3", "%s: p90 within %s in ≥ 95%% of windows; work ≥ best cap as protective" %
+                 (name, sc["target"]),
+                 "within %s, work %s%s" % (f_pct(io["within_pct"]["median"]), f_x(io["work"]["median"]),
+                                           "; cap %s: within %s, work %s" % (
+                                               mode_name(sc["best_cap_as_well"]),
+                                               f_pct(bc["within_pct"]["median"]),
+                                               f_x(bc["work"]["median"])) if bc else ""),
+                 sc["goal"]["met"], control_why(sc))
+    doc.w()
+    doc.w("Scenarios: %s." % "; ".join(
+        "**%s**: reader %s, writer %s — %s" % (
+            sc["id"], ", ".join("%s=%s" % kv for kv in sc["reader"].items()),
+            ", ".join("%s=%s" % kv for kv in sc["writer"].items()) +
+            (", rate_iops=%d" % sc["rate_iops"] if sc.get("rate_iops") else ""), sc["why"])
+        for sc in d["scenarios"]))
+    doc.w()
+    hdd = [sc for sc in d["scenarios"] if sc["device"] == "hdd"]
+    if hdd:
+        io = hdd[0]["modes"]["iolat"]
+        doc.w("On the HDD model the controller judges a window by its *mean* latency, not its "
+              "p90 (the kernel's rule for rotational devices). Judged by the mean (estimated per "
+              "window with Little's law, depth ÷ IOPS, exact for a closed-loop reader), "
+              "io.latency keeps %s of the windows within target, against %s by p90." %
+              (f_pct(io["within_mean_pct"]["median"]), f_pct(io["within_pct"]["median"])))
+        doc.w()
+    doc.w("<details><summary>Every mode of every scenario (median, min–max over seeds)</summary>")
+    doc.w()
+    for sc in d["scenarios"]:
+        name = sc["id"] if not sc.get("offered_pct") else \
+            "ssd, writer ramp %d%% (rate_iops=%d)" % (sc["offered_pct"], sc["rate_iops"])
+        doc.w("**%s** — target %s; solo: %s IOPS, p50 %s, p90 %s; writer uncontrolled %s MiB/s" % (
+            name, sc["target"], f_big(sc["solo"]["iops"]["median"]),
+            f_us(sc["solo"]["p50_us"]["median"]), f_us(sc["solo"]["p90_us"]["median"]),
+            f_num(sc["writer_none_bps"] / 1048576.0)))
+        doc.w()
+        doc.w("| mode | within | isolation mean | isolation p10 | lat. impact p50 | lat. impact p90 "
+              "| reader p90 | writer MiB/s | work | writer depth (min–max) |")
+        doc.w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        order = ["none"] + sorted([m for m in sc["modes"] if m.startswith("cap:")],
+                                  key=lambda m: float(m[4:])) + ["iolat"]
+        for m in order:
+            r = sc["modes"][m]
+            depth = "-"
+            dmin, dmax = r.get("writer_depth_min"), r.get("writer_depth_max")
+            if m == "iolat" and dmax and dmax["median"] is not None:
+                depth = "%s–%s" % ("%.0f" % dmin["median"] if dmin and dmin["median"] is not None
+                                   else "max",
+                                   "max" if dmax["median"] < 0 else "%.0f" % dmax["median"])
+            doc.w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                mode_name(m), rng(r["within_pct"], f_pct), rng(r["iso_mean"], f_x),
+                rng(r["iso_p10"], f_x), rng(r["lat_imp_p50"], f_x), rng(r["lat_imp_p90"], f_x),
+                rng(r["reader_p90_us"], f_us), rng(r["writer_mib_s"], lambda v: f_num(v)),
+                rng(r["work"], f_x), depth))
+        doc.w()
+    doc.w("</details>")
+    doc.w()
+    doc.w("Commands (one of each; job files and per-window CSVs are kept in "
+          "`bench/results/raw/control/SCENARIO/MODE/seedN/` after a run):")
+    doc.w()
+    doc.w("```sh")
+    sc = d["scenarios"][0]
+    for m in ("none", "cap:0.5", "iolat"):
+        if m in sc["modes"]:
+            doc.w(sc["modes"][m]["cmd"].replace(B.ROOT + "/", ""))
+    doc.w("```")
+    doc.w()
+    doc.w("(%d simulator runs, %.0f s of wall time in all.)" % (d["sim_runs"], d["sim_wall_s"]))
+    doc.w()
+
+
+def control_why(sc):
+    g = sc["goal"]
+    io = sc["modes"]["iolat"]
+    none = sc["modes"]["none"]
+    if g["met"]:
+        if none["within_pct"]["median"] >= WITHIN_GOAL:
+            return ("the writer does not hurt the reader at this load (none: %s within): "
+                    "io.latency throttles nothing and keeps all the work" %
+                    f_pct(none["within_pct"]["median"]))
+        return ""
+    parts = []
+    if not g["within_ok"]:
+        parts.append("io.latency keeps only %s of windows within target (none: %s)" %
+                     (f_pct(g["iolat_within"]), f_pct(none["within_pct"]["median"])))
+        dmin, dmax = io.get("writer_depth_min"), io.get("writer_depth_max")
+        unl = io.get("writer_unlimited_pct")
+        if dmin and dmin["median"] is not None and dmax and dmax["median"] is not None:
+            top = "unlimited" if dmax["median"] < 0 else "%.0f" % dmax["median"]
+            parts.append("the writer's depth cycles between %.0f and %s%s" % (
+                dmin["median"], top,
+                " (unlimited in %s of windows)" % f_pct(unl["median"])
+                if unl and unl["median"] else ""))
+    bc = sc["best_cap_as_well"]
+    if bc:
+        better = g["best_cap_within"] > g["iolat_within"] + 0.5
+        if not g["work_ok"]:
+            parts.append("%s protects %s (%s) with more work (%s vs %s)" % (
+                mode_name(bc), "better" if better else "as well", f_pct(g["best_cap_within"]),
+                f_x(g["best_cap_work"]), f_x(g["iolat_work"])))
+        elif better:
+            parts.append("%s protects better (%s) for %s work (%s vs io.latency's %s)" % (
+                mode_name(bc), f_pct(g["best_cap_within"]),
+                "about the same" if abs(g["best_cap_work"] - g["iolat_work"]) < 0.05 else "less",
+                f_x(g["best_cap_work"]), f_x(g["iolat_work"])))
+    b95 = sc.get("best_cap_95")
+    if b95 and b95 != bc:
+        parts.append("%s reaches %s with work %s" % (
+            mode_name(b95), f_pct(sc["modes"][b95]["within_pct"]["median"]),
+            f_x(sc["modes"][b95]["work"]["median"])))
+    elif not b95:
+        parts.append("no static cap reaches 95% either")
+    return "; ".join(parts)
+
+
+def sec_disk(doc, res, machine_):
+    doc.w("## 4. Real disk: the demo on this machine")
+    doc.w()
+    d = load_json(os.path.join(res, "disk.json"))
+    if not d:
+        doc.w("_Not run (no `disk.json`)._")
+        doc.w()
+        return
+    doc.w("`iolat demo` on real files on this machine's disk (%s, %s, nr_requests %s): a 4 KiB "
+          "random reader at QD 1 (group `main`, target 2 ms) beside a 1 MiB O_DIRECT "
+          "sequential writer at QD 32 (group `system/fbpkg`), %d s per mode; no control, a "
+          "static cap on the writer (the demo's default: 25%% of its uncontrolled MiB/s, "
+          "measured in each run's first mode), and io.latency. Median (min–max) of %d run%s:" %
+          (machine_.get("disk", "?"),
+           "rotational" if machine_.get("disk_rotational") == "1" else "non-rotational",
+           machine_.get("disk_nr_requests", "?"), d["seconds"], d["runs"],
+           "" if d["runs"] == 1 else "s"))
+    doc.w()
+    doc.w("| mode | reader p50 | reader p90 | reader p99 | writer MiB/s | writer depth (per run) |")
+    doc.w("|---|---:|---:|---:|---:|---|")
+    for key in ("none", "cap", "iolat"):
+        m = d["modes"][key]
+        doc.w("| %s | %s | %s | %s | %s | %s |" % (
+            m["label"], rng(m["p50_us"], f_us), rng(m["p90_us"], f_us), rng(m["p99_us"], f_us),
+            rng(m["writer_mib_s"], lambda v: f_num(v)), ", ".join(m["writer_depth"])))
+    doc.w()
+    doc.w("The disk reports itself as rotational, so the controller uses the mean rule (a "
+          "window is good when the reader's mean latency is within the target), not the p90. "
+          "This is a virtual disk on a shared host: absolute figures move a lot between runs. "
+          "Last run's own output:" if machine_.get("disk_rotational") == "1" else
+          "Last run's own output:")
+    doc.w()
+    doc.w("```")
+    doc.w(d["last_output"])
+    doc.w("```")
+    doc.w()
+    doc.w("Command: `%s`" % d["cmd"].replace(B.ROOT + "/", ""))
+    doc.w()
+
+
+def sec_scale(doc, res):
+    doc.w("## 5. Scale")
+    doc.w()
+    text = load_text(os.path.join(res, "scale.txt"))
+    if text:
+        rows, info = {}, {}
+        for l in text.splitlines():
+            kv = B.parse_kv(l)
+            if l.startswith("scale "):
+                rows.setdefault(kv["groups"], {})[kv["metric"]] = {
+                    "median": kv["median"], "min": kv["min"], "max": kv["max"], "n": kv["runs"]}
+            elif l.startswith("scale-info"):
+                if "groups" in kv:
+                    info.setdefault(kv["groups"], {}).update(kv)
+                else:
+                    info["struct"] = kv
+        st = info.get("struct", {})
+        doc.w("`bench/bench_scale.c`: N groups in a 3-level tree (fan-out f, the smallest with "
+              "f + f² + f³ ≥ N, filled breadth-first; N = 1 is one top-level group). Fast path: "
+              "one throttle + done pair with the real clock, either always on the same deepest "
+              "leaf (which has a 1 s target, never missed) or on each deepest leaf in turn "
+              "(every leaf's record touched: the cache-cold case). Memory: the arena "
+              "(`iolat_core_ctl_size()` for `max_groups` = N) ÷ N; a group costs a %s-byte "
+              "record plus %s stat slots of %s bytes. Tick: one `iolat_ctl_tick()` with nothing "
+              "throttled, and with every parent (the root and each group with children) "
+              "throttled by its first child, which keeps doing I/O between ticks so the tick "
+              "keeps checking it (its I/O is timed separately and subtracted). Median (min–max) "
+              "of %s runs." % (st.get("struct_group_bytes", "?"), st.get("slots_per_group", "?"),
+                               st.get("slot_bytes", "?"),
+                               next(iter(rows.values()))["fast_hot_ns"]["n"] if rows else "?"))
+        doc.w()
+        doc.w("| groups | tree (f, leaves) | fast path, one leaf | fast path, leaves in turn | "
+              "bytes per group | tick, nothing throttled | tick, all parents throttled |")
+        doc.w("|---:|---|---:|---:|---:|---:|---:|")
+        for n in sorted(rows):
+            r, i = rows[n], info.get(n, {})
+            doc.w("| %s | f=%s, %s, depth %s | %s | %s | %s | %s | %s (%s) |" % (
+                f_num(n), i.get("fanout", "?"), pl(i.get("leaves", "?"), "leaf"), i.get("depth", "?"),
+                rng(r.get("fast_hot_ns"), f_ns), rng(r.get("fast_spread_ns"), f_ns),
+                f_num(r["bytes_per_group"]["median"]) if "bytes_per_group" in r else "-",
+                rng(r.get("tick_idle_ns"), f_ns), rng(r.get("tick_thr_ns"), f_ns),
+                pl(i.get("throttled_parents", "?"), "parent")))
+        doc.w()
+        big = rows.get(max(rows)) if rows else None
+        if big and "tick_thr_ns" in big:
+            doc.w("The tick walks every group record: at %s groups one tick costs %s, i.e. "
+                  "%.4f%% of one CPU at one tick a second." %
+                  (f_num(max(rows)), f_ns(big["tick_thr_ns"]["median"]),
+                   big["tick_thr_ns"]["median"] / 1e9 * 100))
+            doc.w()
+    else:
+        doc.w("_bench_scale not run (no `scale.txt`)._")
+        doc.w()
+    d = load_json(os.path.join(res, "simspeed.json"))
+    if d:
+        doc.w("Simulator speed (`iolat sim -v`: events run, virtual and wall seconds as the "
+              "simulator reports them; median (min–max) of %d runs). Devices: the classic "
+              "reader + writer scenario with io.latency on; groups: N groups in the same 3-level "
+              "tree, one Poisson reader (4 KiB, 20 IOPS, QD 1) on each deepest leaf, ssd model." %
+              d["runs"])
+        doc.w()
+        doc.w("| job | events | virtual s | virtual s per wall s | events per wall s |")
+        doc.w("|---|---:|---:|---:|---:|")
+        for m in d["devices"]:
+            doc.w("| %s (reader + writer) | %s | %s | %s | %s |" % (
+                m["device"], f_num(m["events"]), f_num(m["virtual_s"]),
+                rng(m["virt_per_wall"], lambda v: f_num(v)), rng(m["events_per_s"], f_big)))
+        for m in d["groups"]:
+            if "error" in m:
+                doc.w("| %s | not run: `%s` | | | |" % (pl(m["groups"], "group"),
+                                                      m["error"].replace(B.ROOT + "/", "")))
+                continue
+            doc.w("| %s, %s | %s | %s | %s | %s |" % (
+                pl(m["groups"], "group"), pl(m["jobs"], "reader"), f_num(m["events"]),
+                f_num(m["virtual_s"]),
+                rng(m["virt_per_wall"], lambda v: f_num(v, 1) if v < 100 else f_num(v)),
+                rng(m["events_per_s"], f_big)))
+        doc.w()
+    else:
+        doc.w("_Simulator speed not run (no `simspeed.json`)._")
+        doc.w()
+
+
+def sec_machine(doc, m, res):
+    doc.w("## Machine")
+    doc.w()
+    if not m:
+        doc.w("_No machine description (`machine.json`)._")
+        doc.w()
+        return
+    doc.w("| | |")
+    doc.w("|---|---|")
+    doc.w("| CPU | %s, %s cores available (`nproc`), %s MHz, cache %s |" % (
+        m["cpu_model"], m["nproc"], m["cpu_mhz"], m["cache"]))
+    doc.w("| memory | %s GiB |" % m["mem_gib"])
+    doc.w("| virtualisation | %s |" % (m["virt"] or "unknown"))
+    doc.w("| OS, kernel | %s, Linux %s |" % (m["os"], m["kernel"]))
+    doc.w("| disk of the real-disk runs | %s (%s) holding `%s`: rotational=%s, nr_requests=%s, "
+          "scheduler %s |" % (m["disk"], m["disk_size"], m["disk_dir"], m["disk_rotational"],
+                              m["disk_nr_requests"], m["disk_scheduler"]))
+    doc.w("| compiler | %s (`-O2 -g`, the Makefile's flags) |" % m["cc"])
+    doc.w("| tools | %s; %s; liburing %s; %s; Python %s |" % (
+        m["fio"], m["valgrind"], m["liburing"], m["gnuplot"], m["python"]))
+    doc.w("| source | commit %s; build folder `%s` |" % (m["git"], m["build"]))
+    doc.w("| load average at start | %s |" % m["loadavg"])
+    doc.w()
+    doc.w("```")
+    doc.w("$ free -h\n" + m["free_h"])
+    doc.w("$ lsblk -d -o NAME,ROTA,SIZE,TYPE,MODEL\n" + m["lsblk"])
+    doc.w("```")
+    doc.w()
+    doc.w(("**The machine is shared and noisy**: it has %s CPUs (%s) and other engineers were "
+           "building and running tests on it during the run; its disk is a virtual disk on a "
+           "shared host. Every figure is therefore a median over repeated runs, with the "
+           "min–max shown, and every comparison (iolat against fio, io.latency against a cap) "
+           "is measured in the same run, back to back. The simulator's figures (section 3) do "
+           "not depend on the machine at all: they are deterministic for a seed.") %
+          (m["nproc"], m["virt"] or "virtualisation unknown"))
+    doc.w()
+    t = load_text(os.path.join(res, "timing.txt"))
+    if t:
+        doc.w("Wall time and load average (1, 5, 15 min) of each step of this run:")
+        doc.w()
+        doc.w("| step | wall s | load before | load after |")
+        doc.w("|---|---:|---|---|")
+        for l in t.splitlines():
+            kv = B.parse_kv(l)
+            if "section" not in kv:
+                continue
+            doc.w("| %s | %.0f | %s | %s |" % (
+                "build" if kv["section"] == 0 else
+                "%s: %s" % (kv["section"], kv.get("name", "")), kv["seconds"],
+                kv.get("load_before", ""), kv.get("load_after", "")))
+        doc.w()
+
+
+def sec_commands(doc, res, quick):
+    doc.w("## How to reproduce")
+    doc.w()
+    doc.w("```sh")
+    doc.w("bench/run_all.sh%s     # clean build, every section, then this file" %
+          (" --quick" if quick else ""))
+    doc.w("```")
+    doc.w()
+    doc.w("`--quick` is a smoke run of a few minutes (short runs, fewer repeats; it writes "
+          "`bench/results/quick/` and leaves this file alone). `--sections 2,4` reruns some "
+          "sections and keeps the others' results; `--gen-only` rewrites this file from "
+          "`bench/results/`. Needs: gcc or clang, liburing, fio, valgrind, python3; gnuplot "
+          "for the plot. The exact commands this run used, in order:")
+    doc.w()
+    t = load_text(os.path.join(res, "commands.txt"))
+    doc.w("```sh")
+    if t:
+        for l in t.splitlines():
+            sec, _, cmd = l.partition("\t")
+            doc.w("# %s\n%s" % ("build" if sec == "0" else "section " + sec, cmd))
+    doc.w("```")
+    doc.w()
+
+
+def headlines(res):
+    """One line per section, from the results (medians)."""
+    out = []
+    text = load_text(os.path.join(res, "fastpath.txt")) or ""
+    cases = {}
+    for l in text.splitlines():
+        if l.startswith("case="):
+            kv = B.parse_kv(l)
+            cases[(kv["case"], kv["clock"], kv["threads"], kv["groups"])] = kv["ns_per_pair"]
+    insn = {}
+    for l in (load_text(os.path.join(res, "fastpath_instructions.txt")) or "").splitlines():
+        kv = B.parse_kv(l)
+        if "instructions_per_pair" in kv:
+            insn[kv["case"]] = kv["instructions_per_pair"]
+    g1v, g1r = cases.get(("group1", "virt", 1, "one")), cases.get(("group1", "real", 1, "one"))
+    if g1v is not None:
+        out.append("**Fast path** (one group, one thread): %s per throttle + done pair for the "
+                   "controller alone%s, %s with the two clock reads of a real I/O; "
+                   "no target anywhere: %s." % (
+                       f_ns(g1v), " (%.0f instructions)" % insn["group1"] if "group1" in insn
+                       else "", f_ns(g1r), f_ns(cases.get(("disabled", "virt", 1, "one")))))
+    e = load_json(os.path.join(res, "engines.json"))
+    if e:
+        fb, nb = e["file_bench"], e["null_bench"]
+        out.append("**Engines**: on the file, `iolat run` did %s IOPS against fio's %s "
+                   "(%.2f×, same run, alternating); on the null engine it did %s I/Os per CPU "
+                   "second against fio's %s (%.1f×)." % (
+                       f_big(fb["iolat_iops"]["median"]), f_big(fb["fio_iops"]["median"]),
+                       fb["ratio_iops"]["median"], f_big(nb["iolat_iops_per_core"]["median"]),
+                       f_big(nb["fio_iops_per_core"]["median"]),
+                       nb["ratio_iops_per_core"]["median"]))
+    c = load_json(os.path.join(res, "control.json"))
+    if c:
+        bits = []
+        for sc in c["scenarios"]:
+            io = sc["modes"]["iolat"]
+            name = sc["id"] if not sc.get("offered_pct") else "ramp %d%%" % sc["offered_pct"]
+            bits.append("%s %s/%s" % (name, f_pct(io["within_pct"]["median"]),
+                                      f_x(io["work"]["median"])))
+        out.append("**Control quality** (simulator; io.latency's windows within target / its "
+                   "work): " + ", ".join(bits) + ". %d of %d scenarios meet the goal." % (
+                       sum(1 for sc in c["scenarios"] if sc["goal"]["met"]),
+                       len(c["scenarios"])))
+    d = load_json(os.path.join(res, "disk.json"))
+    if d:
+        md = d["modes"]
+        out.append("**Real disk** (demo, reader p90 / writer MiB/s): none %s / %s, static cap "
+                   "%s / %s, io.latency %s / %s." % tuple(
+                       x for k in ("none", "cap", "iolat")
+                       for x in (f_us(md[k]["p90_us"]["median"]),
+                                 f_num(md[k]["writer_mib_s"]["median"]))))
+    text = load_text(os.path.join(res, "scale.txt")) or ""
+    rows = {}
+    for l in text.splitlines():
+        if l.startswith("scale "):
+            kv = B.parse_kv(l)
+            rows.setdefault(kv["groups"], {})[kv["metric"]] = kv["median"]
+    if rows:
+        n = max(rows)
+        out.append("**Scale** (%s groups): %s bytes per group, fast path %s at a leaf, "
+                   "one tick %s (all parents throttled)." % (
+                       f_num(n), f_num(rows[n].get("bytes_per_group")),
+                       f_ns(rows[n].get("fast_hot_ns")), f_ns(rows[n].get("tick_thr_ns"))))
+    return out
+
+
+def generate(res, out, quick):
+    m = load_json(os.path.join(res, "machine.json")) or {}
+    md_dir = os.path.dirname(os.path.abspath(out))
+    body = Doc()
+    sec_fastpath(body, res)
+    sec_engines(body, res)
+    sec_control(body, res, md_dir)
+    sec_disk(body, res, m)
+    sec_scale(body, res)
+
+    doc = Doc()
+    doc.w("# Benchmarks")
+    doc.w()
+    doc.w("<!-- Generated by bench/run_all.sh (bench/gen_benchmarks.py); do not edit by hand. -->")
+    doc.w()
+    doc.w("Measured on %s%s, commit %s. %s" % (
+        m.get("date", "?"), " (**quick smoke run: short runs, few repeats — not for quoting**)"
+        if quick else "", m.get("git", "?"),
+        "Benchmarks, not tests: they print figures; CI does not judge them. The machine is "
+        "shared and noisy (see [Machine](#machine)): medians of repeated runs with min–max, "
+        "and ratios measured side by side in the same run."))
+    doc.w()
+    doc.w("## Goals")
+    doc.w()
+    doc.w("| § | goal | measured | status | why / note |")
+    doc.w("|---|---|---|---|---|")
+    for sec, goal, measured, status, why in body.goals:
+        doc.w("| %s | %s | %s | %s | %s |" % (sec, goal, measured, status, why))
+    doc.w()
+    n_met = sum(1 for g in body.goals if g[3] == "**met**")
+    doc.w("%d of %d goals met. Sections 4 (real disk) and 5 (scale) have no pass/fail goal: "
+          "their figures are reported below." % (n_met, len(body.goals)))
+    doc.w()
+    heads = headlines(res)
+    if heads:
+        doc.w("## Headlines")
+        doc.w()
+        for h in heads:
+            doc.w("- " + h)
+        doc.w()
+    sec_machine(doc, m, res)
+    sec_commands(doc, res, quick)
+    doc.parts += body.parts
+    doc.w("## Notes on this suite")
+    doc.w()
+    doc.w("- The per-window figures of section 3 use the CSV sample period, which `iolat sim` "
+          "sets to the smallest controller window (not settable from the command line); "
+          "resctl-bench uses 1 s samples.")
+    ss = load_json(os.path.join(res, "simspeed.json")) or {}
+    for g in ss.get("groups", []):
+        if "error" in g:
+            doc.w("- `iolat sim` could not run the %s-group job file (`%s`), so the simulator's "
+                  "speed stops below that; `bench_scale` covers it through the library." %
+                  (f_num(g["groups"]), g["error"].split(": ")[-1]))
+    doc.w()
+    B.write_text(out, "\n".join(doc.parts).rstrip() + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--machine-json")
+    ap.add_argument("--dir", default="/var/tmp/iolat-bench")
+    ap.add_argument("--build", default="build-bench")
+    ap.add_argument("--results", default=os.path.join(B.ROOT, "bench", "results"))
+    ap.add_argument("--out", default=os.path.join(B.ROOT, "BENCHMARKS.md"))
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    if a.machine_json:
+        B.write_json(a.machine_json, machine(a.dir, a.build))
+        return
+    generate(a.results, a.out, a.quick)
+
+
+if __name__ == "__main__":
+    main()
