@@ -165,6 +165,15 @@ static void rearm_wake(struct uring_priv *p)
 		io_uring_submit(&p->ring);
 }
 
+/* Submit the queued SQEs (if any) and wait for @nr completions, one syscall. */
+static int submit_and_wait(struct uring_priv *p, struct io_uring_cqe **cqe, unsigned nr,
+			   struct __kernel_timespec *ts)
+{
+	if (!io_uring_sq_ready(&p->ring))
+		return io_uring_wait_cqes(&p->ring, cqe, nr, ts, NULL);
+	return io_uring_submit_and_wait_timeout(&p->ring, cqe, nr, ts, NULL);
+}
+
 static int uring_reap(struct iolat_eng *e, struct iolat_eng_req **out, unsigned max,
 		      unsigned min, uint64_t timeout_ns)
 {
@@ -202,9 +211,10 @@ static int uring_reap(struct iolat_eng *e, struct iolat_eng_req **out, unsigned 
 			break;
 		if (n)
 			continue;
-		/* Nothing more to peek: wait for the rest, a wake or the timeout. */
+		/* Nothing more to peek: submit what is queued and wait for the
+		 * rest, a wake or the timeout, in one io_uring_enter. */
 		if (timeout_ns == IOLAT_ENG_WAIT_FOREVER) {
-			ret = io_uring_wait_cqes(&p->ring, &cqe, min - got, NULL, NULL);
+			ret = submit_and_wait(p, &cqe, min - got, NULL);
 		} else {
 			now = iolat_eng_now(e);
 			if (now >= deadline)
@@ -213,12 +223,18 @@ static int uring_reap(struct iolat_eng *e, struct iolat_eng_req **out, unsigned 
 				.tv_sec = (long long)((deadline - now) / 1000000000ull),
 				.tv_nsec = (long long)((deadline - now) % 1000000000ull),
 			};
-			ret = io_uring_wait_cqes(&p->ring, &cqe, min - got, &ts, NULL);
+			ret = submit_and_wait(p, &cqe, min - got, &ts);
 		}
 		if (ret == -ETIME)
 			break;
-		if (ret < 0 && ret != -EINTR && ret != -EAGAIN)
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
 			return got ? (int)got : ret;
+	}
+	/* Returning without waiting: what was queued still has to start. */
+	if (io_uring_sq_ready(&p->ring)) {
+		ret = uring_commit(e);
+		if (ret < 0 && !got)
+			return ret;
 	}
 	return (int)got;
 }
@@ -257,7 +273,7 @@ static void uring_cleanup(struct iolat_eng *e)
 
 const struct iolat_engine_ops iolat_eng_uring_ops = {
 	.name = "uring",
-	.flags = 0,
+	.flags = IOLAT_ENG_F_REAP_SUBMITS,
 	.init = uring_init,
 	.queue = uring_queue,
 	.commit = uring_commit,

@@ -336,9 +336,13 @@ int iolat_eng_reap(struct iolat_eng *e, struct iolat_eng_req **out, unsigned max
 
 	if (!max)
 		return 0;
-	ret = iolat_eng_commit(e);
-	if (ret < 0)
-		return ret;
+	if (e->ops->flags & IOLAT_ENG_F_REAP_SUBMITS) {
+		e->uncommitted = 0; /* the op submits them, with its wait */
+	} else {
+		ret = iolat_eng_commit(e);
+		if (ret < 0)
+			return ret;
+	}
 	if (min > max)
 		min = max;
 	/* Never wait for more than can come; with nothing in flight, a

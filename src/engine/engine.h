@@ -99,6 +99,8 @@ struct iolat_eng_config {
 #define IOLAT_ENG_F_DISKLESS (1u << 0)  /* does no file I/O: files are not opened */
 #define IOLAT_ENG_F_FAKEIO   (1u << 1)  /* moves no data: reads do not fill buffers */
 #define IOLAT_ENG_F_WRAPPER  (1u << 2)  /* wraps the engine named after "name:" */
+#define IOLAT_ENG_F_REAP_SUBMITS (1u << 3) /* reap() submits what was queued itself,
+					    * in the same syscall as its wait */
 
 struct iolat_eng;
 
