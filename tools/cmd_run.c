@@ -46,7 +46,8 @@ static void usage(FILE *f)
 		"sysfs unless the job file sets them; the controller's queue depth is the\n"
 		"device's nr_requests capped at the jobs' total iodepth (what they can have\n"
 		"in flight). ioengine=uring falls back to psync when the kernel refuses\n"
-		"io_uring.\n"
+		"io_uring. Files that verify= jobs write are read back after the run: every\n"
+		"block must hold what its last successful write wrote.\n"
 		"\n"
 		"options:\n"
 		"  --output-format=FMT  normal (the per-group table) or json\n"
@@ -58,6 +59,9 @@ static void usage(FILE *f)
 		"                       %s\n"
 		"  -q, --quiet          no progress line\n"
 		"  -h, --help           this text\n"
+		"\n"
+		"environment: IOLAT_CHECK=1 checks the controller's invariants at every sample\n"
+		"and the I/O accounting at the end (a failed check: exit 1)\n"
 		"\n"
 		"exit status: 0 ok, 1 the run failed or I/Os failed, 2 bad usage or bad job file\n",
 		iolat_eng_faulty_help());
@@ -175,7 +179,7 @@ int iolat_cmd_run(int argc, char **argv)
 	const char *file = NULL, *logdir = NULL;
 	bool json = false, quiet = false;
 	double repeat = 1, loop_s = 0, t0;
-	uint64_t iters = 0, failed_all = 0;
+	uint64_t iters = 0, failed_all = 0, bad_all = 0;
 	struct iolat_jobfile *jf = NULL;
 	struct iolat_runner_result *res = NULL;
 	char err[IOLAT_JOBFILE_ERR_MAX];
@@ -213,7 +217,8 @@ int iolat_cmd_run(int argc, char **argv)
 				return bad_usage("%s needs a positive count", "--repeat");
 		} else if (iolat_cli_is_opt(a, "--loop")) {
 			/* hidden: run it again and again for SECONDS (soak tests) */
-			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--loop")) || (loop_s = parse_positive(v)) < 0)
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--loop")) ||
+			    (loop_s = parse_positive(v)) < 0)
 				return bad_usage("%s needs a positive number of seconds", "--loop");
 		} else if (!strcmp(a, "--no-control")) {
 			o.control = 0;
@@ -253,7 +258,8 @@ int iolat_cmd_run(int argc, char **argv)
 		if (ret)
 			break;
 		iters++;
-		failed_all += res->nr_errors + res->verify_bad;
+		failed_all += res->nr_errors;
+		bad_all += res->verify_bad;
 		if (atomic_load(&run_stop) ||
 		    (loop_s > 0 ? now_s() - t0 >= loop_s : (double)iters >= repeat))
 			break;
@@ -270,8 +276,9 @@ int iolat_cmd_run(int argc, char **argv)
 	if (atomic_load(&run_stop))
 		fprintf(stderr, "iolat run: interrupted: reporting what ran\n");
 	if (iters > 1)
-		fprintf(stderr, "iolat run: %" PRIu64 " runs in %.1f s, %" PRIu64 " I/Os failed in all;"
-			" the report is the last run's\n", iters, now_s() - t0, failed_all);
+		fprintf(stderr, "iolat run: %" PRIu64 " runs in %.1f s: %" PRIu64 " I/Os failed, %"
+			PRIu64 " blocks read back wrong, in all; the report is the last run's\n", iters,
+			now_s() - t0, failed_all, bad_all);
 	if (json) {
 		ret = iolat_report_write_json(res->report, stdout);
 	} else {
@@ -310,7 +317,7 @@ int iolat_cmd_run(int argc, char **argv)
 		report_errors(res);
 		rc = IOLAT_EXIT_FAILED;
 	}
-	if (res->verify_bad || failed_all)
+	if (res->verify_bad || failed_all || bad_all)
 		rc = IOLAT_EXIT_FAILED;
 	if (res->checked)
 		fprintf(stderr, "iolat run: IOLAT_CHECK: the controller's invariants held at every "

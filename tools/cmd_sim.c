@@ -6,6 +6,9 @@
  * the CSV time series and plots with --log. Same job file and seed, same
  * output, byte for byte (wall-clock figures go to stderr, and only with -v).
  * Exit: 0 ok, 1 the simulation failed, 2 bad usage or bad job file.
+ * Hidden options for soak tests (scripts/soak.sh): --repeat N and --loop
+ * SECONDS simulate the job file again and again in this one process; the
+ * report is the last run's.
  * Context: the CLI's main thread.
  */
 #include <errno.h>
@@ -63,6 +66,17 @@ static int bad_usage(const char *fmt, const char *arg)
 	return iolat_cli_usage_error("sim", fmt, arg);
 }
 
+/* A positive count or number of seconds for --repeat / --loop; -1 when bad. */
+static double parse_positive(const char *v)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	return !*v || *end || errno || !(d > 0) || d > 1e9 ? -1 : d;
+}
+
 static double wall_s(void)
 {
 	struct timespec ts;
@@ -79,7 +93,8 @@ int iolat_cmd_sim(int argc, char **argv)
 	struct iolat_jobfile *jf = NULL;
 	struct iolat_sim_result *res = NULL;
 	char err[IOLAT_JOBFILE_ERR_MAX];
-	double t0;
+	double t0, repeat = 1, loop_s = 0;
+	uint64_t iters = 0;
 	int ret, rc = IOLAT_EXIT_OK;
 
 	for (int i = 1; i < argc; i++) {
@@ -111,6 +126,16 @@ int iolat_cmd_sim(int argc, char **argv)
 			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--log")) || !*v)
 				return bad_usage("%s needs a directory", "--log");
 			logdir = v;
+		} else if (iolat_cli_is_opt(a, "--repeat")) {
+			/* hidden: simulate it N times in this process (soak tests) */
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--repeat")) ||
+			    (repeat = parse_positive(v)) < 1 || repeat != (double)(uint64_t)repeat)
+				return bad_usage("%s needs a positive count", "--repeat");
+		} else if (iolat_cli_is_opt(a, "--loop")) {
+			/* hidden: simulate it again and again for SECONDS (soak tests) */
+			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--loop")) ||
+			    (loop_s = parse_positive(v)) < 0)
+				return bad_usage("%s needs a positive number of seconds", "--loop");
 		} else if (!strcmp(a, "--no-control")) {
 			o.control = 0;
 		} else if (!strcmp(a, "--kernel-compat")) {
@@ -134,12 +159,26 @@ int iolat_cmd_sim(int argc, char **argv)
 		return ret == -ENOMEM ? IOLAT_EXIT_FAILED : IOLAT_EXIT_USAGE;
 	}
 	t0 = wall_s();
-	ret = iolat_sim_run(jf, &o, &res, err, sizeof(err));
+	for (;;) {
+		iolat_sim_result_free(res);
+		res = NULL;
+		ret = iolat_sim_run(jf, &o, &res, err, sizeof(err));
+		if (ret)
+			break;
+		iters++;
+		if (loop_s > 0 ? wall_s() - t0 >= loop_s : (double)iters >= repeat)
+			break;
+	}
 	if (ret) {
+		if (iters)
+			fprintf(stderr, "iolat sim: run %" PRIu64 " failed:\n", iters + 1);
 		fprintf(stderr, "iolat sim: %s\n", err[0] ? err : strerror(-ret));
 		rc = ret == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
 		goto out;
 	}
+	if (iters > 1)
+		fprintf(stderr, "iolat sim: %" PRIu64 " runs in %.1f wall s; the report is the last "
+			"run's\n", iters, wall_s() - t0);
 	if (verbose)
 		fprintf(stderr, "iolat sim: %" PRIu64 " events, %.3f virtual s in %.3f wall s\n",
 			res->events, (double)res->duration_ns / 1e9, wall_s() - t0);

@@ -40,6 +40,8 @@ struct series_pt {
 struct io_counts {
 	uint64_t ios_r, ios_w, bytes_r, bytes_w, errors;
 	struct iolat_hist hist;   /* cumulative */
+	bool faulty;              /* iolat_report_add_faults() was called for it */
+	struct iolat_report_faults faults;
 };
 
 struct row {
@@ -71,6 +73,9 @@ struct iolat_report {
 	struct io_counts *jobs;
 	uint64_t start_ns, last_sample_ns, end_ns;
 	bool started, finished;
+	bool verify_set;
+	struct iolat_report_verify verify;
+	char verify_first_bad[320];
 };
 
 unsigned iolat_report_root_index(const struct iolat_report *r)
@@ -161,6 +166,49 @@ void iolat_report_destroy(struct iolat_report *r)
 	free(r->jobs);
 	free(r->label);
 	free(r);
+}
+
+static void faults_add(struct io_counts *c, const struct iolat_report_faults *f)
+{
+	c->faulty = true;
+	c->faults.eio += f->eio;
+	c->faults.enospc += f->enospc;
+	c->faults.short_io += f->short_io;
+	c->faults.spikes += f->spikes;
+	c->faults.stalls += f->stalls;
+	c->faults.held += f->held;
+}
+
+void iolat_report_add_faults(struct iolat_report *r, unsigned job_index,
+			     const struct iolat_report_faults *f)
+{
+	if (!r || !f || job_index >= r->jf->nr_jobs)
+		return;
+	int gi = r->jf->jobs[job_index].group;
+	unsigned row = gi < 0 ? r->jf->nr_groups : (unsigned)gi;
+
+	pthread_mutex_lock(&r->lock);
+	faults_add(&r->jobs[job_index], f);
+	for (;;) {
+		faults_add(&r->rows[row].c, f);
+		if (r->rows[row].parent < 0)
+			break;
+		row = (unsigned)r->rows[row].parent;
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
+void iolat_report_set_verify(struct iolat_report *r, const struct iolat_report_verify *v)
+{
+	if (!r || !v)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->verify = *v;
+	snprintf(r->verify_first_bad, sizeof(r->verify_first_bad), "%s",
+		 v->first_bad ? v->first_bad : "");
+	r->verify.first_bad = r->verify_first_bad;
+	r->verify_set = true;
+	pthread_mutex_unlock(&r->lock);
 }
 
 int iolat_report_bind_group(struct iolat_report *r, unsigned gi, struct iolat_group *g)
@@ -389,6 +437,8 @@ int iolat_report_row(const struct iolat_report *r, unsigned i, struct iolat_repo
 		out->nr_bypass = w->final.nr_bypass;
 	}
 	out->io_stat = out->bound ? w->io_stat : "";
+	out->faulty = c->faulty;
+	out->faults = c->faults;
 	return 0;
 }
 
@@ -492,6 +542,21 @@ static void json_counts(FILE *f, const struct io_counts *c, uint64_t dur, const 
 		(double)iolat_hist_max(h) / 1e3);
 }
 
+/* ",\n<ind>"injected": {...}" when a faulty engine ran; nothing otherwise. */
+static void json_faults(FILE *f, const struct io_counts *c, const char *ind)
+{
+	const struct iolat_report_faults *x = &c->faults;
+
+	if (!c->faulty)
+		return;
+	fprintf(f, ",\n%s\"injected\": {\"errors\": %llu, \"eio\": %llu, \"enospc\": %llu, "
+		"\"short\": %llu, \"spikes\": %llu, \"stalls\": %llu, \"held\": %llu}", ind,
+		(unsigned long long)(x->eio + x->enospc + x->short_io), (unsigned long long)x->eio,
+		(unsigned long long)x->enospc, (unsigned long long)x->short_io,
+		(unsigned long long)x->spikes, (unsigned long long)x->stalls,
+		(unsigned long long)x->held);
+}
+
 static void json_depth(FILE *f, uint32_t d)
 {
 	if (d == IOLAT_DEPTH_MAX)
@@ -517,6 +582,20 @@ int iolat_report_write_json(const struct iolat_report *r, FILE *f)
 	fprintf(f, "  \"control\": %s,\n", jf->global.control ? "true" : "false");
 	fprintf(f, "  \"duration_s\": %.6f,\n", (double)dur / 1e9);
 	fprintf(f, "  \"sample_interval_s\": %.6f,\n", (double)r->sample_interval_ns / 1e9);
+	if (r->verify_set) {
+		const struct iolat_report_verify *v = &r->verify;
+
+		fprintf(f, "  \"verify\": {\"block_bytes\": %u, \"blocks_checked\": %llu, "
+			"\"blocks_written\": %llu, \"blocks_bad\": %llu, \"blocks_unspecified\": %llu, "
+			"\"first_bad\": ", v->block, (unsigned long long)v->checked,
+			(unsigned long long)v->written, (unsigned long long)v->bad,
+			(unsigned long long)v->unspecified);
+		if (v->first_bad[0])
+			json_str(f, v->first_bad);
+		else
+			fprintf(f, "null");
+		fprintf(f, "},\n");
+	}
 	fprintf(f, "  \"groups\": [");
 	for (unsigned i = 0; i < n; i++) {
 		struct iolat_report_row row;
@@ -547,6 +626,7 @@ int iolat_report_write_json(const struct iolat_report *r, FILE *f)
 			fprintf(f, ",\n      \"io_stat\": ");
 			json_str(f, row.io_stat);
 		}
+		json_faults(f, &w->c, "      ");
 		fprintf(f, ",\n      \"samples\": %zu\n    }", w->nr_pts);
 	}
 	fprintf(f, "\n  ],\n  \"jobs\": [");
@@ -560,6 +640,7 @@ int iolat_report_write_json(const struct iolat_report *r, FILE *f)
 			"      \"numjobs\": %u,\n", iolat_rw_name(job->rw), job->bs, job->iodepth,
 			job->numjobs);
 		json_counts(f, &r->jobs[j], dur, "      ");
+		json_faults(f, &r->jobs[j], "      ");
 		fprintf(f, "\n    }");
 	}
 	fprintf(f, "\n  ]\n}\n");

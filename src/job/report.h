@@ -65,6 +65,38 @@ void iolat_report_start(struct iolat_report *r, uint64_t now_ns);
 void iolat_report_add_io(struct iolat_report *r, unsigned job_index, bool write,
 			 uint32_t bytes, uint64_t lat_ns, int err);
 
+/* What a fault-injecting engine (faulty:<engine>) did to one job's I/O. */
+struct iolat_report_faults {
+	uint64_t eio, enospc, short_io;  /* failed I/Os it caused */
+	uint64_t spikes, stalls, held;   /* delays: spikes, stalls started, completions held */
+};
+
+/**
+ * iolat_report_add_faults() - add what an engine of job @job_index injected
+ * (call once per clone); the job's row and its ancestors' add it up, and the
+ * JSON shows an "injected" object for them (only rows and jobs that had a
+ * faulty engine, so reports without one are unchanged).
+ * Context: the runner's thread, before the outputs.
+ */
+void iolat_report_add_faults(struct iolat_report *r, unsigned job_index,
+			     const struct iolat_report_faults *f);
+
+/* The read-back after a run (the runner's verify pass), in blocks. */
+struct iolat_report_verify {
+	uint64_t checked;       /* read back and compared */
+	uint64_t written;       /* among them, set by a write reported successful */
+	uint64_t bad;           /* not what was expected */
+	uint64_t unspecified;   /* not checked: their last write failed or overlapped another */
+	uint32_t block;         /* bytes per block */
+	const char *first_bad;  /* copied; NULL or "": none */
+};
+
+/**
+ * iolat_report_set_verify() - record the verify pass; the JSON then has a
+ * top-level "verify" object. Context: the runner's thread, before the outputs.
+ */
+void iolat_report_set_verify(struct iolat_report *r, const struct iolat_report_verify *v);
+
 /**
  * iolat_report_sample() - close one interval of the time series at @now_ns:
  * records per row the interval's IOPS, MiB/s, p50/p90/p99/max, and the bound
@@ -96,6 +128,8 @@ struct iolat_report_row {
 	uint64_t windows_ok, windows_missed, scale_downs, scale_ups;
 	uint64_t nr_bypass;
 	const char *io_stat;            /* iolat_group_format_stat() at finish; "" if unbound */
+	bool faulty;                    /* a job in this subtree ran a faulty engine */
+	struct iolat_report_faults faults; /* what it injected, subtree total */
 };
 
 /** iolat_report_nr_rows() - rows: groups, plus the root row when used. */

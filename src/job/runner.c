@@ -11,12 +11,20 @@
  * the job's grant list and wake its engine. Charged delay is served by not
  * issuing (iolat_group_delay_due). The calling thread samples the report,
  * reports progress, and forwards a stop request.
+ * Reliability (docs/reliability.md): with IOLAT_CHECK=1 in the environment
+ * (always in -DIOLAT_DEBUG builds) the controller's invariants are checked at
+ * every sample and at the end, with the exact per-group accounting (every
+ * admitted I/O completed once). Writes to files with verify= jobs are tracked
+ * per block (the verify map below); after the run every block whose last
+ * write was reported successful is read back and must carry that write.
  * Context: see runner.h; each job's state belongs to its thread, except the
- * grant list (its mutex) and the progress counters (atomics).
+ * grant list (its mutex), the progress counters (atomics) and the verify
+ * map (its mutex).
  */
 #include "job/runner.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -27,7 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/ctl.h"           /* iolat_ctl_check_invariants() */
 #include "engine/devinfo.h"
+#include "engine/eng_faulty.h"
 #include "engine/engine.h"
 #include "engine/layout.h"
 #include "engine/verify.h"
@@ -41,7 +51,8 @@
 #define RUNNER_WIN_MIN_NS   (100ull * 1000000ull)
 #define RUNNER_WIN_MAX_NS   NSEC_PER_SEC
 
-enum slot_state { SLOT_FREE, SLOT_WAITING, SLOT_INFLIGHT };
+/* BUSY: taken from the free list, being admitted or completed at once. */
+enum slot_state { SLOT_FREE, SLOT_BUSY, SLOT_WAITING, SLOT_INFLIGHT };
 
 struct rjob;
 
@@ -52,6 +63,8 @@ struct rslot {
 	uint64_t admit_ns;            /* latency is measured from here */
 	enum slot_state state;
 	bool write;
+	uint64_t vgen;                /* verify generation of this write */
+	uint64_t vticket;             /* its verify-map ticket; 0: not tracked */
 };
 
 struct runner;
@@ -74,7 +87,8 @@ struct rjob {
 	bool started;
 	unsigned inflight, waiting;
 	uint64_t delay_until;         /* serving charged delay: no issue before */
-	uint64_t gen;                 /* verify generation of the next write */
+	uint64_t gen;                 /* verify generation of the last write */
+	struct iolat_vmap *vmap;      /* its file's write tracking, or NULL */
 	/* grants from any thread */
 	pthread_mutex_t glock;
 	struct rslot *granted_head, *granted_tail;
@@ -82,6 +96,8 @@ struct rjob {
 	_Atomic uint64_t ios, bytes, errors;
 	/* the job thread's, read after join */
 	uint64_t submitted, completed, shorts, verify_failed;
+	uint64_t admitted, cancelled; /* by the controller; cancelled while waiting */
+	uint64_t double_done;         /* completions of a slot already free (never expected) */
 	char first_error[IOLAT_RUNNER_NOTE_MAX];
 };
 
@@ -99,6 +115,18 @@ struct runner {
 	pthread_cond_t cv;
 	unsigned nr_finished;
 	bool fallback_noted;
+	bool check;                   /* IOLAT_CHECK=1 or an IOLAT_DEBUG build */
+	char check_err[IOLAT_RUNNER_NOTE_MAX]; /* the first invariant violation */
+	struct rvfile *vfiles;        /* files with verify= writers */
+	unsigned nr_vfiles;
+};
+
+/* A file whose writes are tracked for the verify pass. */
+struct rvfile {
+	const char *path;
+	struct iolat_vmap *map;
+	uint64_t base, end;           /* the writers' regions, together */
+	bool formatted;               /* laid out as verify blocks of generation 0 */
 };
 
 /* The job whose loop runs on this thread (grants from it need no wake). */
@@ -147,6 +175,239 @@ static bool stopping(const struct runner *r)
 	return atomic_load_explicit(&r->stop_all, memory_order_relaxed);
 }
 
+/* ---- the verify map: which write each block of a file must hold ---- */
+
+#define VMAP_CHUNK_SHIFT 14u                 /* 16384 blocks per lazily allocated chunk */
+#define VMAP_CHUNK (1u << VMAP_CHUNK_SHIFT)
+#define VMAP_READ_MAX (1u << 20)             /* the check reads 1 MiB at a time */
+
+enum vblk_state {
+	VBLK_INITIAL = 0,     /* no write completed: as laid out (generation 0) */
+	VBLK_WRITTEN,         /* holds generation gen */
+	VBLK_UNSPECIFIED,     /* its last write failed or overlapped another: anything */
+};
+
+struct vblk {
+	uint64_t gen;         /* VBLK_WRITTEN: the generation of its last write */
+	uint64_t min_ok;      /* only a write with this ticket or later may set gen */
+	uint32_t inflight;    /* writes issued and not completed */
+	uint8_t state;        /* enum vblk_state */
+};
+
+struct iolat_vmap {
+	pthread_mutex_t lock;
+	uint64_t base, nr_blocks;
+	uint32_t block;
+	bool formatted;
+	bool nomem;           /* a chunk could not be allocated: no verdict */
+	uint64_t seq;         /* the last ticket handed out */
+	struct vblk **chunks;
+	uint64_t nr_chunks;
+};
+
+int iolat_vmap_create(uint64_t base, uint64_t size, uint32_t block, bool formatted,
+		      struct iolat_vmap **out)
+{
+	struct iolat_vmap *m;
+
+	*out = NULL;
+	if (!block || block % IOLAT_ENG_VERIFY_BLOCK || (block & (block - 1)) ||
+	    base % block || !size)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->base = base;
+	m->block = block;
+	m->formatted = formatted;
+	m->nr_blocks = (size + block - 1) / block;
+	m->nr_chunks = (m->nr_blocks + VMAP_CHUNK - 1) >> VMAP_CHUNK_SHIFT;
+	m->chunks = calloc(m->nr_chunks, sizeof(*m->chunks));
+	if (!m->chunks) {
+		free(m);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&m->lock, NULL);
+	*out = m;
+	return 0;
+}
+
+void iolat_vmap_destroy(struct iolat_vmap *m)
+{
+	if (!m)
+		return;
+	for (uint64_t i = 0; i < m->nr_chunks; i++)
+		free(m->chunks[i]);
+	free(m->chunks);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
+
+/* Block @i, allocating its chunk; NULL when out of memory. Under the lock. */
+static struct vblk *vmap_blk(struct iolat_vmap *m, uint64_t i, bool alloc)
+{
+	struct vblk **c = &m->chunks[i >> VMAP_CHUNK_SHIFT];
+
+	if (!*c) {
+		if (!alloc)
+			return NULL;
+		*c = calloc(VMAP_CHUNK, sizeof(**c));
+		if (!*c) {
+			m->nomem = true;
+			return NULL;
+		}
+	}
+	return &(*c)[i & (VMAP_CHUNK - 1)];
+}
+
+/* The blocks [*first, *end) that [off, off + len) touches, within the map. */
+static bool vmap_span(const struct iolat_vmap *m, uint64_t off, uint32_t len,
+		      uint64_t *first, uint64_t *end)
+{
+	uint64_t lo = off > m->base ? off - m->base : 0, hi;
+
+	if (off + len <= m->base)
+		return false;
+	hi = off + len - m->base;
+	*first = lo / m->block;
+	*end = (hi + m->block - 1) / m->block;
+	if (*end > m->nr_blocks)
+		*end = m->nr_blocks;
+	return *first < *end;
+}
+
+uint64_t iolat_vmap_write_begin(struct iolat_vmap *m, uint64_t off, uint32_t len)
+{
+	uint64_t first, end, t;
+
+	pthread_mutex_lock(&m->lock);
+	t = ++m->seq;
+	if (vmap_span(m, off, len, &first, &end)) {
+		for (uint64_t i = first; i < end; i++) {
+			struct vblk *b = vmap_blk(m, i, true);
+
+			if (!b)
+				break;
+			if (b->inflight)
+				b->min_ok = t + 1;  /* two writes at once: either may land last */
+			b->inflight++;
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+	return t;
+}
+
+void iolat_vmap_write_end(struct iolat_vmap *m, uint64_t off, uint32_t len, uint64_t ticket,
+			  uint64_t gen, bool ok)
+{
+	uint64_t first, end;
+
+	pthread_mutex_lock(&m->lock);
+	if (vmap_span(m, off, len, &first, &end)) {
+		for (uint64_t i = first; i < end; i++) {
+			struct vblk *b = vmap_blk(m, i, false);
+			uint64_t bstart = m->base + i * m->block;
+			bool whole = off <= bstart && off + len >= bstart + m->block;
+
+			if (!b)
+				break;  /* its chunk could not be allocated (nomem) */
+			if (b->inflight)
+				b->inflight--;
+			if (ok && whole && !b->inflight && ticket >= b->min_ok) {
+				b->gen = gen;
+				b->state = VBLK_WRITTEN;
+			} else {
+				b->state = VBLK_UNSPECIFIED;
+			}
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+static void vmap_bad(struct iolat_vmap_stats *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void vmap_bad(struct iolat_vmap_stats *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (st->blocks_bad++ || !fmt)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(st->first_bad, sizeof(st->first_bad), fmt, ap);
+	va_end(ap);
+}
+
+int iolat_vmap_check(struct iolat_vmap *m, int fd, struct iolat_vmap_stats *st)
+{
+	struct iolat_eng_verify_err verr;
+	char msg[200];
+	uint32_t per = VMAP_READ_MAX / m->block;
+	unsigned char *buf;
+
+	memset(st, 0, sizeof(*st));
+	st->block_size = m->block;
+	if (m->nomem)
+		return -ENOMEM;
+	buf = iolat_eng_buf_alloc(VMAP_READ_MAX);
+	if (!buf)
+		return -ENOMEM;
+	pthread_mutex_lock(&m->lock);
+	for (uint64_t i = 0; i < m->nr_blocks; i += per) {
+		uint64_t n = m->nr_blocks - i < per ? m->nr_blocks - i : per, got = 0;
+		uint64_t off = m->base + i * m->block;
+		bool any = m->formatted;
+		ssize_t rd = 0;
+		int rerr = 0;
+
+		/* Without a laid-out format only written blocks can be checked. */
+		for (uint64_t k = 0; k < n && !any; k++) {
+			const struct vblk *b = vmap_blk(m, i + k, false);
+
+			any = b && b->state != VBLK_INITIAL;
+		}
+		if (!any)
+			continue;
+		while (got < n * m->block) {
+			rd = pread(fd, buf + got, n * m->block - got, (off_t)(off + got));
+			if (rd <= 0) {
+				rerr = rd < 0 ? errno : 0;
+				break;
+			}
+			got += (uint64_t)rd;
+		}
+		for (uint64_t k = 0; k < n; k++) {
+			const struct vblk *b = vmap_blk(m, i + k, false);
+			uint64_t boff = off + k * m->block;
+			int state = b ? b->state : VBLK_INITIAL;
+
+			if (state == VBLK_UNSPECIFIED) {
+				st->blocks_unspecified++;
+				continue;
+			}
+			if (state == VBLK_INITIAL && !m->formatted)
+				continue;
+			st->blocks_checked++;
+			if (state == VBLK_WRITTEN)
+				st->blocks_written++;
+			if ((k + 1) * m->block > got) {
+				vmap_bad(st, "block at offset %" PRIu64 ": cannot read it back (%s)",
+					 boff, rerr ? strerror(rerr) : "end of file");
+				continue;
+			}
+			if (iolat_eng_verify_check(buf + k * m->block, m->block, boff,
+						   state == VBLK_WRITTEN ? b->gen : 0, NULL, &verr)) {
+				iolat_eng_verify_format(&verr, msg, sizeof(msg));
+				vmap_bad(st, "block at offset %" PRIu64 " (%s): %s", boff,
+					 state == VBLK_WRITTEN ? "written" : "as laid out", msg);
+			}
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+	iolat_eng_buf_free(buf);
+	return 0;
+}
+
 /* ---- one job's event loop (its own thread) ---- */
 
 /* The waiter callback: any thread, possibly inside another job's iolat_done_at(). */
@@ -191,6 +452,11 @@ static void finish_io(struct rjob *j, struct rslot *s, uint64_t done_ns, bool is
 	char msg[200];
 	int err = 0;
 
+	if (s->state == SLOT_FREE) {
+		/* Completed twice (an engine or runner bug): count it, touch nothing. */
+		j->double_done++;
+		return;
+	}
 	if (req->result < 0) {
 		err = (int)req->result;
 		record_error(j, s, issued ? strerror(-err) : iolat_eng_errmsg(j->eng));
@@ -207,6 +473,12 @@ static void finish_io(struct rjob *j, struct rslot *s, uint64_t done_ns, bool is
 		j->verify_failed++;
 		iolat_eng_verify_format(&verr, msg, sizeof(msg));
 		record_error(j, s, msg);
+	}
+	if (s->vticket) {
+		/* Only a whole, successful, verify-formatted write says what the blocks hold. */
+		iolat_vmap_write_end(j->vmap, req->offset, req->len, s->vticket, s->vgen,
+				     issued && !err && j->verify);
+		s->vticket = 0;
 	}
 	if (j->g) {
 		if (issued)
@@ -230,7 +502,12 @@ static void finish_io(struct rjob *j, struct rslot *s, uint64_t done_ns, bool is
 /* Hand an admitted I/O to the engine. */
 static void submit(struct rjob *j, struct rslot *s, uint64_t now)
 {
-	int ret = iolat_eng_queue(j->eng, &s->req);
+	int ret;
+
+	s->state = SLOT_BUSY;
+	if (s->write && j->vmap)
+		s->vticket = iolat_vmap_write_begin(j->vmap, s->req.offset, s->req.len);
+	ret = iolat_eng_queue(j->eng, &s->req);
 
 	switch (ret) {
 	case IOLAT_Q_QUEUED:
@@ -303,17 +580,23 @@ static void issue_due(struct rjob *j, uint64_t now)
 			break;
 		j->free_list = s->next;
 		s->next = NULL;
+		s->state = SLOT_BUSY;
 		s->write = wio.write;
 		s->admit_ns = now;
 		req->dir = wio.write ? IOLAT_ENG_WRITE : IOLAT_ENG_READ;
 		req->offset = wio.offset;
 		req->len = wio.len;
 		req->result = 0;
-		if (wio.write && j->verify)
-			iolat_eng_verify_fill(req->buf, req->len, req->offset,
-					      ((uint64_t)j->job_index << 48) | j->gen++);
+		if (wio.write && j->verify) {
+			/* Unique per write, never 0 (the laid-out generation): job, clone, count. */
+			s->vgen = ((uint64_t)(j->job_index + 1) << 48) |
+				  ((uint64_t)(j->clone & 0xffff) << 32) | (++j->gen & 0xffffffffu);
+			iolat_eng_verify_fill(req->buf, req->len, req->offset, s->vgen);
+		}
 		if (j->g) {
 			ret = iolat_throttle_async_at(j->g, wio.flags, &req->io, &req->waiter, now);
+			if (ret >= 0)
+				j->admitted++;
 			if (ret == IOLAT_QUEUED) {
 				s->state = SLOT_WAITING;
 				j->waiting++;
@@ -340,6 +623,7 @@ static void cancel_waiting(struct rjob *j)
 
 		if (s->state == SLOT_WAITING && iolat_throttle_cancel(&s->req.io) == 0) {
 			j->waiting--;
+			j->cancelled++;
 			free_slot(j, s);
 		}
 	}
@@ -368,7 +652,8 @@ static void *job_main(void *arg)
 		}
 		if (done && !j->inflight && !j->waiting)
 			break;
-		iolat_eng_commit(j->eng);
+		/* No commit here: the reap below submits what was queued (for
+		 * io_uring in the same io_uring_enter as its wait). */
 
 		/* Sleep until a completion, a grant (wake), the next due I/O, or a while. */
 		next = now + RUNNER_MAX_WAIT_NS;
@@ -780,6 +1065,224 @@ static void device_facts(struct runner *r)
 	res->rotational = jf->global.rotational >= 0 ? jf->global.rotational : di.rotational;
 }
 
+/* ---- reliability: fault counts, the verify pass, invariant checks ---- */
+
+/* IOLAT_CHECK=1 in the environment, or always in an IOLAT_DEBUG build. */
+static bool check_wanted(void)
+{
+#ifdef IOLAT_DEBUG
+	return true;
+#else
+	const char *v = getenv("IOLAT_CHECK");
+
+	return v && !strcmp(v, "1");
+#endif
+}
+
+/* The controller's invariants at any moment; keeps the first violation. */
+static void check_now(struct runner *r, const char *when)
+{
+	char why[IOLAT_RUNNER_NOTE_MAX - 48];
+
+	if (!r->check || !r->ctl || r->check_err[0])
+		return;
+	if (iolat_ctl_check_invariants(r->ctl, why, sizeof(why)))
+		snprintf(r->check_err, sizeof(r->check_err), "invariant broken %s: %s", when, why);
+}
+
+/*
+ * After the run, with every job thread joined: nothing completed twice, every
+ * submitted I/O completed, and per group the controller's completions equal
+ * the admissions the jobs made (less the ones cancelled while waiting):
+ * admitted = completed + in flight, with in flight 0 (check_idle).
+ */
+static int check_final(struct runner *r, char *err, size_t errlen)
+{
+	struct iolat_group_stat st;
+
+	check_now(r, "after the run");
+	if (r->check_err[0])
+		return set_err(err, errlen, -EUCLEAN, "%s", r->check_err);
+	for (unsigned i = 0; i < r->nr_jobs; i++) {
+		const struct rjob *j = &r->jobs[i];
+
+		if (j->double_done)
+			return set_err(err, errlen, -EUCLEAN, "job '%s': %" PRIu64
+				       " I/Os completed twice", j->job->name, j->double_done);
+		if (j->submitted != j->completed)
+			return set_err(err, errlen, -EUCLEAN, "job '%s': %" PRIu64 " I/Os submitted, %"
+				       PRIu64 " completed", j->job->name, j->submitted, j->completed);
+	}
+	if (!r->ctl || !iolat_ctl_enabled(r->ctl))
+		return 0;   /* without a target nothing is tracked */
+	for (unsigned gi = 0; gi < r->jf->nr_groups; gi++) {
+		uint64_t want = 0;
+
+		for (unsigned i = 0; i < r->nr_jobs; i++)
+			if (r->jobs[i].job->group == (int)gi)
+				want += r->jobs[i].admitted - r->jobs[i].cancelled;
+		if (iolat_group_stat(r->groups[gi], &st) == 0 && st.nr_done != want)
+			return set_err(err, errlen, -EUCLEAN, "group '%s': %" PRIu64 " I/Os admitted, "
+				       "%" PRIu64 " completed in the controller", r->jf->groups[gi].path,
+				       want, st.nr_done);
+	}
+	return 0;
+}
+
+/* What each faulty:<engine> job injected: into the report and the result. */
+static void collect_faults(struct runner *r)
+{
+	struct iolat_runner_result *res = r->res;
+
+	for (unsigned i = 0; i < r->nr_jobs; i++) {
+		struct iolat_eng_fault_stats st;
+		struct iolat_report_faults f;
+
+		if (!r->jobs[i].eng || iolat_eng_faulty_stats(r->jobs[i].eng, &st))
+			continue;
+		f = (struct iolat_report_faults){
+			.eio = st.eio, .enospc = st.enospc, .short_io = st.short_io,
+			.spikes = st.spikes, .stalls = st.stalls, .held = st.held,
+		};
+		iolat_report_add_faults(r->rep, r->jobs[i].job_index, &f);
+		res->inj_eio += st.eio;
+		res->inj_enospc += st.enospc;
+		res->inj_short += st.short_io;
+		res->inj_spikes += st.spikes;
+		res->inj_stalls += st.stalls;
+	}
+}
+
+static bool writes_file(const struct iolat_job *job, const char *path)
+{
+	return !diskless(job) && job->filename && !strcmp(job->filename, path) &&
+	       iolat_rw_has_write(job->rw);
+}
+
+/*
+ * A verify map for every file that a verify= job writes, over the writers'
+ * regions together, in blocks of the largest power of two (512..4096) that
+ * divides every writer's bs and offset. Every writer of the file is tracked;
+ * a write without verify= leaves its blocks unspecified.
+ */
+static int setup_verify(struct runner *r, char *err, size_t errlen)
+{
+	const struct iolat_jobfile *jf = r->jf;
+
+	for (unsigned i = 0; i < r->nr_jobs; i++) {
+		const struct iolat_job *job = r->jobs[i].job;
+		struct rvfile *vf = NULL, *n;
+		uint64_t fsize, base = UINT64_MAX, end = 0;
+		uint32_t block = 4096;
+		struct stat st;
+		int ret;
+
+		if (!writes_file(job, job->filename ? job->filename : "") ||
+		    job->verify == IOLAT_VERIFY_NONE)
+			continue;
+		for (unsigned k = 0; k < r->nr_vfiles && !vf; k++)
+			if (!strcmp(r->vfiles[k].path, job->filename))
+				vf = &r->vfiles[k];
+		if (vf)
+			continue;
+		ret = file_size(job->filename, &fsize);
+		if (ret)
+			return set_err(err, errlen, ret, "%s: %s", job->filename, strerror(-ret));
+		for (unsigned k = 0; k < jf->nr_jobs; k++) {
+			const struct iolat_job *o = &jf->jobs[k];
+			uint64_t e;
+
+			if (!writes_file(o, job->filename))
+				continue;
+			while (block > IOLAT_ENG_VERIFY_BLOCK && (o->bs % block || o->offset % block))
+				block /= 2;
+			e = o->size ? o->offset + o->size : fsize;
+			if (o->offset < base)
+				base = o->offset;
+			if (e > end)
+				end = e;
+		}
+		if (end > fsize)
+			end = fsize;
+		base -= base % block;
+		end -= end % block;
+		if (end <= base)
+			continue;
+		n = realloc(r->vfiles, (r->nr_vfiles + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		r->vfiles = n;
+		vf = &r->vfiles[r->nr_vfiles];
+		memset(vf, 0, sizeof(*vf));
+		vf->path = job->filename;
+		vf->base = base;
+		vf->end = end;
+		/* layout_files() wrote a regular file as verify blocks of generation 0. */
+		vf->formatted = stat(job->filename, &st) == 0 && S_ISREG(st.st_mode);
+		ret = iolat_vmap_create(base, end - base, block, vf->formatted, &vf->map);
+		if (ret)
+			return ret;
+		r->nr_vfiles++;
+	}
+	for (unsigned i = 0; i < r->nr_jobs; i++) {
+		struct rjob *j = &r->jobs[i];
+
+		for (unsigned k = 0; k < r->nr_vfiles; k++)
+			if (writes_file(j->job, r->vfiles[k].path))
+				j->vmap = r->vfiles[k].map;
+	}
+	return 0;
+}
+
+/*
+ * The read-back: every tracked block of every verify file, outside the
+ * engines and the controller (pread), after the data was synced and dropped
+ * from the page cache so that it comes from the device.
+ */
+static int verify_pass(struct runner *r, char *err, size_t errlen)
+{
+	struct iolat_runner_result *res = r->res;
+	struct iolat_report_verify rv = { 0 };
+
+	for (unsigned k = 0; k < r->nr_vfiles; k++) {
+		struct rvfile *vf = &r->vfiles[k];
+		struct iolat_vmap_stats st;
+		int fd = open(vf->path, O_RDONLY | O_CLOEXEC), ret;
+
+		if (fd < 0)
+			return set_err(err, errlen, -errno, "verify: %s: %s", vf->path,
+				       strerror(errno));
+		fsync(fd);
+		posix_fadvise(fd, (off_t)vf->base, (off_t)(vf->end - vf->base), POSIX_FADV_DONTNEED);
+		ret = iolat_vmap_check(vf->map, fd, &st);
+		close(fd);
+		if (ret)
+			return set_err(err, errlen, ret, "verify: %s: %s", vf->path,
+				       ret == -ENOMEM ? "out of memory tracking the writes" :
+				       strerror(-ret));
+		res->verify_ran = true;
+		res->verify_checked += st.blocks_checked;
+		res->verify_written += st.blocks_written;
+		res->verify_bad += st.blocks_bad;
+		res->verify_unspecified += st.blocks_unspecified;
+		if (!res->verify_block || st.block_size < res->verify_block)
+			res->verify_block = st.block_size;
+		if (!res->verify_first_bad[0] && st.first_bad[0])
+			snprintf(res->verify_first_bad, sizeof(res->verify_first_bad), "%.80s: %.200s",
+				 vf->path, st.first_bad);
+	}
+	if (!res->verify_ran)
+		return 0;
+	rv.checked = res->verify_checked;
+	rv.written = res->verify_written;
+	rv.bad = res->verify_bad;
+	rv.unspecified = res->verify_unspecified;
+	rv.block = res->verify_block;
+	rv.first_bad = res->verify_first_bad;
+	iolat_report_set_verify(r->rep, &rv);
+	return 0;
+}
+
 /* ---- the run ---- */
 
 static void progress(struct runner *r, uint64_t start, uint64_t now, uint64_t total,
@@ -866,6 +1369,7 @@ static int run_jobs(struct runner *r, uint64_t start, char *err, size_t errlen)
 		pthread_mutex_unlock(&r->lock);
 		if (now >= next_sample && !all_done) {
 			iolat_report_sample(r->rep, now);
+			check_now(r, "during the run");
 			while (next_sample <= now)
 				next_sample += sample_ns;
 		}
@@ -877,6 +1381,7 @@ static int run_jobs(struct runner *r, uint64_t start, char *err, size_t errlen)
 	}
 	for (unsigned i = 0; i < r->nr_jobs; i++)
 		pthread_join(r->jobs[i].thread, NULL);
+	collect_faults(r);
 	now = mono_ns();
 	res->duration_ns = now - start;
 	ret = iolat_report_finish(r->rep, now);
@@ -906,6 +1411,9 @@ static void teardown(struct runner *r)
 		pthread_mutex_destroy(&j->glock);
 	}
 	free(r->jobs);
+	for (unsigned k = 0; k < r->nr_vfiles; k++)
+		iolat_vmap_destroy(r->vfiles[k].map);
+	free(r->vfiles);
 	if (r->ctl)
 		iolat_ctl_destroy(r->ctl);
 	free(r->groups);
@@ -955,6 +1463,8 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 	pthread_condattr_destroy(&ca);
 	atomic_init(&r.stop_all, false);
 
+	r.check = check_wanted();
+	r.res->checked = r.check;
 	control = r.o.control >= 0 ? r.o.control : jf->global.control;
 	compat = r.o.kernel_compat >= 0 ? r.o.kernel_compat : jf->global.kernel_compat;
 	r.res->control = control;
@@ -985,6 +1495,8 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 		goto fail;
 	start = mono_ns();
 	ret = setup_jobs(&r, start, err, errlen);
+	if (!ret)
+		ret = setup_verify(&r, err, errlen);
 	if (ret)
 		goto fail;
 	if (r.ctl) {
@@ -1014,6 +1526,14 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 		r.ctl = NULL;   /* not idle: leak it rather than destroy it under I/O */
 		goto fail;
 	}
+	if (r.check) {
+		ret = check_final(&r, err, errlen);
+		if (ret)
+			goto fail;
+	}
+	ret = verify_pass(&r, err, errlen);
+	if (ret)
+		goto fail;
 	r.res->report = r.rep;
 	teardown(&r);
 	*out = r.res;

@@ -61,6 +61,19 @@ struct iolat_runner_result {
 	uint64_t nr_short;             /* short transfers among them */
 	uint64_t nr_verify_failed;     /* verify mismatches among them */
 	char first_error[IOLAT_RUNNER_NOTE_MAX]; /* "job 'x': read at 4096: ...", "" if none */
+	/* What faulty:<engine> jobs injected, all jobs together (eng_faulty.h). */
+	uint64_t inj_eio, inj_enospc, inj_short, inj_spikes, inj_stalls;
+	/* The read-back after the run (files with verify= writers); verify_ran false: none. */
+	bool verify_ran;
+	uint64_t verify_checked;       /* blocks read back and compared */
+	uint64_t verify_written;       /* among them, blocks a successful write set */
+	uint64_t verify_bad;           /* not what their last successful write wrote */
+	uint64_t verify_unspecified;   /* last write failed or overlapped: not checked */
+	uint32_t verify_block;         /* bytes per block in these counts */
+	char verify_first_bad[IOLAT_RUNNER_NOTE_MAX];
+	/* With IOLAT_CHECK=1 (or -DIOLAT_DEBUG): whether the checks ran (a failed
+	 * check makes iolat_runner_run() return -EUCLEAN instead). */
+	bool checked;
 };
 
 /**
@@ -72,9 +85,17 @@ struct iolat_runner_result {
  * @opts: may be NULL.
  * @out: the result, to free with iolat_runner_result_free(); it refers to @jf.
  * @err: one line for a failure; for -EINVAL "FILE:LINE: key 'KEY': ...".
+ * Files that verify= jobs write are read back after the run (the verify
+ * map below): the counts are in the result and the report's JSON.
+ * With IOLAT_CHECK=1 in the environment (always when built with
+ * -DIOLAT_DEBUG) the controller's invariants (iolat_ctl_check_invariants())
+ * are checked at every sample and at the end, and so is the accounting: no
+ * I/O completed twice, every submitted I/O completed, and per group the
+ * controller's completions equal the admissions (less cancelled waiters).
  * Return: 0 when the run took place; -EINVAL when the job file cannot run
  * (no filename=, size= needed, ioengine=sim, O_DIRECT refused, bad fault
- * options); other negative errnos for setup failures (open, layout, memory).
+ * options); -EUCLEAN when a check failed (IOLAT_CHECK); other negative
+ * errnos for setup failures (open, layout, memory).
  * Context: any thread; blocks for the run.
  */
 int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_opts *opts,
@@ -82,5 +103,46 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 
 /** iolat_runner_result_free() - free a result and its report; NULL is fine. */
 void iolat_runner_result_free(struct iolat_runner_result *res);
+
+/*
+ * The verify map, the runner's record of which write each block of a file
+ * must hold (exposed for tests). A file region is cut into @block-byte blocks;
+ * each write is bracketed by write_begin (when issued) and write_end (when
+ * completed). A block is expected to hold the generation of its last write
+ * when that write was reported successful, covered the whole block, and no
+ * other write to the block was in flight at any time during it; after a
+ * failed or overlapping write its contents are unspecified until the next
+ * such write. A block no write completed on holds the laid-out generation 0
+ * (when @formatted; else it is not checked).
+ * Context: any thread (one mutex); iolat_vmap_check() with no write running.
+ */
+struct iolat_vmap;
+
+struct iolat_vmap_stats {
+	uint64_t blocks_checked;       /* read back and compared */
+	uint64_t blocks_written;       /* among them, set by a successful write */
+	uint64_t blocks_bad;           /* mismatched or unreadable */
+	uint64_t blocks_unspecified;   /* not checked: a failed or overlapping write */
+	uint32_t block_size;
+	char first_bad[IOLAT_RUNNER_NOTE_MAX];
+};
+
+/* Return: 0, -EINVAL (@block not a power of two multiple of 512, @base
+ * unaligned, @size 0), -ENOMEM. */
+int iolat_vmap_create(uint64_t base, uint64_t size, uint32_t block, bool formatted,
+		      struct iolat_vmap **out);
+void iolat_vmap_destroy(struct iolat_vmap *m);
+/* A write of [@off, @off + @len) is issued: returns its ticket. */
+uint64_t iolat_vmap_write_begin(struct iolat_vmap *m, uint64_t off, uint32_t len);
+/* It completed: @ok when reported successful (whole length) with data of generation @gen. */
+void iolat_vmap_write_end(struct iolat_vmap *m, uint64_t off, uint32_t len, uint64_t ticket,
+			  uint64_t gen, bool ok);
+/*
+ * iolat_vmap_check() - read the region back from @fd (pread) and compare each
+ * block with what the map expects (iolat_eng_verify_check()).
+ * Return: 0 with @st filled (blocks_bad > 0 is a verdict, not an error);
+ * -ENOMEM when the map lost track (a chunk could not be allocated) or no buffer.
+ */
+int iolat_vmap_check(struct iolat_vmap *m, int fd, struct iolat_vmap_stats *st);
 
 #endif /* IOLAT_JOB_RUNNER_H */

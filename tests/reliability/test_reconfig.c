@@ -9,7 +9,7 @@
  * thread, for RECONFIG_SECONDS (default 30; 5 with IOLAT_TEST_SHORT=1), sets
  * and clears targets at every level, retires and recreates the leaves,
  * changes nr_requests, ticks, and checks the invariants that hold under load
- * (t_check_invariants()). The library's timer thread ticks too. A watchdog
+ * (t_check_invariants(), and the core's iolat_ctl_check_invariants()). The library's timer thread ticks too. A watchdog
  * aborts with a dump of every group when one I/O waits more than 10 s.
  * At the end every level must be idle: inflight 0, no waiter.
  *
@@ -42,6 +42,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "core/ctl.h"           /* iolat_ctl_check_invariants() */
 #include "iolatency.h"
 #include "helpers/t_stress.h"
 
@@ -336,9 +337,13 @@ static void *reconfig_main(void *arg)
 			T.rs.ticks++;
 		} else {
 			int bad = t_check_invariants(T.ctl);
+			char why[256];
 
 			if (bad)
 				record_failure("t_check_invariants: %d violations under load", bad);
+			/* The core's own check (src/core/check.c) must agree. */
+			if (iolat_ctl_check_invariants(T.ctl, why, sizeof(why)))
+				record_failure("iolat_ctl_check_invariants under load: %s", why);
 			T.rs.inv_checks++;
 		}
 		sleep_ns(50 * NSEC_PER_USEC + t_stress_below(&seed, 950) * NSEC_PER_USEC);
