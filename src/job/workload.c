@@ -122,9 +122,7 @@ int iolat_workload_init(struct iolat_workload *wl, const struct iolat_job *job,
 	if (!wl || !job || !p || job->bs == 0)
 		return -EINVAL;
 	memset(wl, 0, sizeof(*wl));
-	size = job->size;
-	if (!size)
-		size = p->size > job->offset ? p->size - job->offset : 0;
+	size = job->size ? job->size : p->size; /* p->size is already net of the offset */
 	if (size < job->bs || job->offset > UINT64_MAX - size)
 		return -EINVAL;
 

@@ -49,7 +49,7 @@ struct iolat_wl_params {
 	uint64_t seed;       /* the job file's global.seed */
 	unsigned job_index;  /* position of the job in jobs[] */
 	unsigned clone;      /* 0..numjobs-1 */
-	uint64_t size;       /* bytes of the region when job->size is 0 (e.g. the file size) */
+	uint64_t size;       /* bytes of the region when job->size is 0: the file's size minus job->offset */
 	uint64_t start_ns;   /* the run's start; startdelay counts from here */
 };
 

@@ -287,12 +287,13 @@ static void test_init_errors(void **state)
 	(void)state;
 	struct iolat_jobfile *jf = t_jobs("[a]\nbs=8k\noffset=1m\n");
 	struct iolat_workload wl;
-	struct iolat_wl_params p = { .size = (1u << 20) + 4096 };
+	/* p.size is the region after the offset (the file's size minus offset=). */
+	struct iolat_wl_params p = { .size = 4096 };
 
 	assert_int_equal(iolat_workload_init(&wl, &jf->jobs[0], &p), -EINVAL);   /* 4k left < bs */
 	p.size = 0;
 	assert_int_equal(iolat_workload_init(&wl, &jf->jobs[0], &p), -EINVAL);
-	p.size = 2u << 20;
+	p.size = 1u << 20;
 	assert_int_equal(iolat_workload_init(&wl, &jf->jobs[0], &p), 0);
 	assert_int_equal(wl.nr_blocks, 128);                                    /* file size - offset */
 	assert_int_equal(iolat_workload_init(&wl, NULL, &p), -EINVAL);
