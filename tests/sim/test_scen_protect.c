@@ -7,7 +7,7 @@
  * io.latency. Asserts on measured figures: the target's ratio to the
  * unloaded p90, the share of 100 ms windows (after 2 s) whose p90 is within
  * target, the writer's bandwidth. The issue asks for >= 90 % of windows with
- * control; the kernel's AIMD reaches ~80 % against this writer (NOTES-sim.md
+ * control; the kernel's AIMD reaches ~80 % against this writer (docs/simulator-scenarios.md
  * explains why): the test demands 75 %, or 90 % with IOLAT_SIM_STRICT=1.
  * Context: single-threaded cmocka program, run from the repository root.
  */
@@ -84,7 +84,7 @@ static void test_protect_ssd(void **state)
 	printf("%-12s %13.1f%% %10.1fus %10.1fus %14.1f %12u\n", "io.latency", 100 * ctl.ok,
 	       ctl.main_p90_us, ctl.main_p99_us, ctl.writer_mibs, ctl.writer_min_depth);
 	printf("issue's figure: >= 90%% of windows with control: %s (%.1f%%)\n",
-	       ctl.ok >= 0.90 ? "met" : "NOT met, see NOTES-sim.md", 100 * ctl.ok);
+	       ctl.ok >= 0.90 ? "met" : "NOT met, see docs/simulator-scenarios.md", 100 * ctl.ok);
 
 	/* Without control the reader is not protected. */
 	assert_true(none.ok <= 0.05);
