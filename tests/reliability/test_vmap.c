@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_vmap.c - the runner's verify map (src/job/runner.c, iolat_vmap_*):
+ * test_vmap.c - the runner's verify map (src/job/vmap.c, iolat_vmap_*):
  * the record of which write each block of a file must hold, and the
  * read-back that checks it. On a real temp file laid out as verify blocks:
  *  - writes reported successful read back with their generation; blocks no
@@ -31,7 +31,7 @@
 #include "engine/layout.h"
 #include "engine/verify.h"
 #include "helpers/t_stress.h"
-#include "job/runner.h"
+#include "job/vmap.h"
 
 #define BLK 4096u
 #define NBLK 256u               /* a 1 MiB file */
