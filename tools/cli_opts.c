@@ -3,7 +3,10 @@
  * cli_opts.c - option-parsing helpers shared by iolat run, sim and demo.
  * Context: the CLI's main thread.
  */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_opts.h"
@@ -36,4 +39,53 @@ int iolat_cli_usage_error(const char *cmd, const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, " (see iolat %s --help)\n", cmd);
 	return IOLAT_EXIT_USAGE;
+}
+
+/* A positive number (up to 1e9), or -1. */
+static double parse_positive(const char *v)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	return !*v || *end || errno || !(d > 0) || d > 1e9 ? -1 : d;
+}
+
+int iolat_cli_common_opt(struct iolat_cli_common *c, const char *cmd, int argc, char **argv,
+			 int *i)
+{
+	const char *a = argv[*i], *v;
+
+	if (iolat_cli_is_opt(a, "--output-format")) {
+		if (!(v = iolat_cli_opt_value(argc, argv, i, "--output-format")))
+			return iolat_cli_usage_error(cmd, "%s needs normal or json",
+						     "--output-format"), -1;
+		if (strcmp(v, "json") && strcmp(v, "normal"))
+			return iolat_cli_usage_error(cmd, "--output-format: '%s' is not normal or json",
+						     v), -1;
+		c->json = !strcmp(v, "json");
+	} else if (iolat_cli_is_opt(a, "--log")) {
+		if (!(v = iolat_cli_opt_value(argc, argv, i, "--log")) || !*v)
+			return iolat_cli_usage_error(cmd, "%s needs a directory", "--log"), -1;
+		c->logdir = v;
+	} else if (iolat_cli_is_opt(a, "--repeat")) {
+		/* hidden: run it N times in this process (soak tests) */
+		if (!(v = iolat_cli_opt_value(argc, argv, i, "--repeat")) ||
+		    (c->repeat = parse_positive(v)) < 1 || c->repeat != (double)(uint64_t)c->repeat)
+			return iolat_cli_usage_error(cmd, "%s needs a positive count", "--repeat"), -1;
+	} else if (iolat_cli_is_opt(a, "--loop")) {
+		/* hidden: run it again and again for SECONDS (soak tests) */
+		if (!(v = iolat_cli_opt_value(argc, argv, i, "--loop")) ||
+		    (c->loop_s = parse_positive(v)) < 0)
+			return iolat_cli_usage_error(cmd, "%s needs a positive number of seconds",
+						     "--loop"), -1;
+	} else if (!strcmp(a, "--no-control")) {
+		c->control = 0;
+	} else if (!strcmp(a, "--kernel-compat")) {
+		c->kernel_compat = 1;
+	} else {
+		return 0;
+	}
+	return 1;
 }

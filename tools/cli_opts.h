@@ -16,6 +16,23 @@ const char *iolat_cli_opt_value(int argc, char **argv, int *i, const char *opt);
 /* argv element @arg is --opt or --opt=...: */
 bool iolat_cli_is_opt(const char *arg, const char *opt);
 
+/* The options `iolat run` and `iolat sim` share. */
+struct iolat_cli_common {
+	bool json;              /* --output-format=json */
+	const char *logdir;     /* --log DIR */
+	double repeat;          /* hidden --repeat N (soak tests); 1 */
+	double loop_s;          /* hidden --loop SECONDS (soak tests); 0 */
+	int control;            /* --no-control: 0; else -1 (the job file's) */
+	int kernel_compat;      /* --kernel-compat: 1; else -1 (the job file's) */
+};
+
+#define IOLAT_CLI_COMMON_INIT { .repeat = 1, .control = -1, .kernel_compat = -1 }
+
+/* Parse argv[*i] if it is one of the shared options: 1 when consumed, 0 when
+ * it is not one of them, -1 after printing a usage error. */
+int iolat_cli_common_opt(struct iolat_cli_common *c, const char *cmd, int argc, char **argv,
+			 int *i);
+
 /* "iolat CMD: <fmt with arg> (see iolat CMD --help)" on stderr; returns exit code 2. */
 int iolat_cli_usage_error(const char *cmd, const char *fmt, const char *arg);
 

@@ -162,23 +162,13 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* A positive count or number of seconds for --repeat / --loop; -1 when bad. */
-static double parse_positive(const char *v)
-{
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(v, &end);
-	return !*v || *end || errno || !(d > 0) || d > 1e9 ? -1 : d;
-}
-
 int iolat_cmd_run(int argc, char **argv)
 {
 	struct iolat_runner_opts o = { .control = -1, .kernel_compat = -1, .stop = &run_stop };
-	const char *file = NULL, *logdir = NULL;
-	bool json = false, quiet = false;
-	double repeat = 1, loop_s = 0, t0;
+	const char *file = NULL;
+	struct iolat_cli_common common = IOLAT_CLI_COMMON_INIT;
+	bool quiet = false;
+	double t0;
 	uint64_t iters = 0, failed_all = 0, bad_all = 0;
 	struct iolat_jobfile *jf = NULL;
 	struct iolat_runner_result *res = NULL;
@@ -193,37 +183,13 @@ int iolat_cmd_run(int argc, char **argv)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return IOLAT_EXIT_OK;
-		} else if (iolat_cli_is_opt(a, "--output-format")) {
-			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--output-format")))
-				return bad_usage("%s needs normal or json", "--output-format");
-			if (!strcmp(v, "json"))
-				json = true;
-			else if (!strcmp(v, "normal"))
-				json = false;
-			else
-				return bad_usage("--output-format: '%s' is not normal or json", v);
-		} else if (iolat_cli_is_opt(a, "--log")) {
-			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--log")) || !*v)
-				return bad_usage("%s needs a directory", "--log");
-			logdir = v;
+		} else if ((ret = iolat_cli_common_opt(&common, "run", argc, argv, &i)) != 0) {
+			if (ret < 0)
+				return IOLAT_EXIT_USAGE;
 		} else if (iolat_cli_is_opt(a, "--faults")) {
 			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--faults")))
 				return bad_usage("%s needs options (kind=eio,rate=0.01...)", "--faults");
 			o.fault_options = v;
-		} else if (iolat_cli_is_opt(a, "--repeat")) {
-			/* hidden: run it N times in this process (soak tests) */
-			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--repeat")) ||
-			    (repeat = parse_positive(v)) < 1 || repeat != (double)(uint64_t)repeat)
-				return bad_usage("%s needs a positive count", "--repeat");
-		} else if (iolat_cli_is_opt(a, "--loop")) {
-			/* hidden: run it again and again for SECONDS (soak tests) */
-			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--loop")) ||
-			    (loop_s = parse_positive(v)) < 0)
-				return bad_usage("%s needs a positive number of seconds", "--loop");
-		} else if (!strcmp(a, "--no-control")) {
-			o.control = 0;
-		} else if (!strcmp(a, "--kernel-compat")) {
-			o.kernel_compat = 1;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			quiet = true;
 		} else if (a[0] == '-' && a[1]) {
@@ -234,6 +200,8 @@ int iolat_cmd_run(int argc, char **argv)
 			file = a;
 		}
 	}
+	o.control = common.control;
+	o.kernel_compat = common.kernel_compat;
 	if (!file)
 		return bad_usage("%s", "a job file is needed: iolat run JOBFILE");
 
@@ -261,7 +229,7 @@ int iolat_cmd_run(int argc, char **argv)
 		failed_all += res->nr_errors;
 		bad_all += res->verify_bad;
 		if (atomic_load(&run_stop) ||
-		    (loop_s > 0 ? now_s() - t0 >= loop_s : (double)iters >= repeat))
+		    (common.loop_s > 0 ? now_s() - t0 >= common.loop_s : (double)iters >= common.repeat))
 			break;
 	}
 	sigaction(SIGINT, &old_sa, NULL);
@@ -279,7 +247,7 @@ int iolat_cmd_run(int argc, char **argv)
 		fprintf(stderr, "iolat run: %" PRIu64 " runs in %.1f s: %" PRIu64 " I/Os failed, %"
 			PRIu64 " blocks read back wrong, in all; the report is the last run's\n", iters,
 			now_s() - t0, failed_all, bad_all);
-	if (json) {
+	if (common.json) {
 		ret = iolat_report_write_json(res->report, stdout);
 	} else {
 		printf("device %s (%s, %s rule%s), nr_requests %u, %.1f s, controller %s\n",
@@ -291,26 +259,26 @@ int iolat_cmd_run(int argc, char **argv)
 		       !res->control ? "off" : res->kernel_compat ? "on (kernel compat)" : "on");
 		ret = iolat_report_write_table(res->report, stdout);
 	}
-	report_verify(res, json);
+	report_verify(res, common.json);
 	if (ret || fflush(stdout)) {
 		fprintf(stderr, "iolat run: cannot write the report: %s\n", strerror(EIO));
 		rc = IOLAT_EXIT_FAILED;
 		goto out;
 	}
-	if (logdir) {
+	if (common.logdir) {
 		unsigned flags = 0;
 
-		ret = iolat_report_write_log(res->report, logdir, &flags, err, sizeof(err));
+		ret = iolat_report_write_log(res->report, common.logdir, &flags, err, sizeof(err));
 		if (ret) {
-			fprintf(stderr, "iolat run: --log %s: %s\n", logdir,
+			fprintf(stderr, "iolat run: --log %s: %s\n", common.logdir,
 				err[0] ? err : strerror(-ret));
 			rc = IOLAT_EXIT_FAILED;
 		} else if (flags & IOLAT_LOG_NO_GNUPLOT) {
 			fprintf(stderr, "iolat run: gnuplot not found: CSV written to %s, plots skipped\n",
-				logdir);
+				common.logdir);
 		} else if (flags & IOLAT_LOG_PLOT_FAILED) {
 			fprintf(stderr, "iolat run: gnuplot failed: CSV written to %s, no plots\n",
-				logdir);
+				common.logdir);
 		}
 	}
 	if (res->nr_errors) {

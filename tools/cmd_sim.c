@@ -66,17 +66,6 @@ static int bad_usage(const char *fmt, const char *arg)
 	return iolat_cli_usage_error("sim", fmt, arg);
 }
 
-/* A positive count or number of seconds for --repeat / --loop; -1 when bad. */
-static double parse_positive(const char *v)
-{
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(v, &end);
-	return !*v || *end || errno || !(d > 0) || d > 1e9 ? -1 : d;
-}
-
 static double wall_s(void)
 {
 	struct timespec ts;
@@ -88,12 +77,13 @@ static double wall_s(void)
 int iolat_cmd_sim(int argc, char **argv)
 {
 	struct iolat_sim_opts o = { .control = -1, .kernel_compat = -1 };
-	const char *file = NULL, *logdir = NULL;
-	bool json = false, verbose = false;
+	const char *file = NULL;
+	struct iolat_cli_common common = IOLAT_CLI_COMMON_INIT;
+	bool verbose = false;
 	struct iolat_jobfile *jf = NULL;
 	struct iolat_sim_result *res = NULL;
 	char err[IOLAT_JOBFILE_ERR_MAX];
-	double t0, repeat = 1, loop_s = 0;
+	double t0;
 	uint64_t iters = 0;
 	int ret, rc = IOLAT_EXIT_OK;
 
@@ -103,6 +93,9 @@ int iolat_cmd_sim(int argc, char **argv)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return IOLAT_EXIT_OK;
+		} else if ((ret = iolat_cli_common_opt(&common, "sim", argc, argv, &i)) != 0) {
+			if (ret < 0)
+				return IOLAT_EXIT_USAGE;
 		} else if (iolat_cli_is_opt(a, "--seed")) {
 			char *end;
 
@@ -113,33 +106,6 @@ int iolat_cmd_sim(int argc, char **argv)
 			if (!*v || *end || errno || *v == '-')
 				return bad_usage("--seed: '%s' is not a non-negative integer", v);
 			o.seed_set = true;
-		} else if (iolat_cli_is_opt(a, "--output-format")) {
-			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--output-format")))
-				return bad_usage("%s needs normal or json", "--output-format");
-			if (!strcmp(v, "json"))
-				json = true;
-			else if (!strcmp(v, "normal"))
-				json = false;
-			else
-				return bad_usage("--output-format: '%s' is not normal or json", v);
-		} else if (iolat_cli_is_opt(a, "--log")) {
-			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--log")) || !*v)
-				return bad_usage("%s needs a directory", "--log");
-			logdir = v;
-		} else if (iolat_cli_is_opt(a, "--repeat")) {
-			/* hidden: simulate it N times in this process (soak tests) */
-			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--repeat")) ||
-			    (repeat = parse_positive(v)) < 1 || repeat != (double)(uint64_t)repeat)
-				return bad_usage("%s needs a positive count", "--repeat");
-		} else if (iolat_cli_is_opt(a, "--loop")) {
-			/* hidden: simulate it again and again for SECONDS (soak tests) */
-			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--loop")) ||
-			    (loop_s = parse_positive(v)) < 0)
-				return bad_usage("%s needs a positive number of seconds", "--loop");
-		} else if (!strcmp(a, "--no-control")) {
-			o.control = 0;
-		} else if (!strcmp(a, "--kernel-compat")) {
-			o.kernel_compat = 1;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			verbose = true;
 		} else if (a[0] == '-' && a[1]) {
@@ -150,6 +116,8 @@ int iolat_cmd_sim(int argc, char **argv)
 			file = a;
 		}
 	}
+	o.control = common.control;
+	o.kernel_compat = common.kernel_compat;
 	if (!file)
 		return bad_usage("%s", "a job file is needed: iolat sim JOBFILE");
 
@@ -166,7 +134,7 @@ int iolat_cmd_sim(int argc, char **argv)
 		if (ret)
 			break;
 		iters++;
-		if (loop_s > 0 ? wall_s() - t0 >= loop_s : (double)iters >= repeat)
+		if (common.loop_s > 0 ? wall_s() - t0 >= common.loop_s : (double)iters >= common.repeat)
 			break;
 	}
 	if (ret) {
@@ -182,7 +150,7 @@ int iolat_cmd_sim(int argc, char **argv)
 	if (verbose)
 		fprintf(stderr, "iolat sim: %" PRIu64 " events, %.3f virtual s in %.3f wall s\n",
 			res->events, (double)res->duration_ns / 1e9, wall_s() - t0);
-	if (json) {
+	if (common.json) {
 		ret = iolat_report_write_json(res->report, stdout);
 	} else {
 		printf("device %s (%s, %s rule), nr_requests %u, seed %" PRIu64 ", "
@@ -198,20 +166,20 @@ int iolat_cmd_sim(int argc, char **argv)
 		rc = IOLAT_EXIT_FAILED;
 		goto out;
 	}
-	if (logdir) {
+	if (common.logdir) {
 		unsigned flags = 0;
 
-		ret = iolat_report_write_log(res->report, logdir, &flags, err, sizeof(err));
+		ret = iolat_report_write_log(res->report, common.logdir, &flags, err, sizeof(err));
 		if (ret) {
-			fprintf(stderr, "iolat sim: --log %s: %s\n", logdir,
+			fprintf(stderr, "iolat sim: --log %s: %s\n", common.logdir,
 				err[0] ? err : strerror(-ret));
 			rc = IOLAT_EXIT_FAILED;
 		} else if (flags & IOLAT_LOG_NO_GNUPLOT) {
 			fprintf(stderr, "iolat sim: gnuplot not found: CSV written to %s, plots skipped\n",
-				logdir);
+				common.logdir);
 		} else if (flags & IOLAT_LOG_PLOT_FAILED) {
 			fprintf(stderr, "iolat sim: gnuplot failed: CSV written to %s, no plots\n",
-				logdir);
+				common.logdir);
 		}
 	}
 out:

@@ -67,6 +67,7 @@ struct iolat_report {
 	char *label;
 	uint64_t sample_interval_ns;
 	uint32_t nr_requests;
+	bool no_control;            /* the run had no controller */
 	pthread_mutex_t lock;
 	unsigned nr_rows;         /* nr_groups + 1 (root) */
 	struct row *rows;
@@ -106,6 +107,7 @@ int iolat_report_create(const struct iolat_report_cfg *cfg, struct iolat_report 
 	r->jf = jf;
 	r->sample_interval_ns = cfg->sample_interval_ns ? cfg->sample_interval_ns : NSEC_PER_SEC;
 	r->nr_requests = cfg->nr_requests ? cfg->nr_requests : 64;
+	r->no_control = cfg->no_control;
 	r->nr_rows = jf->nr_groups + 1;
 	r->rows = calloc(r->nr_rows, sizeof(*r->rows));
 	r->jobs = calloc(jf->nr_jobs ? jf->nr_jobs : 1, sizeof(*r->jobs));
@@ -579,7 +581,7 @@ int iolat_report_write_json(const struct iolat_report *r, FILE *f)
 	fprintf(f, ",\n  \"file\": ");
 	json_str(f, jf->file);
 	fprintf(f, ",\n  \"seed\": %llu,\n", (unsigned long long)jf->global.seed);
-	fprintf(f, "  \"control\": %s,\n", jf->global.control ? "true" : "false");
+	fprintf(f, "  \"control\": %s,\n", jf->global.control && !r->no_control ? "true" : "false");
 	fprintf(f, "  \"duration_s\": %.6f,\n", (double)dur / 1e9);
 	fprintf(f, "  \"sample_interval_s\": %.6f,\n", (double)r->sample_interval_ns / 1e9);
 	if (r->verify_set) {

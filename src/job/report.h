@@ -27,6 +27,7 @@ struct iolat_report_cfg {
 	const char *label;               /* heading of table/JSON ("no control"...); NULL: none */
 	uint64_t sample_interval_ns;     /* the runner's sample period, for the record; 0: 1 s */
 	uint32_t nr_requests;            /* device qd, plotted for depth "max"; 0: 64 */
+	bool no_control;                 /* the run had no controller, whatever the job file says */
 };
 
 /* Pseudo group index of the root row (jobs without group=): jf->nr_groups. */

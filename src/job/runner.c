@@ -1256,6 +1256,7 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 			 !control ? "no control" : compat ? "io.latency (kernel compat)"
 							  : "io.latency");
 	rcfg.label = label;
+	rcfg.no_control = !control;
 	rcfg.sample_interval_ns = r.o.sample_ns ? r.o.sample_ns : default_sample_ns(jf);
 	rcfg.nr_requests = r.res->nr_requests;
 	ret = iolat_report_create(&rcfg, &r.rep);

@@ -667,6 +667,7 @@ static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t 
 			 !control ? "no control" : compat ? "io.latency (kernel compat)" :
 							    "io.latency");
 	rcfg.label = label;
+	rcfg.no_control = !control;
 	rcfg.sample_interval_ns = res->sample_ns;
 	rcfg.nr_requests = res->nr_requests;
 	ret = iolat_report_create(&rcfg, &s->rep);
