@@ -592,7 +592,7 @@ def sec_disk(doc, res, machine_):
         doc.w()
         return
     doc.w("`iolat demo` on real files on this machine's disk (%s, %s, nr_requests %s): a 4 KiB "
-          "random reader at QD 1 (group `main`, target 2 ms) beside a 1 MiB O_DIRECT "
+          "random reader at QD 1 (group `main`, the demo's default target, 500 µs) beside a 1 MiB O_DIRECT "
           "sequential writer at QD 32 (group `system/fbpkg`), %d s per mode; no control, a "
           "static cap on the writer (the demo's default: 25%% of its uncontrolled MiB/s, "
           "measured in each run's first mode), and io.latency. Median (min–max) of %d run%s:" %
