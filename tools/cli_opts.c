@@ -11,6 +11,7 @@
 
 #include "cli_opts.h"
 #include "commands.h"
+#include "job/jobfile.h"
 
 const char *iolat_cli_opt_value(int argc, char **argv, int *i, const char *opt)
 {
@@ -88,4 +89,22 @@ int iolat_cli_common_opt(struct iolat_cli_common *c, const char *cmd, int argc, 
 		return 0;
 	}
 	return 1;
+}
+
+int iolat_cli_load_jobfile(const char *cmd, const char *file, struct iolat_jobfile **jf)
+{
+	char err[IOLAT_JOBFILE_ERR_MAX];
+	int ret;
+
+	if (!file) {
+		fprintf(stderr, "iolat %s: a job file is needed: iolat %s JOBFILE (see iolat %s --help)\n",
+			cmd, cmd, cmd);
+		return IOLAT_EXIT_USAGE;
+	}
+	ret = iolat_jobfile_parse_file(file, jf, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "iolat %s: %s\n", cmd, err[0] ? err : strerror(-ret));
+		return ret == -ENOMEM ? IOLAT_EXIT_FAILED : IOLAT_EXIT_USAGE;
+	}
+	return 0;
 }

@@ -33,6 +33,12 @@ struct iolat_cli_common {
 int iolat_cli_common_opt(struct iolat_cli_common *c, const char *cmd, int argc, char **argv,
 			 int *i);
 
+struct iolat_jobfile;
+
+/* Parse the job file @file (NULL: none given) for `iolat CMD`: 0, or the exit
+ * code after printing one line (2 for a bad or missing file). */
+int iolat_cli_load_jobfile(const char *cmd, const char *file, struct iolat_jobfile **jf);
+
 /* "iolat CMD: <fmt with arg> (see iolat CMD --help)" on stderr; returns exit code 2. */
 int iolat_cli_usage_error(const char *cmd, const char *fmt, const char *arg);
 

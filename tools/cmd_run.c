@@ -202,14 +202,9 @@ int iolat_cmd_run(int argc, char **argv)
 	}
 	o.control = common.control;
 	o.kernel_compat = common.kernel_compat;
-	if (!file)
-		return bad_usage("%s", "a job file is needed: iolat run JOBFILE");
-
-	ret = iolat_jobfile_parse_file(file, &jf, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "iolat run: %s\n", err[0] ? err : strerror(-ret));
-		return ret == -ENOMEM ? IOLAT_EXIT_FAILED : IOLAT_EXIT_USAGE;
-	}
+	ret = iolat_cli_load_jobfile("run", file, &jf);
+	if (ret)
+		return ret;
 	cli.tty = !quiet && isatty(STDERR_FILENO);
 	o.progress = on_progress;
 	o.note = on_note;

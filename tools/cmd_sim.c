@@ -118,14 +118,9 @@ int iolat_cmd_sim(int argc, char **argv)
 	}
 	o.control = common.control;
 	o.kernel_compat = common.kernel_compat;
-	if (!file)
-		return bad_usage("%s", "a job file is needed: iolat sim JOBFILE");
-
-	ret = iolat_jobfile_parse_file(file, &jf, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "iolat sim: %s\n", err[0] ? err : strerror(-ret));
-		return ret == -ENOMEM ? IOLAT_EXIT_FAILED : IOLAT_EXIT_USAGE;
-	}
+	ret = iolat_cli_load_jobfile("sim", file, &jf);
+	if (ret)
+		return ret;
 	t0 = wall_s();
 	for (;;) {
 		iolat_sim_result_free(res);
