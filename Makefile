@@ -31,6 +31,7 @@ CONFIG_DEFS += -DCONFIG_HAVE_LIBURING
 LDLIBS += -luring
 endif
 
+UTIL_SRC   := $(wildcard src/util/*.c)
 CORE_SRC   := $(wildcard src/core/*.c)
 SYNC_SRC   := $(wildcard src/sync/*.c)
 ENGINE_SRC := $(wildcard src/engine/*.c)
@@ -38,7 +39,7 @@ SIM_SRC    := $(wildcard src/sim/*.c)
 JOB_SRC    := $(wildcard src/job/*.c)
 TOOL_SRC   := $(wildcard tools/*.c)
 
-LIB_OBJ  := $(patsubst %.c,$(O)/%.o,$(CORE_SRC) $(SYNC_SRC) $(ENGINE_SRC))
+LIB_OBJ  := $(patsubst %.c,$(O)/%.o,$(UTIL_SRC) $(CORE_SRC) $(SYNC_SRC) $(ENGINE_SRC))
 APP_OBJ  := $(patsubst %.c,$(O)/%.o,$(JOB_SRC) $(SIM_SRC))
 TOOL_OBJ := $(patsubst %.c,$(O)/%.o,$(TOOL_SRC))
 
@@ -107,7 +108,7 @@ test: tests check-core-deps
 bench: $(BENCH_BIN) $(IOLAT)
 
 check-core-deps:
-	@bad=$$(grep -hoE '#include *<[^>]+>' src/core/*.c src/core/*.h 2>/dev/null | grep -vE '<(stdatomic|stdint|stdbool|stddef|string|errno|limits|stdalign|assert)\.h>' | sort -u); \
+	@bad=$$(grep -hoE '#include *<[^>]+>' src/core/*.c src/core/*.h src/util/units.h 2>/dev/null | grep -vE '<(stdatomic|stdint|stdbool|stddef|string|errno|limits|stdalign|assert)\.h>' | sort -u); \
 	if [ -n "$$bad" ]; then echo "src/core includes non-C11 headers: $$bad"; exit 1; fi; \
 	echo "check-core-deps: src/core includes only C11 headers"
 

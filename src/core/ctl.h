@@ -23,14 +23,12 @@
 
 #include "iolatency.h"
 #include "core/spin.h"
+#include "util/units.h"
 
 #define IOLAT_NO_GROUP UINT32_MAX
 #define IOLAT_ROOT_IDX 0u
 #define IOLAT_NAME_MAX 64
 #define IOLAT_CACHELINE 64
-
-#define NSEC_PER_MSEC 1000000ull
-#define NSEC_PER_SEC 1000000000ull
 
 /* Private io->state_ bits. */
 #define IO_TRACKED  (1u << 0)  /* took slots: iolat_done must release them */

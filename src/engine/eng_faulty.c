@@ -9,13 +9,14 @@
  * Context: the loop thread, as the inner engine; wake from any thread.
  */
 #include "engine/eng_faulty.h"
+#include "util/rng.h"
+#include "util/units.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FAULT_MS_DEF 100u
-#define NSEC_PER_MSEC 1000000ull
 
 enum fault_dir { FDIR_ANY, FDIR_READ, FDIR_WRITE };
 
@@ -48,19 +49,10 @@ const char *iolat_eng_faulty_help(void)
 	return faulty_help;
 }
 
-/* splitmix64: small, seedable, good enough to pick faults. */
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
+/* The fault picker draws from a plain splitmix64 stream (util/rng.h). */
 static double rng_unit(uint64_t *s)
 {
-	return (double)(rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
+	return iolat_u64_to_unit(iolat_splitmix64(s));
 }
 
 static int parse_kinds(const char *v, size_t len, unsigned *kinds)
@@ -282,7 +274,7 @@ static unsigned choose_fault(struct iolat_eng *e, struct faulty_priv *p,
 		return 0;
 	for (unsigned b = cand; b; b &= b - 1)
 		n++;
-	pick = (unsigned)(rng_next(&p->rng) % n);
+	pick = (unsigned)(iolat_splitmix64(&p->rng) % n);
 	for (unsigned b = cand; b; b &= b - 1)
 		if (pick-- == 0)
 			return b & -b;

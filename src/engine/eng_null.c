@@ -8,6 +8,7 @@
  * Context: the loop thread; wake from any thread.
  */
 #include "engine/engine.h"
+#include "util/units.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -68,9 +69,9 @@ static void null_wait(struct null_priv *p, uint64_t timeout_ns)
 			pthread_cond_wait(&p->cv, &p->lock);
 	} else {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		dl = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + timeout_ns;
-		ts.tv_sec = (time_t)(dl / 1000000000ull);
-		ts.tv_nsec = (long)(dl % 1000000000ull);
+		dl = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec + timeout_ns;
+		ts.tv_sec = (time_t)(dl / NSEC_PER_SEC);
+		ts.tv_nsec = (long)(dl % NSEC_PER_SEC);
 		while (!p->woken)
 			if (pthread_cond_timedwait(&p->cv, &p->lock, &ts) == ETIMEDOUT)
 				break;

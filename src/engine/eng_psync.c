@@ -12,6 +12,7 @@
  * they hold.
  */
 #include "engine/engine.h"
+#include "util/units.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -212,9 +213,9 @@ static int psync_reap(struct iolat_eng *e, struct iolat_eng_req **out, unsigned 
 		uint64_t dl;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		dl = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + timeout_ns;
-		ts.tv_sec = (time_t)(dl / 1000000000ull);
-		ts.tv_nsec = (long)(dl % 1000000000ull);
+		dl = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec + timeout_ns;
+		ts.tv_sec = (time_t)(dl / NSEC_PER_SEC);
+		ts.tv_nsec = (long)(dl % NSEC_PER_SEC);
 	}
 	pthread_mutex_lock(&p->lock);
 	while (p->done.n < min && !p->woken) {

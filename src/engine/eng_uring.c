@@ -12,6 +12,7 @@
 #ifdef CONFIG_HAVE_LIBURING
 
 #include "engine/engine.h"
+#include "util/units.h"
 
 #include <errno.h>
 #include <liburing.h>
@@ -220,8 +221,8 @@ static int uring_reap(struct iolat_eng *e, struct iolat_eng_req **out, unsigned 
 			if (now >= deadline)
 				break;
 			struct __kernel_timespec ts = {
-				.tv_sec = (long long)((deadline - now) / 1000000000ull),
-				.tv_nsec = (long long)((deadline - now) % 1000000000ull),
+				.tv_sec = (long long)((deadline - now) / NSEC_PER_SEC),
+				.tv_nsec = (long long)((deadline - now) % NSEC_PER_SEC),
 			};
 			ret = submit_and_wait(p, &cqe, min - got, &ts);
 		}

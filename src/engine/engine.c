@@ -8,6 +8,7 @@
  * iolat_eng_wake() (any thread) and the helpers at the end (any thread).
  */
 #include "engine/engine.h"
+#include "util/units.h"
 #include "engine/devinfo.h"
 
 #include <assert.h>
@@ -67,7 +68,7 @@ uint64_t iolat_eng_mono_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t iolat_eng_now(const struct iolat_eng *e)

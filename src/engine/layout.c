@@ -8,6 +8,7 @@
  */
 #include "engine/layout.h"
 #include "engine/verify.h"
+#include "util/rng.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,11 +27,8 @@ static void fill_random(unsigned char *buf, size_t len, uint64_t seed)
 	uint64_t s = seed;
 
 	for (size_t i = 0; i + 8 <= len; i += 8) {
-		uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+		uint64_t z = iolat_splitmix64(&s);
 
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		z ^= z >> 31;
 		memcpy(buf + i, &z, 8);
 	}
 }

@@ -7,6 +7,7 @@
  */
 #include "engine/verify.h"
 #include "engine/crc32c.h"
+#include "util/rng.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -17,15 +18,6 @@
 
 _Static_assert(sizeof(struct iolat_eng_verify_hdr) == 32, "verify header is 32 bytes");
 _Static_assert(IOLAT_ENG_VERIFY_BLOCK % 8 == 0, "payload is whole words");
-
-static uint64_t mix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 static uint32_t block_crc(const unsigned char *blk)
 {
@@ -50,7 +42,7 @@ int iolat_eng_verify_fill(void *buf, size_t len, uint64_t offset, uint64_t gener
 		uint64_t s = h.offset * 0x2545f4914f6cdd1dull ^ generation;
 
 		for (size_t i = HDR_SIZE; i < IOLAT_ENG_VERIFY_BLOCK; i += 8) {
-			uint64_t w = mix(&s);
+			uint64_t w = iolat_splitmix64(&s);
 
 			memcpy(blk + i, &w, 8);
 		}

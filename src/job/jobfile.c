@@ -21,6 +21,7 @@
 
 #include "iolatency.h"
 #include "job/jobfile.h"
+#include "util/units.h"
 
 #define MAX_FILE_BYTES  (16u << 20)   /* parse_file() refuses larger files */
 #define MAX_JOBS        4096u
@@ -30,8 +31,6 @@
 #define MAX_VALUE_LEN   4095u
 #define MAX_ECHO        40u            /* bytes of user text echoed in a message */
 #define MAX_FILE_ECHO   200u           /* bytes of a file name in a message */
-#define NSEC_PER_USEC   1000ull
-#define NSEC_PER_SEC    1000000000ull
 
 /* ------------------------------------------------------------------------ */
 /* The option table                                                         */

@@ -21,8 +21,8 @@
 
 #include "job/hist.h"
 #include "job/report.h"
+#include "util/units.h"
 
-#define NSEC_PER_SEC 1000000000ull
 #define ROOT_NAME    "(root)"
 #define IO_STAT_MAX  256
 

@@ -44,8 +44,8 @@
 #include "iolatency.h"
 #include "job/vmap.h"
 #include "job/workload.h"
+#include "util/units.h"
 
-#define NSEC_PER_SEC        1000000000ull
 #define RUNNER_MAX_WAIT_NS  (250ull * 1000000ull)  /* a loop looks at stop flags this often */
 #define RUNNER_REAP_BATCH   64u
 #define RUNNER_DEF_SIZE     (1ull << 30)  /* region of a diskless job with no size= */

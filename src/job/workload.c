@@ -20,40 +20,10 @@
 
 #include "iolatency.h"
 #include "job/workload.h"
-#include "sim/rng.h"
+#include "util/rng.h"
+#include "util/units.h"
 
-#define NSEC_PER_SEC 1000000000ull
-
-/* ---- PRNG: xoshiro256** seeded by splitmix64 (the primitives are sim/rng.c's) ---- */
-
-void iolat_rng_seed(struct iolat_rng *r, uint64_t seed)
-{
-	uint64_t st = seed;
-	for (int i = 0; i < 4; i++)
-		r->s[i] = iolat_splitmix64(&st);
-}
-
-uint64_t iolat_rng_next(struct iolat_rng *r)
-{
-	return iolat_xoshiro256ss(r->s);
-}
-
-uint64_t iolat_rng_below(struct iolat_rng *r, uint64_t n)
-{
-	if (n == 0)
-		return 0;
-	uint64_t threshold = (0 - n) % n;   /* reject the low 2^64 mod n values: no bias */
-	for (;;) {
-		uint64_t x = iolat_rng_next(r);
-		if (x >= threshold)
-			return x % n;
-	}
-}
-
-double iolat_rng_unit(struct iolat_rng *r)
-{
-	return ((double)(iolat_rng_next(r) >> 11) + 1.0) * (1.0 / 9007199254740992.0);
-}
+/* ---- seeds ---- */
 
 uint64_t iolat_workload_seed(uint64_t seed, unsigned job_index, unsigned clone)
 {
@@ -108,7 +78,7 @@ static uint64_t gate(const struct iolat_workload *wl, uint64_t t)
 static uint64_t exp_gap_ns(struct iolat_rng *r, uint64_t rate)
 {
 	double mean = (double)NSEC_PER_SEC / (double)rate;
-	double gap = -log(iolat_rng_unit(r)) * mean;   /* U in (0, 1]: gap >= 0, finite */
+	double gap = -log(iolat_rng_unit_pos(r)) * mean;   /* U in (0, 1]: gap >= 0, finite */
 	return (uint64_t)(gap + 0.5);
 }
 
@@ -144,9 +114,9 @@ int iolat_workload_init(struct iolat_workload *wl, const struct iolat_job *job,
 	wl->io_limit = job->time_based ? UINT64_MAX : wl->nr_blocks;
 
 	uint64_t seed = iolat_workload_seed(p->seed, p->job_index, p->clone);
-	iolat_rng_seed(&wl->rng_off, seed ^ 0x6f66667365747321ull);   /* "offsets!" */
-	iolat_rng_seed(&wl->rng_dir, seed ^ 0x646972656374696full);   /* "directio" */
-	iolat_rng_seed(&wl->rng_arr, seed ^ 0x6172726976616c73ull);   /* "arrivals" */
+	iolat_rng_seed(&wl->rng_off, seed ^ 0x6f66667365747321ull, 0);   /* "offsets!" */
+	iolat_rng_seed(&wl->rng_dir, seed ^ 0x646972656374696full, 0);   /* "directio" */
+	iolat_rng_seed(&wl->rng_arr, seed ^ 0x6172726976616c73ull, 0);   /* "arrivals" */
 	if (wl->rate_iops)
 		wl->arrival_active_ns = exp_gap_ns(&wl->rng_arr, wl->rate_iops);
 	return 0;

@@ -16,16 +16,7 @@
 #include <stdint.h>
 
 #include "job/jobfile.h"
-
-/* The seeded PRNG: xoshiro256**, seeded through splitmix64. */
-struct iolat_rng {
-	uint64_t s[4];
-};
-
-void iolat_rng_seed(struct iolat_rng *r, uint64_t seed);
-uint64_t iolat_rng_next(struct iolat_rng *r);
-uint64_t iolat_rng_below(struct iolat_rng *r, uint64_t n);  /* uniform in [0, n); 0 when n == 0 */
-double iolat_rng_unit(struct iolat_rng *r);                 /* uniform in (0, 1] */
+#include "util/rng.h"
 
 /*
  * Allowed burst of the rate= token bucket, in time: a job may run up to this

@@ -122,7 +122,7 @@ static uint64_t jitter(struct iolat_sim_dev *d, double base_us)
 	double j = c->jitter_pct / 100.0;
 
 	if (j > 0)
-		base_us *= 1.0 + j * (2.0 * iolat_sim_rng_unit(&d->rng) - 1.0);
+		base_us *= 1.0 + j * (2.0 * iolat_rng_unit(&d->rng) - 1.0);
 	return (uint64_t)llround(base_us * 1000.0);
 }
 
@@ -152,7 +152,7 @@ static void programmed(struct iolat_sim_dev *d, double bytes, uint64_t now)
 	f->since_pause = 0;
 	lo = c->pause_min_ms;
 	hi = c->pause_max_ms;
-	len = (uint64_t)llround((lo + (hi - lo) * iolat_sim_rng_unit(&d->rng)) * 1e6);
+	len = (uint64_t)llround((lo + (hi - lo) * iolat_rng_unit(&d->rng)) * 1e6);
 	f->paused_until = now + len;
 	f->st.nr_pauses++;
 	f->st.pause_ns += len;

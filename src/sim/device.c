@@ -64,7 +64,7 @@ int iolat_sim_dev_create(const struct iolat_sim_dev_config *cfg, struct iolat_si
 	d->model = m;
 	d->evq = q;
 	d->nr_requests = cfg->nr_requests ? cfg->nr_requests : m->nr_requests;
-	iolat_sim_rng_seed(&d->rng, cfg->seed, 0x6465766963650aull); /* "device" */
+	iolat_rng_seed(&d->rng, cfg->seed, 0x6465766963650aull); /* "device" */
 	d->cfg = calloc(1, m->cfg_size);
 	d->priv = m->priv_size ? calloc(1, m->priv_size) : NULL;
 	d->queue = calloc(d->nr_requests, sizeof(*d->queue));

@@ -28,7 +28,7 @@
 
 #include "sim/event.h"
 #include "sim/param.h"
-#include "sim/rng.h"
+#include "util/rng.h"
 
 struct iolat_sim_dev;
 
@@ -90,7 +90,7 @@ struct iolat_sim_dev_stat {
 struct iolat_sim_dev {
 	const struct iolat_sim_model *model;
 	struct iolat_sim_evq *evq;
-	struct iolat_sim_rng rng;     /* the model's randomness */
+	struct iolat_rng rng;     /* the model's randomness */
 	uint32_t nr_requests;
 	uint64_t capacity;            /* bytes; set by the model's init */
 	void *cfg;                    /* the model's parameters */

@@ -33,13 +33,13 @@
 #include "sim/device.h"
 #include "sim/event.h"
 #include "sim/sim_run.h"
+#include "util/units.h"
 
-#define NSEC_PER_SEC_ 1000000000ull
 #define SIM_MIN_WIN_NS 100000000ull
 #define SIM_MAX_WIN_NS 1000000000ull
-#define SIM_TICK_NS NSEC_PER_SEC_
+#define SIM_TICK_NS NSEC_PER_SEC
 /* I/O still in flight this long after the end means a wedged run. */
-#define SIM_MAX_DRAIN_NS (3600ull * NSEC_PER_SEC_)
+#define SIM_MAX_DRAIN_NS (3600ull * NSEC_PER_SEC)
 
 struct sim;
 struct sim_job;

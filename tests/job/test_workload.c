@@ -70,19 +70,21 @@ static void test_rng(void **state)
 {
 	(void)state;
 	struct iolat_rng a, b;
-	iolat_rng_seed(&a, 42);
-	iolat_rng_seed(&b, 42);
+	iolat_rng_seed(&a, 42, 0);
+	iolat_rng_seed(&b, 42, 0);
 	for (int i = 0; i < 1000; i++)
-		assert_true(iolat_rng_next(&a) == iolat_rng_next(&b));
-	iolat_rng_seed(&b, 43);
-	assert_true(iolat_rng_next(&a) != iolat_rng_next(&b));
+		assert_true(iolat_rng_u64(&a) == iolat_rng_u64(&b));
+	iolat_rng_seed(&b, 43, 0);
+	assert_true(iolat_rng_u64(&a) != iolat_rng_u64(&b));
 	unsigned hist[10] = { 0 };
 	for (int i = 0; i < 100000; i++) {
 		uint64_t x = iolat_rng_below(&a, 10);
 		assert_true(x < 10);
 		hist[x]++;
-		double u = iolat_rng_unit(&a);
+		double u = iolat_rng_unit_pos(&a);
 		assert_true(u > 0.0 && u <= 1.0);
+		u = iolat_rng_unit(&a);
+		assert_true(u >= 0.0 && u < 1.0);
 	}
 	for (int i = 0; i < 10; i++)
 		assert_true(hist[i] > 9500 && hist[i] < 10500);

@@ -45,12 +45,10 @@
 #include "core/ctl.h"           /* iolat_ctl_check_invariants() */
 #include "iolatency.h"
 #include "helpers/t_stress.h"
+#include "util/units.h"
 
 #define MAX_IO_THREADS  64
-#define NSEC_PER_USEC   1000ull
-#define NSEC_PER_MSEC_T 1000000ull
-#define NSEC_PER_SEC_T  1000000000ull
-#define WAIT_LIMIT_NS   (10 * NSEC_PER_SEC_T)  /* the watchdog's limit on one wait */
+#define WAIT_LIMIT_NS   (10 * NSEC_PER_SEC)  /* the watchdog's limit on one wait */
 
 /* Permanent groups: two top levels and three in the middle. */
 enum { G_FG, G_BG, G_WEB, G_DB, G_BATCH, NR_PERM };
@@ -124,8 +122,8 @@ static void record_failure(const char *fmt, ...)
 
 static void sleep_ns(uint64_t ns)
 {
-	struct timespec ts = { .tv_sec = (time_t)(ns / NSEC_PER_SEC_T),
-			       .tv_nsec = (long)(ns % NSEC_PER_SEC_T) };
+	struct timespec ts = { .tv_sec = (time_t)(ns / NSEC_PER_SEC),
+			       .tv_nsec = (long)(ns % NSEC_PER_SEC) };
 
 	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
 		;
@@ -184,7 +182,7 @@ static void *io_main(void *arg)
 			pthread_rwlock_unlock(&lf->lock);
 		if (waited > me->max_wait_ns)
 			me->max_wait_ns = waited;
-		me->waits_1ms += waited > NSEC_PER_MSEC_T;
+		me->waits_1ms += waited > NSEC_PER_MSEC;
 		if (ret == -EAGAIN && (flags & IOLAT_IO_NOWAIT)) {
 			me->eagain++;
 			continue;
@@ -214,8 +212,8 @@ static void *io_main(void *arg)
 static uint64_t random_target(uint64_t *seed)
 {
 	static const uint64_t targets[] = {
-		0, 0, 200 * NSEC_PER_USEC, 500 * NSEC_PER_USEC, 1 * NSEC_PER_MSEC_T,
-		2 * NSEC_PER_MSEC_T, 5 * NSEC_PER_MSEC_T, 20 * NSEC_PER_MSEC_T,
+		0, 0, 200 * NSEC_PER_USEC, 500 * NSEC_PER_USEC, 1 * NSEC_PER_MSEC,
+		2 * NSEC_PER_MSEC, 5 * NSEC_PER_MSEC, 20 * NSEC_PER_MSEC,
 	};
 
 	return targets[t_stress_below(seed, sizeof(targets) / sizeof(targets[0]))];
@@ -262,7 +260,7 @@ static void retire_and_recreate(struct leaf *lf, int i, uint64_t *seed, bool wit
 /* The calm phases' targets: w0 protected against w1, web against db. */
 static void protect(void)
 {
-	iolat_group_set_target(T.perm[G_WEB], 1 * NSEC_PER_MSEC_T);
+	iolat_group_set_target(T.perm[G_WEB], 1 * NSEC_PER_MSEC);
 	iolat_group_set_target(T.leaves[0].g, 200 * NSEC_PER_USEC);
 	iolat_group_set_target(T.leaves[1].g, 0);
 	iolat_group_set_target(T.perm[G_DB], 0);
@@ -282,12 +280,12 @@ static void *reconfig_main(void *arg)
 
 	(void)arg;
 	start = t_stress_now_ns();
-	deadline = start + T.seconds * NSEC_PER_SEC_T;
+	deadline = start + T.seconds * NSEC_PER_SEC;
 	while (!atomic_load(&T.failed) && t_stress_now_ns() < deadline) {
-		uint64_t in_cycle = (t_stress_now_ns() - start) % (3500 * NSEC_PER_MSEC_T);
+		uint64_t in_cycle = (t_stress_now_ns() - start) % (3500 * NSEC_PER_MSEC);
 		uint32_t r = t_stress_below(&seed, 100);
 
-		if (calm != (in_cycle >= 500 * NSEC_PER_MSEC_T)) {
+		if (calm != (in_cycle >= 500 * NSEC_PER_MSEC)) {
 			calm = !calm;
 			if (calm)
 				protect();
@@ -370,7 +368,7 @@ static void *watchdog_main(void *arg)
 				abort();
 			}
 		}
-		sleep_ns(50 * NSEC_PER_MSEC_T);
+		sleep_ns(50 * NSEC_PER_MSEC);
 	}
 	return NULL;
 }
@@ -391,7 +389,7 @@ static void test_reconfig_under_load(void **state)
 {
 	struct iolat_ctl_config cfg = {
 		.nr_requests = 32, .rotational = 0, .max_groups = 64,
-		.delay_cap_ns = 10 * NSEC_PER_MSEC_T,
+		.delay_cap_ns = 10 * NSEC_PER_MSEC,
 	};
 	pthread_t reconfig, watchdog;
 	uint64_t ios = 0, eagain = 0, unissued = 0, bypass = 0, skipped = 0, max_wait = 0;
@@ -419,7 +417,7 @@ static void test_reconfig_under_load(void **state)
 						    leaf_def[i].name, &T.leaves[i].g), 0);
 	}
 	/* Start with the protected/bulk shape of the article. */
-	assert_int_equal(iolat_group_set_target(T.perm[G_WEB], 1 * NSEC_PER_MSEC_T), 0);
+	assert_int_equal(iolat_group_set_target(T.perm[G_WEB], 1 * NSEC_PER_MSEC), 0);
 	assert_int_equal(iolat_group_set_target(T.leaves[0].g, 500 * NSEC_PER_USEC), 0);
 	assert_int_equal(iolat_ctl_start_timer(T.ctl), 0);
 

@@ -14,13 +14,13 @@
 
 #include "sim/device.h"
 #include "sim/event.h"
-#include "sim/rng.h"
+#include "util/rng.h"
 
 #define T_MAX_QD 256
 
 struct t_stream {
 	struct iolat_sim_dev *d;
-	struct iolat_sim_rng rng;
+	struct iolat_rng rng;
 	bool rand, write;
 	uint64_t bs, region_off, region_len, next_off;
 	uint64_t start_ns, end_ns;      /* issue only in [start, end) */
@@ -34,7 +34,7 @@ struct t_stream {
 static inline void t_issue(struct t_stream *s, struct iolat_sim_req *r)
 {
 	if (s->rand)
-		r->off = s->region_off + iolat_sim_rng_below(&s->rng, s->region_len / s->bs) * s->bs;
+		r->off = s->region_off + iolat_rng_below(&s->rng, s->region_len / s->bs) * s->bs;
 	else {
 		r->off = s->region_off + s->next_off;
 		s->next_off = (s->next_off + s->bs) % s->region_len;
@@ -73,7 +73,7 @@ static inline void t_stream_init(struct t_stream *s, struct iolat_sim_dev *d, ui
 {
 	memset(s, 0, sizeof(*s));
 	s->d = d;
-	iolat_sim_rng_seed(&s->rng, seed, 99);
+	iolat_rng_seed(&s->rng, seed, 99);
 	s->rand = rand;
 	s->write = write;
 	s->bs = bs;

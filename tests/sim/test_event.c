@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "sim/event.h"
-#include "sim/rng.h"
+#include "util/rng.h"
 
 struct log {
 	uint64_t t[4096], data[4096];
@@ -84,13 +84,13 @@ static void test_run_until_and_clock(void **state)
 
 /* Many random events, some scheduled from inside events: order holds. */
 static struct log big;
-static struct iolat_sim_rng brng;
+static struct iolat_rng brng;
 
 static void chain(void *arg, uint64_t data, uint64_t now)
 {
 	rec(arg, data, now);
 	if (data % 3 == 0 && big.n < 3000)
-		iolat_sim_evq_after(big.q, iolat_sim_rng_below(&brng, 50), chain, arg,
+		iolat_sim_evq_after(big.q, iolat_rng_below(&brng, 50), chain, arg,
 				    big.n + 100000 * 3);
 }
 
@@ -101,9 +101,9 @@ static void test_heap_stress(void **state)
 	iolat_sim_evq_init(&q, 0);
 	big.n = 0;
 	big.q = &q;
-	iolat_sim_rng_seed(&brng, 7, 1);
+	iolat_rng_seed(&brng, 7, 1);
 	for (uint64_t i = 0; i < 1000; i++)
-		iolat_sim_evq_at(&q, iolat_sim_rng_below(&brng, 100), chain, &big, i);
+		iolat_sim_evq_at(&q, iolat_rng_below(&brng, 100), chain, &big, i);
 	while (iolat_sim_evq_step(&q))
 		;
 	assert_true(big.n > 1000);
@@ -118,21 +118,21 @@ static void test_heap_stress(void **state)
 
 static void test_rng(void **state)
 {
-	struct iolat_sim_rng a, b, c;
+	struct iolat_rng a, b, c;
 	double sum = 0;
 
-	iolat_sim_rng_seed(&a, 42, 1);
-	iolat_sim_rng_seed(&b, 42, 1);
-	iolat_sim_rng_seed(&c, 42, 2);
+	iolat_rng_seed(&a, 42, 1);
+	iolat_rng_seed(&b, 42, 1);
+	iolat_rng_seed(&c, 42, 2);
 	for (int i = 0; i < 100; i++) {
-		uint64_t x = iolat_sim_rng_u64(&a);
+		uint64_t x = iolat_rng_u64(&a);
 
-		assert_int_equal(x, iolat_sim_rng_u64(&b));
-		assert_int_not_equal(x, iolat_sim_rng_u64(&c));
+		assert_int_equal(x, iolat_rng_u64(&b));
+		assert_int_not_equal(x, iolat_rng_u64(&c));
 	}
 	for (int i = 0; i < 100000; i++) {
-		assert_true(iolat_sim_rng_below(&a, 10) < 10);
-		sum += iolat_sim_rng_exp(&a, 5.0);
+		assert_true(iolat_rng_below(&a, 10) < 10);
+		sum += iolat_rng_exp(&a, 5.0);
 	}
 	assert_true(sum / 100000 > 4.9 && sum / 100000 < 5.1);
 }

@@ -2,27 +2,18 @@
 /*
  * rng.c - xoshiro256** with splitmix64 seeding (see rng.h). Pure functions of
  * their state: no globals, no time, no libc random().
- * Context: one simulation thread per generator.
+ * Context: one thread per generator.
  */
 #include <math.h>
 
-#include "sim/rng.h"
-
-uint64_t iolat_splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
+#include "util/rng.h"
 
 static uint64_t rotl(uint64_t x, int k)
 {
 	return (x << k) | (x >> (64 - k));
 }
 
-void iolat_sim_rng_seed(struct iolat_sim_rng *r, uint64_t seed, uint64_t stream)
+void iolat_rng_seed(struct iolat_rng *r, uint64_t seed, uint64_t stream)
 {
 	uint64_t x = seed ^ (stream * 0xd1b54a32d192ed03ull);
 
@@ -46,12 +37,12 @@ uint64_t iolat_xoshiro256ss(uint64_t s[4])
 	return out;
 }
 
-uint64_t iolat_sim_rng_u64(struct iolat_sim_rng *r)
+uint64_t iolat_rng_u64(struct iolat_rng *r)
 {
 	return iolat_xoshiro256ss(r->s);
 }
 
-uint64_t iolat_sim_rng_below(struct iolat_sim_rng *r, uint64_t n)
+uint64_t iolat_rng_below(struct iolat_rng *r, uint64_t n)
 {
 	uint64_t lim, x;
 
@@ -60,18 +51,23 @@ uint64_t iolat_sim_rng_below(struct iolat_sim_rng *r, uint64_t n)
 	/* Reject the top partial block of the 2^64 range. */
 	lim = UINT64_MAX - (UINT64_MAX % n);
 	do
-		x = iolat_sim_rng_u64(r);
+		x = iolat_rng_u64(r);
 	while (x >= lim);
 	return x % n;
 }
 
-double iolat_sim_rng_unit(struct iolat_sim_rng *r)
+double iolat_rng_unit(struct iolat_rng *r)
 {
-	return (double)(iolat_sim_rng_u64(r) >> 11) * 0x1.0p-53;
+	return iolat_u64_to_unit(iolat_rng_u64(r));
 }
 
-double iolat_sim_rng_exp(struct iolat_sim_rng *r, double mean)
+double iolat_rng_unit_pos(struct iolat_rng *r)
+{
+	return ((double)(iolat_rng_u64(r) >> 11) + 1.0) * 0x1.0p-53;
+}
+
+double iolat_rng_exp(struct iolat_rng *r, double mean)
 {
 	/* 1 - u lies in (0, 1], so the log is finite. */
-	return -mean * log(1.0 - iolat_sim_rng_unit(r));
+	return -mean * log(1.0 - iolat_rng_unit(r));
 }
