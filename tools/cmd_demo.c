@@ -26,7 +26,7 @@
 #include "job/jobfile.h"
 #include "job/report.h"
 #include "job/runner.h"
-#include "sim/sim_run.h"
+#include "job/run_sim.h"
 
 #define DEMO_READ_SIZE   "256m"
 #define DEMO_WRITE_SIZE  "1g"

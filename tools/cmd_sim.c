@@ -22,7 +22,7 @@
 #include "commands.h"
 #include "job/jobfile.h"
 #include "job/report.h"
-#include "sim/sim_run.h"
+#include "job/run_sim.h"
 
 static void usage(FILE *f)
 {

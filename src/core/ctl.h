@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "iolatency.h"
+#include "iolatency_internal.h"
 #include "core/spin.h"
 #include "util/units.h"
 
@@ -180,12 +181,7 @@ void iolat_delay_clear(struct iolat_group *g);
 void iolat_delay_add(struct iolat_group *g, uint64_t now, uint64_t delta);
 void iolat_delay_scale(struct iolat_group *g, uint64_t now);
 
-/*
- * check.c: the debug invariant check (what holds at any moment, under load).
- * Return: 0, or -EUCLEAN with the first violation in @why ("group 3 (web):
- * ..."); -EINVAL for no controller. Context: any thread but ctl_destroy's.
- */
-int iolat_ctl_check_invariants(struct iolat_ctl *ctl, char *why, size_t len);
+/* check.c: iolat_ctl_check_invariants(), declared in iolatency_internal.h. */
 
 /* ctl.c: reset a parent's throttling state and let its children see it. */
 void iolat_child_lat_reset_locked(struct iolat_group *p);

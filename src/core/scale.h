@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "iolatency_internal.h"
+
 /* Cookie step after a scale event, for device queue depth @qd. */
 uint32_t iolat_cookie_step(uint32_t old, uint32_t qd, bool up);
 
@@ -18,8 +20,8 @@ uint32_t iolat_cookie_step(uint32_t old, uint32_t qd, bool up);
  * = unlimited). Up-steps at depth 1 that pay off delay are the caller's. */
 uint32_t iolat_depth_step(uint32_t max_depth, uint32_t qd, bool up);
 
-/* Window length for a target: clamp(16 x target, 100 ms, 1 s); 100 ms for none. */
-uint64_t iolat_window_ns(uint64_t target_ns);
+/* The window length for a target, iolat_window_ns(), is declared in
+ * iolatency_internal.h: the job layer sizes its samples with it. */
 
 /* The kernel's calc_load() EMA of window means, with the factor chosen by
  * window length (index min(4, win / 250 ms) into {2045,2039,2031,2023,2014}). */

@@ -35,13 +35,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/ctl.h"           /* iolat_ctl_check_invariants() */
 #include "engine/devinfo.h"
 #include "engine/eng_faulty.h"
 #include "engine/engine.h"
 #include "engine/layout.h"
 #include "engine/verify.h"
 #include "iolatency.h"
+#include "iolatency_internal.h"   /* iolat_ctl_check_invariants() */
+#include "job/run_setup.h"
 #include "job/vmap.h"
 #include "job/workload.h"
 #include "util/units.h"
@@ -49,8 +50,7 @@
 #define RUNNER_MAX_WAIT_NS  (250ull * 1000000ull)  /* a loop looks at stop flags this often */
 #define RUNNER_REAP_BATCH   64u
 #define RUNNER_DEF_SIZE     (1ull << 30)  /* region of a diskless job with no size= */
-#define RUNNER_WIN_MIN_NS   (100ull * 1000000ull)
-#define RUNNER_WIN_MAX_NS   NSEC_PER_SEC
+#define RUNNER_DEF_SAMPLE_NS NSEC_PER_SEC  /* sample interval when no group has a target */
 
 /* BUSY: taken from the free list, being admitted or completed at once. */
 enum slot_state { SLOT_FREE, SLOT_BUSY, SLOT_WAITING, SLOT_INFLIGHT };
@@ -463,56 +463,18 @@ static void *job_main(void *arg)
 
 /* ---- setup ---- */
 
-static uint64_t win_of(uint64_t target_ns)
-{
-	uint64_t w = target_ns * 16;
-
-	if (w < RUNNER_WIN_MIN_NS)
-		w = RUNNER_WIN_MIN_NS;
-	if (w > RUNNER_WIN_MAX_NS)
-		w = RUNNER_WIN_MAX_NS;
-	return w;
-}
-
-static uint64_t default_sample_ns(const struct iolat_jobfile *jf)
-{
-	uint64_t best = 0;
-
-	for (unsigned i = 0; i < jf->nr_groups; i++)
-		if (jf->groups[i].target_ns && (!best || win_of(jf->groups[i].target_ns) < best))
-			best = win_of(jf->groups[i].target_ns);
-	return best ? best : NSEC_PER_SEC;
-}
-
 static int setup_controller(struct runner *r, unsigned flags, char *err, size_t errlen)
 {
-	const struct iolat_jobfile *jf = r->jf;
 	struct iolat_ctl_config cfg = {
 		.nr_requests = r->res->nr_requests,
 		.rotational = r->res->rotational,
 		.flags = flags,
-		.max_groups = jf->nr_groups + 1,
 	};
-	int ret = iolat_ctl_create(&cfg, &r->ctl);
 
-	if (ret)
-		return set_err(err, errlen, ret, "%s: cannot create the controller: %s", jf->file,
-			       strerror(-ret));
-	r->groups = calloc(jf->nr_groups + 1, sizeof(*r->groups));
+	r->groups = calloc(r->jf->nr_groups + 1, sizeof(*r->groups));
 	if (!r->groups)
 		return -ENOMEM;
-	for (unsigned i = 0; i < jf->nr_groups; i++) {
-		const struct iolat_jobfile_group *gr = &jf->groups[i];
-		struct iolat_group *parent = gr->parent < 0 ? NULL : r->groups[gr->parent];
-
-		ret = iolat_group_create(r->ctl, parent, gr->name, &r->groups[i]);
-		if (!ret && gr->target_ns)
-			ret = iolat_group_set_target(r->groups[i], gr->target_ns);
-		if (ret)
-			return set_err(err, errlen, ret, "%s:%u: group '%s': %s", jf->file, gr->line,
-				       gr->path, strerror(-ret));
-	}
-	return 0;
+	return iolat_job_setup_controller(r->jf, cfg, &r->ctl, r->groups, err, errlen);
 }
 
 static bool diskless(const struct iolat_job *job)
@@ -1094,7 +1056,8 @@ static void wait_until(struct runner *r, uint64_t t)
 static int run_jobs(struct runner *r, uint64_t start, char *err, size_t errlen)
 {
 	struct iolat_runner_result *res = r->res;
-	uint64_t sample_ns = r->o.sample_ns ? r->o.sample_ns : default_sample_ns(r->jf);
+	uint64_t sample_ns = r->o.sample_ns ? r->o.sample_ns
+					    : iolat_job_default_sample_ns(r->jf, RUNNER_DEF_SAMPLE_NS);
 	uint64_t prog_ns = r->o.progress_ns ? r->o.progress_ns : NSEC_PER_SEC;
 	uint64_t next_sample = start + sample_ns, next_prog = start + prog_ns;
 	uint64_t total = 0, last_ios = 0, last_bytes = 0, last_ns = start, now;
@@ -1257,7 +1220,8 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 							  : "io.latency");
 	rcfg.label = label;
 	rcfg.no_control = !control;
-	rcfg.sample_interval_ns = r.o.sample_ns ? r.o.sample_ns : default_sample_ns(jf);
+	rcfg.sample_interval_ns = r.o.sample_ns ? r.o.sample_ns
+				  : iolat_job_default_sample_ns(jf, RUNNER_DEF_SAMPLE_NS);
 	rcfg.nr_requests = r.res->nr_requests;
 	ret = iolat_report_create(&rcfg, &r.rep);
 	if (ret)

@@ -17,7 +17,7 @@
 #include "iolatency.h"
 #include "job/jobfile.h"
 #include "job/report.h"
-#include "sim/sim_run.h"
+#include "job/run_sim.h"
 
 #define T_MS 1000000ull
 #define T_S 1000000000ull

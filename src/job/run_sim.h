@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim_run.h - run a parsed job file on a simulated device in virtual time:
+ * run_sim.h - the job layer's virtual-time run (`iolat sim`): a parsed job
+ * file on a simulated device (src/sim) in virtual time, through
  * the real controller (src/core) with the simulator's clock, a device model
  * with its device queue, the jobs' workloads, the 1 s controller tick, and
  * the results: the job layer's report (table, JSON, CSV, plots) plus a
@@ -9,8 +10,8 @@
  * Context: one thread per run; runs share nothing, so several may run at
  * once on different threads.
  */
-#ifndef IOLAT_SIM_RUN_H
-#define IOLAT_SIM_RUN_H
+#ifndef IOLAT_JOB_RUN_SIM_H
+#define IOLAT_JOB_RUN_SIM_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -112,4 +113,4 @@ int iolat_sim_find_group(const struct iolat_sim_result *res, const char *path);
  */
 int iolat_sim_format_models(char *buf, size_t len);
 
-#endif /* IOLAT_SIM_RUN_H */
+#endif /* IOLAT_JOB_RUN_SIM_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim_run.c - the sim engine: a job file on a simulated device, in virtual
- * time, through the real controller (see sim_run.h): set-up, the submitters,
- * the tick, sampling, the end of a run and the drain.
+ * run_sim.c - the job layer's virtual-time run (run_sim.h): a job file on a
+ * simulated device (src/sim), in virtual time, through the real controller:
+ * set-up, the submitters, the tick, sampling, the end of a run and the drain.
  * Context: one thread per run; all state is local to the run.
  */
 
@@ -28,15 +28,18 @@
 #include <string.h>
 
 #include "iolatency.h"
+#include "iolatency_internal.h"   /* iolat_window_ns() */
 #include "job/hist.h"
+#include "job/run_setup.h"
+#include "job/run_sim.h"
 #include "job/workload.h"
 #include "sim/device.h"
 #include "sim/event.h"
-#include "sim/sim_run.h"
+#include "util/grow.h"
 #include "util/units.h"
 
-#define SIM_MIN_WIN_NS 100000000ull
-#define SIM_MAX_WIN_NS 1000000000ull
+/* Without a group with a target, sample every 100 ms. */
+#define SIM_DEF_SAMPLE_NS (100ull * NSEC_PER_MSEC)
 #define SIM_TICK_NS NSEC_PER_SEC
 /* I/O still in flight this long after the end means a wedged run. */
 #define SIM_MAX_DRAIN_NS (3600ull * NSEC_PER_SEC)
@@ -112,35 +115,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-static uint64_t win_of(uint64_t target_ns)
-{
-	uint64_t w = target_ns * 16;
-
-	if (target_ns > UINT64_MAX / 16 || w > SIM_MAX_WIN_NS)
-		return SIM_MAX_WIN_NS;
-	return w < SIM_MIN_WIN_NS ? SIM_MIN_WIN_NS : w;
-}
-
-/* ---- growable result arrays ---- */
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t n;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	n = *cap ? *cap * 2 : 64;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
 /* ---- measurement ---- */
 
 static void close_window(struct sim *s, unsigned ri)
@@ -151,7 +125,7 @@ static void close_window(struct sim *s, unsigned ri)
 
 	if (!row->hw.nr)
 		return;
-	if (grow((void **)&rg->windows, &row->cap_windows, rg->nr_windows + 1, sizeof(*w))) {
+	if (iolat_grow((void **)&rg->windows, &row->cap_windows, rg->nr_windows + 1, sizeof(*w))) {
 		s->error = -ENOMEM;
 		return;
 	}
@@ -203,7 +177,7 @@ static void take_sample(struct sim *s, uint64_t now)
 		struct iolat_sim_group *rg = &res->groups[ri];
 		struct iolat_sim_sample *sm;
 
-		if (grow((void **)&rg->samples, &row->cap_samples, n + 1, sizeof(*sm))) {
+		if (iolat_grow((void **)&rg->samples, &row->cap_samples, n + 1, sizeof(*sm))) {
 			s->error = -ENOMEM;
 			return;
 		}
@@ -520,27 +494,18 @@ static int setup_controller(struct sim *s, unsigned flags, char *err, size_t err
 		.rotational = s->res->rotational,
 		.clock = &s->clk,
 		.flags = flags,
-		.max_groups = jf->nr_groups + 1,
 	};
-	int ret = iolat_ctl_create(&cfg, &s->ctl);
+	struct iolat_group **groups = calloc(jf->nr_groups + 1, sizeof(*groups));
+	int ret;
 
-	if (ret) {
-		set_err(err, errlen, "%s: cannot create the controller: %s", jf->file, strerror(-ret));
+	if (!groups)
+		return -ENOMEM;
+	ret = iolat_job_setup_controller(jf, cfg, &s->ctl, groups, err, errlen);
+	for (unsigned i = 0; !ret && i < jf->nr_groups; i++)
+		s->rows[i].g = groups[i];
+	free(groups);
+	if (ret)
 		return ret;
-	}
-	for (unsigned i = 0; i < jf->nr_groups; i++) {
-		const struct iolat_jobfile_group *gr = &jf->groups[i];
-		struct iolat_group *parent = gr->parent < 0 ? NULL : s->rows[gr->parent].g;
-
-		ret = iolat_group_create(s->ctl, parent, gr->name, &s->rows[i].g);
-		if (!ret && gr->target_ns)
-			ret = iolat_group_set_target(s->rows[i].g, gr->target_ns);
-		if (ret) {
-			set_err(err, errlen, "%s:%u: group '%s': %s", jf->file, gr->line, gr->path,
-				strerror(-ret));
-			return ret;
-		}
-	}
 	s->rows[s->root_row].g = iolat_ctl_root(s->ctl);
 	return 0;
 }
@@ -613,22 +578,6 @@ static int setup_jobs(struct sim *s, char *err, size_t errlen)
 	return 0;
 }
 
-static uint64_t default_sample_ns(const struct iolat_jobfile *jf)
-{
-	uint64_t best = 0;
-
-	for (unsigned i = 0; i < jf->nr_groups; i++) {
-		uint64_t w;
-
-		if (!jf->groups[i].target_ns)
-			continue;
-		w = win_of(jf->groups[i].target_ns);
-		if (!best || w < best)
-			best = w;
-	}
-	return best ? best : SIM_MIN_WIN_NS;
-}
-
 static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t errlen)
 {
 	const struct iolat_jobfile *jf = s->jf;
@@ -642,7 +591,7 @@ static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t 
 	res->control = control;
 	res->kernel_compat = control && compat;
 	res->seed = o->seed_set ? o->seed : jf->global.seed;
-	res->sample_ns = o->sample_ns ? o->sample_ns : default_sample_ns(jf);
+	res->sample_ns = o->sample_ns ? o->sample_ns : iolat_job_default_sample_ns(jf, SIM_DEF_SAMPLE_NS);
 	s->t0 = IOLAT_SIM_T0_NS;
 	iolat_sim_evq_init(&s->q, s->t0);
 	iolat_sim_evq_clock(&s->q, &s->clk);
@@ -765,7 +714,7 @@ int iolat_sim_run(const struct iolat_jobfile *jf, const struct iolat_sim_opts *o
 		if (i < jf->nr_groups) {
 			rg->path = jf->groups[i].path;
 			rg->target_ns = jf->groups[i].target_ns;
-			rg->win_ns = rg->target_ns ? win_of(rg->target_ns) : 0;
+			rg->win_ns = rg->target_ns ? iolat_window_ns(rg->target_ns) : 0;
 			row->parent = jf->groups[i].parent;
 		} else {
 			rg->path = "(root)";
