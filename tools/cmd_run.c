@@ -25,7 +25,7 @@
 
 #include "cli_opts.h"
 #include "commands.h"
-#include "engine/eng_faulty.h"
+#include "job/engines.h"
 #include "job/jobfile.h"
 #include "job/report.h"
 #include "job/runner.h"
@@ -64,7 +64,7 @@ static void usage(FILE *f)
 		"and the I/O accounting at the end (a failed check: exit 1)\n"
 		"\n"
 		"exit status: 0 ok, 1 the run failed or I/Os failed, 2 bad usage or bad job file\n",
-		iolat_eng_faulty_help());
+		iolat_job_engine_options_help("faulty"));
 }
 
 static int bad_usage(const char *fmt, const char *arg)

@@ -44,11 +44,6 @@ static const char faulty_help[] =
 	"kind=eio|enospc|short|spike|stall (join with '+'), rate=P, after=N, "
 	"persist=0|1, count=N, ms=N, dir=read|write|any, seed=N";
 
-const char *iolat_eng_faulty_help(void)
-{
-	return faulty_help;
-}
-
 /* The fault picker draws from a plain splitmix64 stream (util/rng.h). */
 static double rng_unit(uint64_t *s)
 {
@@ -493,6 +488,7 @@ int iolat_eng_faulty_stats(const struct iolat_eng *e, struct iolat_eng_fault_sta
 const struct iolat_engine_ops iolat_eng_faulty_ops = {
 	.name = "faulty",
 	.flags = IOLAT_ENG_F_WRAPPER,
+	.options_help = faulty_help,
 	.init = faulty_init,
 	.open = faulty_open,
 	.queue = faulty_queue,

@@ -48,7 +48,4 @@ struct iolat_eng_fault_stats {
  */
 int iolat_eng_faulty_stats(const struct iolat_eng *e, struct iolat_eng_fault_stats *st);
 
-/** iolat_eng_faulty_help() - the option list above, for --help output. */
-const char *iolat_eng_faulty_help(void);
-
 #endif /* IOLAT_ENGINE_ENG_FAULTY_H */

@@ -63,6 +63,13 @@ bool iolat_eng_available(const char *name)
 	return name && find_ops(name, strlen(name)) != NULL;
 }
 
+const char *iolat_eng_options_help(const char *name)
+{
+	const struct iolat_engine_ops *ops = name ? find_ops(name, strlen(name)) : NULL;
+
+	return ops ? ops->options_help : NULL;
+}
+
 uint64_t iolat_eng_mono_ns(void)
 {
 	struct timespec ts;

@@ -3,7 +3,9 @@
  * engine.h - the I/O engine interface (fio's ioengines, our way): one ops
  * table per engine (uring, psync, null, faulty:<inner>), a static registry,
  * and the dispatch layer in engine.c, which is the only code that calls ops.
- * Also the request a runner passes through the controller and an engine.
+ * A request knows nothing of the controller: a caller that also admits the
+ * I/O through it keeps the controller's records beside the request and finds
+ * them again through the request's opaque user pointer.
  *
  * Context: an engine instance belongs to one thread, its "loop thread", which
  * calls open/queue/commit/reap/destroy. Only iolat_eng_wake() may be called
@@ -65,9 +67,6 @@ struct iolat_eng_req {
 	/* Set by the engine at completion. */
 	int64_t result;                 /* bytes transferred (may be short), or -errno */
 	uint64_t done_ns;               /* engine clock when the completion was seen */
-	/* For the runner: lets it pass the request through the controller. */
-	struct iolat_io io;
-	struct iolat_waiter waiter;
 	/* Private to engine.c and the engines. */
 	struct iolat_eng_req *next_;    /* engine-internal lists */
 	uint64_t priv_;                 /* one word for the engine (faulty: release time) */
@@ -111,6 +110,9 @@ struct iolat_eng;
 struct iolat_engine_ops {
 	const char *name;
 	unsigned flags;                             /* IOLAT_ENG_F_* */
+	/* Its options ("key=val,..." in iolat_eng_config.options), one line for
+	 * --help; NULL: it takes none. */
+	const char *options_help;
 	/* Set up e->priv. @inner is the rest of the name for a wrapper, else NULL. */
 	int (*init)(struct iolat_eng *e, const struct iolat_eng_config *cfg,
 		    const char *inner);
@@ -240,6 +242,11 @@ uint64_t iolat_eng_now(const struct iolat_eng *e);
 const char *const *iolat_eng_names(void);
 /** iolat_eng_available() - @name (without options) is registered in this build. */
 bool iolat_eng_available(const char *name);
+/**
+ * iolat_eng_options_help() - one line listing the options of engine @name
+ * (without options), for --help; NULL for an unknown engine or one with none.
+ */
+const char *iolat_eng_options_help(const char *name);
 
 /* ---- for engine implementations ---- */
 

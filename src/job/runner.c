@@ -58,7 +58,9 @@ enum slot_state { SLOT_FREE, SLOT_BUSY, SLOT_WAITING, SLOT_INFLIGHT };
 struct rjob;
 
 struct rslot {
-	struct iolat_eng_req req;     /* carries the controller's io and waiter */
+	struct iolat_eng_req req;     /* the engine's request; req.user is this slot */
+	struct iolat_io io;           /* the controller's view of the same I/O */
+	struct iolat_waiter waiter;   /* its wait for a slot, when queued */
 	struct rjob *j;
 	struct rslot *next;           /* free list or grant list */
 	uint64_t admit_ns;            /* latency is measured from here */
@@ -181,7 +183,7 @@ static bool stopping(const struct runner *r)
 /* The waiter callback: any thread, possibly inside another job's iolat_done_at(). */
 static void on_granted(struct iolat_waiter *w)
 {
-	struct rslot *s = (struct rslot *)((char *)w - offsetof(struct rslot, req.waiter));
+	struct rslot *s = (struct rslot *)((char *)w - offsetof(struct rslot, waiter));
 	struct rjob *j = s->j;
 
 	s->next = NULL;
@@ -250,9 +252,9 @@ static void finish_io(struct rjob *j, struct rslot *s, uint64_t done_ns, bool is
 	}
 	if (j->g) {
 		if (issued)
-			iolat_done_at(&req->io, done_ns);
+			iolat_done_at(&s->io, done_ns);
 		else
-			iolat_done_unissued(&req->io);
+			iolat_done_unissued(&s->io);
 	}
 	if (issued)
 		j->completed++;
@@ -313,7 +315,7 @@ static void take_grants(struct rjob *j, uint64_t now, bool done)
 
 		j->waiting--;
 		if (done) {
-			iolat_done_unissued(&s->req.io);
+			iolat_done_unissued(&s->io);
 			free_slot(j, s);
 		} else {
 			submit(j, s, now);
@@ -362,7 +364,7 @@ static void issue_due(struct rjob *j, uint64_t now)
 			iolat_eng_verify_fill(req->buf, req->len, req->offset, s->vgen);
 		}
 		if (j->g) {
-			ret = iolat_throttle_async_at(j->g, wio.flags, &req->io, &req->waiter, now);
+			ret = iolat_throttle_async_at(j->g, wio.flags, &s->io, &s->waiter, now);
 			if (ret >= 0)
 				j->admitted++;
 			if (ret == IOLAT_QUEUED) {
@@ -389,7 +391,7 @@ static void cancel_waiting(struct rjob *j)
 	for (unsigned i = 0; i < j->nr_slots; i++) {
 		struct rslot *s = &j->slots[i];
 
-		if (s->state == SLOT_WAITING && iolat_throttle_cancel(&s->req.io) == 0) {
+		if (s->state == SLOT_WAITING && iolat_throttle_cancel(&s->io) == 0) {
 			j->waiting--;
 			j->cancelled++;
 			free_slot(j, s);
@@ -740,7 +742,7 @@ static int setup_jobs(struct runner *r, uint64_t start, char *err, size_t errlen
 				s->req.buf = j->iov[k].iov_base;
 				s->req.buf_index = (int)k;
 				s->req.user = s;
-				s->req.waiter.granted = on_granted;
+				s->waiter.granted = on_granted;
 				free_slot(j, s);
 			}
 			ret = create_engine(r, j, err, errlen);
