@@ -5,6 +5,7 @@
 #   make test SAN=asan | SAN=tsan    the same under ASan+UBSan or TSan (separate build dir)
 #   make bench      build the benchmarks
 #   make check-core-deps   src/core includes only C11 headers
+#   make check-layers      includes and calls follow the layers (scripts/check_layers.sh)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   header, libraries, iolatency.pc, iolat
 # CC=clang works too. Every source module is found by wildcard: adding a file needs no edit here.
 
@@ -54,7 +55,7 @@ TEST_HELP := $(patsubst %.c,$(O)/%.o,$(wildcard tests/helpers/*.c))
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(patsubst %.c,$(O)/%,$(BENCH_SRC))
 
-.PHONY: all lib test tests bench clean check-core-deps install
+.PHONY: all lib test tests bench clean check-core-deps check-layers install
 
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
@@ -102,7 +103,7 @@ $(O)/bench/%: bench/%.c $(APP_A) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(APP_A) $(LIB_A) $(LDLIBS)
 
 tests: $(TEST_BIN) $(IOLAT) $(LIB_SO)
-test: tests check-core-deps
+test: tests check-core-deps check-layers
 	O=$(O) SAN=$(SAN) tests/runtests.sh $(TEST_BIN)
 
 bench: $(BENCH_BIN) $(IOLAT)
@@ -111,6 +112,10 @@ check-core-deps:
 	@bad=$$(grep -hoE '#include *<[^>]+>' src/core/*.c src/core/*.h src/util/units.h 2>/dev/null | grep -vE '<(stdatomic|stdint|stdbool|stddef|string|errno|limits|stdalign|assert)\.h>' | sort -u); \
 	if [ -n "$$bad" ]; then echo "src/core includes non-C11 headers: $$bad"; exit 1; fi; \
 	echo "check-core-deps: src/core includes only C11 headers"
+
+# The floor plan of docs/design.md: includes and calls point down the layers.
+check-layers: $(LIB_OBJ) $(APP_OBJ) $(TOOL_OBJ)
+	@scripts/check_layers.sh -o $(O)
 
 $(O)/iolatency.pc: Makefile
 	@mkdir -p $(dir $@)

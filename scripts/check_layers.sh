@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# check_layers.sh - the floor plan of docs/design.md, enforced: every include
+# (quoted or angled, of a file of this repository) and every call between
+# object files must point down the layers, never up and never past the one
+# door of a layer:
+#
+#   tools -> job -> {engine, sim} -> util        tools -> daemon
+#   job -> sync -> core        (job reaches them through include/iolatency.h)
+#   engine, sim, daemon -> include/iolatency.h (the public API) only
+#   include/iolatency.h is the only way into src/core from outside src/core
+#   and src/sync, plus include/iolatency_internal.h for src/job (marked
+#   internal: the invariant check and the window formula)
+#   util is the floor: anyone may include it; it includes nothing of ours.
+#
+# usage: scripts/check_layers.sh [-o OBJDIR] [ROOT]
+#   ROOT    the tree to check (default: the repository holding this script)
+#   -o DIR  also check calls: the undefined symbols of DIR/src/*/*.o and
+#           DIR/tools/*.o against the layer of the object defining them
+# Tests and benchmarks (tests/, bench/, fuzz/) may look inside any layer and
+# are not checked. Prints one line per violation; exit 1 if any, else 0.
+set -u
+objdir=
+while getopts o: opt; do
+	case $opt in
+	o) objdir=$OPTARG ;;
+	*) echo "usage: $0 [-o OBJDIR] [ROOT]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$root" || exit 2
+
+# The rules, for awk: layer of a path, and the layers each layer may reach.
+read -r -d '' RULES <<'AWK'
+function layer(p) {
+	if (p ~ /^src\/util\//) return "util"
+	if (p ~ /^src\/core\//) return "core"
+	if (p ~ /^src\/sync\//) return "sync"
+	if (p ~ /^src\/engine\//) return "engine"
+	if (p ~ /^src\/sim\//) return "sim"
+	if (p ~ /^src\/job\//) return "job"
+	if (p ~ /^src\/daemon\//) return "daemon"
+	if (p ~ /^tools\//) return "tools"
+	if (p == "include/iolatency.h") return "api"
+	if (p == "include/iolatency_internal.h") return "internal"
+	return "outside"
+}
+function allowed(l) {
+	if (l == "util") return "util"
+	if (l == "core") return "core util api internal"
+	if (l == "sync") return "sync core util api internal"
+	if (l == "engine") return "engine util api"
+	if (l == "sim") return "sim util api"
+	if (l == "job") return "job engine sim util api internal"
+	if (l == "daemon") return "daemon util api"
+	if (l == "tools") return "tools job daemon util api"
+	if (l == "api") return "api"
+	if (l == "internal") return "api internal"
+	return ""
+}
+function may(from, to) { return index(" " allowed(from) " ", " " to " ") > 0 }
+# normalize: resolve "." and ".." components of a relative path
+function normalize(p,    n, a, i, out, k) {
+	n = split(p, a, "/"); k = 0
+	for (i = 1; i <= n; i++) {
+		if (a[i] == "" || a[i] == ".") continue
+		if (a[i] == "..") { if (k > 0) k--; continue }
+		out[++k] = a[i]
+	}
+	p = ""
+	for (i = 1; i <= k; i++) p = p (i > 1 ? "/" : "") out[i]
+	return p
+}
+AWK
+
+bad=0
+
+# ---- includes ----
+files=$(find src tools include -type f -name '*.[ch]' 2>/dev/null | sort)
+inc_out=$(
+	{ printf '%s\n' $files | sed 's/^/F /'; grep -HE '^[[:space:]]*#[[:space:]]*include' $files /dev/null; } |
+	awk "$RULES"'
+	$1 == "F" && NF == 2 && !seen_inc { exists[$2] = 1; next }
+	{
+		seen_inc = 1
+		file = $0; sub(/:.*/, "", file)
+		text = substr($0, length(file) + 2)
+		if (match(text, /"[^"]+"/)) { q = 1; name = substr(text, RSTART + 1, RLENGTH - 2) }
+		else if (match(text, /<[^>]+>/)) { q = 0; name = substr(text, RSTART + 1, RLENGTH - 2) }
+		else next
+		dir = file; sub(/\/[^\/]*$/, "", dir)
+		target = ""
+		if (q && ((dir "/" name) in exists || normalize(dir "/" name) in exists))
+			target = normalize(dir "/" name)
+		else if (("include/" name) in exists) target = "include/" name
+		else if (("src/" name) in exists) target = "src/" name
+		if (target == "") {
+			if (q) printf "%s: includes \"%s\", not a file of this repository\n", file, name
+			next
+		}
+		from = layer(file); to = layer(target)
+		if (to == "outside") { printf "%s: includes %s, outside the layers\n", file, target; next }
+		if (!may(from, to))
+			printf "%s: includes %s: %s may not reach %s (allowed: %s)\n", file, target, from, to, allowed(from)
+	}')
+[ -n "$inc_out" ] && { sed 's/^/check-layers: /' <<<"$inc_out"; bad=1; }
+
+# ---- calls ----
+if [ -n "$objdir" ]; then
+	# The objects of this tree's sources (a build folder may hold stale ones).
+	objs=()
+	for f in $files; do
+		case $f in *.c) [ -f "$objdir/${f%.c}.o" ] && objs+=("$objdir/${f%.c}.o") ;; esac
+	done
+	[ ${#objs[@]} -gt 0 ] || { echo "check-layers: no objects under $objdir (build first)"; exit 2; }
+	call_out=$(
+		{
+			grep -ohE '\biolat_[a-z0-9_]+\(' include/iolatency.h | tr -d '(' | sed 's/^/A /'
+			grep -ohE '\biolat_[a-z0-9_]+\(' include/iolatency_internal.h 2>/dev/null | tr -d '(' | sed 's/^/I /'
+			nm -A -g --defined-only "${objs[@]}" | awk '{ print "D", $1, $NF }'
+			nm -A -u "${objs[@]}" | awk '{ print "U", $1, $NF }'
+		} | awk -v objdir="$objdir/" "$RULES"'
+		function src(o) { sub(/:.*$/, "", o); o = substr(o, length(objdir) + 1); sub(/\.o$/, ".c", o); return o }
+		$1 == "A" { api[$2] = 1; next }
+		$1 == "I" { internal[$2] = 1; next }
+		$1 == "D" { def[$3] = layer(src($2)); next }
+		$1 == "U" {
+			if (!($3 in def)) next
+			from = layer(src($2)); to = def[$3]
+			# Into core and sync through the door: the public API, or the internal header where allowed.
+			if ((to == "core" || to == "sync") && !may(from, to)) {
+				if ($3 in api) to = "api"
+				else if ($3 in internal) to = "internal"
+			}
+			if (!may(from, to))
+				printf "%s calls %s (%s): %s may not reach %s (allowed: %s)\n", src($2), $3, to, from, to, allowed(from)
+		}')
+	[ -n "$call_out" ] && { sed 's/^/check-layers: /' <<<"$call_out"; bad=1; }
+fi
+
+[ $bad = 0 ] && echo "check-layers: includes${objdir:+ and calls} follow the layers (docs/design.md)"
+exit $bad

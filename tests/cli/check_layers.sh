@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# `make check-layers` (scripts/check_layers.sh) passes on this tree and fails
+# on each kind of violation planted in a copy of it: an include up a layer,
+# past a layer's door (engine -> core/ctl.h, tools -> engine, job ->
+# "../core/ctl.h" spelled relatively, angled <core/ctl.h>), a daemon reaching
+# the internal header or the job layer, and a call from an engine into the
+# core's internals with no include at all (seen in the object's symbols).
+# A daemon through the public header, and tools through the daemon, pass.
+# Uses the objects of $O (the build being tested) for the call check.
+set -u
+O=${O:-build}
+CC=${CC:-cc}
+[ -d "$O/src" ] || { echo "skip: $O not built"; exit 77; }
+command -v nm >/dev/null || { echo "skip: nm (binutils) not installed"; exit 77; }
+dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-layers-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
+trap 'rm -rf "$dir"' EXIT
+failed=0
+check=scripts/check_layers.sh
+
+# fresh [objects]: a copy of the sources in $dir/t; with "objects", of the
+# objects too (in $dir/t/obj), and the calls are checked as well
+objs=
+fresh() {
+	rm -rf "$dir/t"; mkdir -p "$dir/t"
+	cp -r src include tools scripts "$dir/t/"
+	objs=
+	if [ "${1:-}" = objects ]; then
+		mkdir -p "$dir/t/obj"; objs=$dir/t/obj
+		(cd "$O" && find src tools -name '*.o' -print0 | xargs -0 cp --parents -t "$objs")
+	fi
+}
+# expect RC WHAT PATTERN: check the copy; want exit RC and PATTERN in the output
+expect() {
+	local want=$1 what=$2 pat=$3 out rc
+	out=$("$dir/t/scripts/check_layers.sh" ${objs:+-o "$objs"} "$dir/t" 2>&1); rc=$?
+	if [ $rc -eq "$want" ] && grep -q -- "$pat" <<<"$out"; then
+		echo "ok   $what: $(grep -- "$pat" <<<"$out" | head -n 1)"
+	else
+		echo "FAIL $what: exit $rc (want $want), output:"; sed 's/^/    /' <<<"$out"
+		failed=1
+	fi
+}
+
+out=$("$check" -o "$O" 2>&1) || { echo "FAIL the real tree: $out"; failed=1; }
+[ $failed = 0 ] && echo "ok   the real tree: $out"
+
+fresh; echo '#include "core/ctl.h"' >>"$dir/t/src/engine/eng_null.c"
+expect 1 "engine includes core/ctl.h" 'src/engine/eng_null.c: includes src/core/ctl.h: engine may not reach core'
+
+fresh; echo '#include "engine/engine.h"' >>"$dir/t/tools/cmd_run.c"
+expect 1 "tools include an engine header" 'tools/cmd_run.c: includes src/engine/engine.h: tools may not reach engine'
+
+fresh; echo '#include "../core/ctl.h"' >>"$dir/t/src/job/hist.c"
+expect 1 "job includes ../core/ctl.h" 'src/job/hist.c: includes src/core/ctl.h: job may not reach core'
+
+fresh; echo '#include <core/ctl.h>' >>"$dir/t/src/sim/event.c"
+expect 1 "sim includes <core/ctl.h>" 'src/sim/event.c: includes src/core/ctl.h: sim may not reach core'
+
+fresh; echo '#include "job/jobfile.h"' >>"$dir/t/src/sim/device.c"
+expect 1 "sim includes a job header (up a layer)" 'src/sim/device.c: includes src/job/jobfile.h: sim may not reach job'
+
+fresh; echo '#include "engine/engine.h"' >>"$dir/t/src/core/stat.c"
+expect 1 "core includes an engine header" 'src/core/stat.c: includes src/engine/engine.h: core may not reach engine'
+
+fresh; echo '#include "util/units.h"' >>"$dir/t/src/util/rng.c"; echo '#include "iolatency.h"' >>"$dir/t/src/util/grow.c"
+expect 1 "util includes the public header" 'src/util/grow.c: includes include/iolatency.h: util may not reach api'
+
+fresh; mkdir -p "$dir/t/src/daemon"
+printf '#include "iolatency.h"\n#include "util/units.h"\nint d(void);\n' >"$dir/t/src/daemon/d.h"
+printf '#include "daemon/d.h"\n#include "iolatency.h"\n' >"$dir/t/tools/iolatd.c"
+expect 0 "daemon through the public header, tools through the daemon" 'follow the layers'
+echo '#include "iolatency_internal.h"' >>"$dir/t/src/daemon/d.h"
+echo '#include "job/jobfile.h"' >>"$dir/t/src/daemon/d.h"
+expect 1 "daemon includes the internal header" 'src/daemon/d.h: includes include/iolatency_internal.h: daemon may not reach internal'
+expect 1 "daemon includes a job header" 'src/daemon/d.h: includes src/job/jobfile.h: daemon may not reach job'
+
+fresh; echo '#include "nowhere/missing.h"' >>"$dir/t/src/job/hist.c"
+expect 1 "a quoted include of no file of ours" 'includes "nowhere/missing.h", not a file of this repository'
+
+# A call with no include: an engine declares a core internal itself.
+fresh objects
+expect 0 "the copy with its objects" 'includes and calls follow the layers'
+cat >>"$dir/t/src/engine/eng_null.c" <<'C'
+void iolat_wake(void *g);
+void planted_call(void);
+void planted_call(void) { iolat_wake(0); }
+C
+if "$CC" -std=c11 -D_GNU_SOURCE -I"$dir/t/include" -I"$dir/t/src" -c "$dir/t/src/engine/eng_null.c" \
+	-o "$dir/t/obj/src/engine/eng_null.o" 2>"$dir/cc.err"; then
+	expect 1 "engine calls a core internal" 'src/engine/eng_null.c calls iolat_wake (core): engine may not reach core'
+else
+	echo "FAIL compiling the planted call: $(cat "$dir/cc.err")"; failed=1
+fi
+exit $failed
