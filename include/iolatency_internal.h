@@ -30,4 +30,14 @@ uint64_t iolat_window_ns(uint64_t target_ns);
  */
 int iolat_ctl_check_invariants(struct iolat_ctl *ctl, char *why, size_t len);
 
+/*
+ * iolat_parse_duration_unit() - the parser behind iolat_parse_duration(),
+ * for durations other than targets: "30s", "500ms", "2m", "1.5s", "250us",
+ * "10ns", "1h", "1d" (units ns|nsec, us|usec|µs, ms|msec, s|sec, m|min, h, d,
+ * any ASCII case); a bare number counts in @bare_unit_ns. No "max".
+ * Return: 0 or -EINVAL (empty, junk, negative, overflow, @bare_unit_ns 0).
+ * Context: any thread.
+ */
+int iolat_parse_duration_unit(const char *s, uint64_t bare_unit_ns, uint64_t *ns);
+
 #endif /* IOLATENCY_INTERNAL_H */

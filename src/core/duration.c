@@ -2,40 +2,78 @@
 /*
  * duration.c - parsing of latency targets and durations: "5ms", "750us",
  * "2s", "1500ns", "1.5ms", a bare number (microseconds, as the kernel's
- * io.latency file takes), "max" (no target). Pure C, no locale.
+ * io.latency file takes), "max" (no target); and, for the job file's
+ * durations, iolat_parse_duration_unit() with the bare number's unit chosen
+ * by the caller (runtime=30 is seconds). The project's one duration parser.
+ * Pure C, no locale.
  * Context: any thread.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "iolatency.h"
+#include "iolatency_internal.h"
+#include "util/units.h"
 
 struct unit {
 	const char *name;
 	uint64_t ns;
 };
 
+/* Compared without regard to ASCII case ("5MS" is 5 ms). */
 static const struct unit units[] = {
-	{ "ns", 1 }, { "us", 1000 }, { "usec", 1000 }, { "\xc2\xb5s", 1000 },
-	{ "ms", 1000000 }, { "msec", 1000000 }, { "s", 1000000000ull },
-	{ "sec", 1000000000ull }, { "m", 60000000000ull }, { "min", 60000000000ull },
-	{ "h", 3600000000000ull },
+	{ "ns", 1 }, { "nsec", 1 },
+	{ "us", NSEC_PER_USEC }, { "usec", NSEC_PER_USEC }, { "\xc2\xb5s", NSEC_PER_USEC },
+	{ "ms", NSEC_PER_MSEC }, { "msec", NSEC_PER_MSEC },
+	{ "s", NSEC_PER_SEC }, { "sec", NSEC_PER_SEC },
+	{ "m", 60 * NSEC_PER_SEC }, { "min", 60 * NSEC_PER_SEC },
+	{ "h", 3600 * NSEC_PER_SEC }, { "d", 86400 * NSEC_PER_SEC },
 };
 
-int iolat_parse_duration(const char *s, uint64_t *ns)
+static char lower(char c)
 {
-	uint64_t whole = 0, frac = 0, frac_div = 1, mult = 1000, v;
+	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Does the unit @name equal the @n bytes at @p, ignoring ASCII case? */
+static bool unit_eq(const char *name, const char *p, size_t n)
+{
+	if (strlen(name) != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (lower(p[i]) != name[i])
+			return false;
+	return true;
+}
+
+/* The unit's factor for the suffix at @p (trailing blanks ignored); @bare
+ * for none; 0 for an unknown suffix. */
+static uint64_t unit_of(const char *p, uint64_t bare)
+{
+	size_t n = strlen(p);
+
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	/* Only trailing blanks: a bare number ("750 "), as "5ms " takes them. */
+	if (!n)
+		return bare;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (unit_eq(units[i].name, p, n))
+			return units[i].ns;
+	return 0;
+}
+
+int iolat_parse_duration_unit(const char *s, uint64_t bare_unit_ns, uint64_t *ns)
+{
+	uint64_t whole = 0, frac = 0, frac_div = 1, mult, v;
 	const char *p = s;
 	bool digits = false;
 
-	if (!s || !ns)
+	if (!s || !ns || !bare_unit_ns)
 		return -EINVAL;
 	while (*p == ' ' || *p == '\t')
 		p++;
-	if (!strcmp(p, "max")) {
-		*ns = 0;
-		return 0;
-	}
 	for (; *p >= '0' && *p <= '9'; p++) {
 		uint64_t d = (uint64_t)(*p - '0');
 
@@ -46,6 +84,7 @@ int iolat_parse_duration(const char *s, uint64_t *ns)
 		digits = true;
 	}
 	if (*p == '.') {
+		/* Digits past the ninth are read and ignored (below 1 ns at "s"). */
 		for (p++; *p >= '0' && *p <= '9'; p++) {
 			if (frac_div < 1000000000ull) {
 				frac = frac * 10 + (uint64_t)(*p - '0');
@@ -56,23 +95,8 @@ int iolat_parse_duration(const char *s, uint64_t *ns)
 	}
 	if (!digits)
 		return -EINVAL;
-	if (*p) {
-		size_t i;
-		size_t n = strlen(p);
-
-		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-			n--;
-		/* Only trailing blanks: a bare number ("750 "), as "5ms " takes them. */
-		if (n) {
-			for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-				if (strlen(units[i].name) == n && !strncmp(p, units[i].name, n))
-					break;
-			if (i == sizeof(units) / sizeof(units[0]))
-				return -EINVAL;
-			mult = units[i].ns;
-		}
-	}
-	if (whole > UINT64_MAX / mult)
+	mult = unit_of(p, bare_unit_ns);
+	if (!mult || whole > UINT64_MAX / mult)
 		return -EINVAL;
 	v = whole * mult;
 	/* frac < frac_div <= 1e9: both products stay below 2^64. */
@@ -81,4 +105,19 @@ int iolat_parse_duration(const char *s, uint64_t *ns)
 		return -EINVAL;
 	*ns = v;
 	return 0;
+}
+
+int iolat_parse_duration(const char *s, uint64_t *ns)
+{
+	const char *p = s;
+
+	if (!s || !ns)
+		return -EINVAL;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!strcmp(p, "max")) {
+		*ns = 0;
+		return 0;
+	}
+	return iolat_parse_duration_unit(p, NSEC_PER_USEC, ns);
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "iolatency.h"
+#include "iolatency_internal.h"   /* iolat_parse_duration_unit() */
 #include "job/jobfile.h"
 #include "util/units.h"
 
@@ -296,39 +297,6 @@ int iolat_parse_size(const char *s, uint64_t *bytes)
 	if (scale_decimal(ip, frac, nf, mult, &v))
 		return -EINVAL;
 	*bytes = v;
-	return 0;
-}
-
-int iolat_parse_time(const char *s, uint64_t bare_unit_ns, uint64_t *ns)
-{
-	static const struct { const char *unit; uint64_t ns; } units[] = {
-		{ "ns", 1 }, { "nsec", 1 },
-		{ "us", NSEC_PER_USEC }, { "usec", NSEC_PER_USEC },
-		{ "ms", 1000000ull }, { "msec", 1000000ull },
-		{ "s", NSEC_PER_SEC }, { "sec", NSEC_PER_SEC },
-		{ "m", 60 * NSEC_PER_SEC }, { "min", 60 * NSEC_PER_SEC },
-		{ "h", 3600 * NSEC_PER_SEC }, { "d", 86400 * NSEC_PER_SEC },
-	};
-	uint64_t ip, frac, mult = bare_unit_ns, v;
-	unsigned nf;
-	const char *p;
-
-	if (!s || !ns || !bare_unit_ns)
-		return -EINVAL;
-	if (parse_decimal(s, &ip, &frac, &nf, &p))
-		return -EINVAL;
-	if (*p) {
-		size_t i;
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (word_eq(p, units[i].unit))
-				break;
-		if (i == sizeof(units) / sizeof(units[0]))
-			return -EINVAL;
-		mult = units[i].ns;
-	}
-	if (scale_decimal(ip, frac, nf, mult, &v))
-		return -EINVAL;
-	*ns = v;
 	return 0;
 }
 
@@ -732,12 +700,12 @@ static int apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 		break;
 	case IOLAT_OPT_TIME_S:
 		hint = "a duration like 30s, 500ms, 2m (bare number: seconds)";
-		if (iolat_parse_time(v, NSEC_PER_SEC, &x))
+		if (iolat_parse_duration_unit(v, NSEC_PER_SEC, &x))
 			return perr(p, p->line, key, "%s (got '%s')", hint, got);
 		break;
 	case IOLAT_OPT_TIME_US:
 		hint = "a duration like 100us, 2ms (bare number: microseconds)";
-		if (iolat_parse_time(v, NSEC_PER_USEC, &x))
+		if (iolat_parse_duration_unit(v, NSEC_PER_USEC, &x))
 			return perr(p, p->line, key, "%s (got '%s')", hint, got);
 		break;
 	case IOLAT_OPT_TARGET:

@@ -179,14 +179,6 @@ bool iolat_rw_has_write(enum iolat_rw rw);   /* may issue a write */
  */
 int iolat_parse_size(const char *s, uint64_t *bytes);
 
-/**
- * iolat_parse_time() - "30s", "500ms", "2m", "1.5s", "250us", "10ns", "1h", "1d".
- * @bare_unit_ns: the unit of a bare number (1000000000 for fio's runtime,
- * 1000 for thinktime).
- * Return: 0, -EINVAL on junk, negative numbers or overflow.
- */
-int iolat_parse_time(const char *s, uint64_t bare_unit_ns, uint64_t *ns);
-
 /* ---- the option table ---- */
 
 enum iolat_jobopt_type {

@@ -4,9 +4,12 @@
  * ms, s; decimal fractions; a bare number is microseconds (as the kernel's
  * io.latency file, CONTROLLER.md 4); "max" is 0 (no target); empty, junk,
  * negative and overflowing input give -EINVAL and leave the output alone.
+ * iolat_parse_duration_unit(), the same parser for the job file's durations:
+ * the bare number's unit is the caller's, units up to days, any case, no "max".
  * Context: single-threaded cmocka program.
  */
 #include "helpers/t_ctl.h"
+#include "iolatency_internal.h"
 
 struct dur_case {
 	const char *s;
@@ -67,6 +70,35 @@ static void test_parse_table(void **state)
 	}
 }
 
+static void test_parse_unit(void **state)
+{
+	(void)state;
+	static const struct { const char *s; uint64_t bare, v; } ok[] = {
+		{ "30s", 1000000000ull, 30000000000ull }, { "30", 1000000000ull, 30000000000ull },
+		{ "500ms", 1000000000ull, 500000000ull }, { "2m", 1000000000ull, 120000000000ull },
+		{ "1h", 1, 3600000000000ull }, { "1d", 1, 86400000000000ull },
+		{ "250us", 1, 250000 }, { "250usec", 1, 250000 }, { "10ns", 1, 10 },
+		{ "1.5s", 1, 1500000000ull }, { "0.25ms", 1, 250000 }, { "100", 1000, 100000 },
+		{ "2min", 1, 120000000000ull }, { "3sec", 1, 3000000000ull }, { "7MS", 1, 7000000 },
+		{ "0", 1000000000ull, 0 },
+	};
+	static const char *const bad[] = { "", "s", "-1s", "1y", "1 s", "1.s.", "99999999999999999999s",
+					   "300000000000d", "max" };
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		uint64_t v = 0;
+		if (iolat_parse_duration_unit(ok[i].s, ok[i].bare, &v) != 0)
+			fail_msg("'%s' rejected", ok[i].s);
+		if (v != ok[i].v)
+			fail_msg("'%s' -> %llu, want %llu", ok[i].s, (unsigned long long)v,
+				 (unsigned long long)ok[i].v);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint64_t v = 7;
+		if (iolat_parse_duration_unit(bad[i], 1000, &v) != -EINVAL)
+			fail_msg("'%s' accepted", bad[i]);
+	}
+}
+
 static void test_parse_null(void **state)
 {
 	uint64_t ns;
@@ -79,6 +111,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_table),
+		cmocka_unit_test(test_parse_unit),
 		cmocka_unit_test(test_parse_null),
 	};
 

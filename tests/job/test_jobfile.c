@@ -432,35 +432,6 @@ static void test_sizes(void **state)
 	}
 }
 
-static void test_times(void **state)
-{
-	(void)state;
-	static const struct { const char *s; uint64_t bare, v; } ok[] = {
-		{ "30s", 1000000000ull, 30000000000ull }, { "30", 1000000000ull, 30000000000ull },
-		{ "500ms", 1000000000ull, 500000000ull }, { "2m", 1000000000ull, 120000000000ull },
-		{ "1h", 1, 3600000000000ull }, { "1d", 1, 86400000000000ull },
-		{ "250us", 1, 250000 }, { "250usec", 1, 250000 }, { "10ns", 1, 10 },
-		{ "1.5s", 1, 1500000000ull }, { "0.25ms", 1, 250000 }, { "100", 1000, 100000 },
-		{ "2min", 1, 120000000000ull }, { "3sec", 1, 3000000000ull }, { "7MS", 1, 7000000 },
-		{ "0", 1000000000ull, 0 },
-	};
-	static const char *const bad[] = { "", "s", "-1s", "1y", "1 s", "1.s.", "99999999999999999999s",
-					   "300000000000d" };
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		uint64_t v = 0;
-		if (iolat_parse_time(ok[i].s, ok[i].bare, &v) != 0)
-			fail_msg("'%s' rejected", ok[i].s);
-		if (v != ok[i].v)
-			fail_msg("'%s' -> %llu, want %llu", ok[i].s, (unsigned long long)v,
-				 (unsigned long long)ok[i].v);
-	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		uint64_t v = 7;
-		if (iolat_parse_time(bad[i], 1000, &v) != -EINVAL)
-			fail_msg("'%s' accepted", bad[i]);
-	}
-}
-
 static void test_names(void **state)
 {
 	(void)state;
@@ -605,7 +576,6 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_errors_huge_input),
 		cmocka_unit_test(test_sizes),
-		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_help_keys),
 		cmocka_unit_test(test_parse_file),
