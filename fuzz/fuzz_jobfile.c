@@ -114,9 +114,10 @@ static void check_parsed(const struct iolat_jobfile *jf)
 			die("job index", j->name);
 		if (j->bs == 0 || j->iodepth == 0 || j->numjobs == 0 || j->rwmixread > 100)
 			die("job value out of its range", j->name);
-		if ((unsigned)j->rw > IOLAT_RW_RANDRW || (unsigned)j->engine > IOLAT_ENGINE_SIM ||
-		    (unsigned)j->verify > IOLAT_VERIFY_CRC32C)
+		if ((unsigned)j->rw > IOLAT_RW_RANDRW || (unsigned)j->verify > IOLAT_VERIFY_CRC32C)
 			die("job enum out of range", j->name);
+		if ((j->engine == NULL) != (j->ioengine[0] == '\0'))
+			die("job engine and ioengine disagree", j->name);
 		if (j->ioflags & ~(unsigned)(IOLAT_IO_META | IOLAT_IO_SWAP))
 			die("job ioflags", j->name);
 		if (j->group != IOLAT_GROUP_ROOT && (j->group < 0 || (unsigned)j->group >= jf->nr_groups))

@@ -7,11 +7,17 @@
  * clock once per batch. Short transfers are reported as they come.
  * iolat_eng_wake() writes an eventfd the ring polls, so a blocking reap
  * returns. Context: the engine's loop thread; wake from any thread.
- * Built only with CONFIG_HAVE_LIBURING.
+ * Built only with CONFIG_HAVE_LIBURING; without it, only its name is
+ * registered (IOLAT_ENG_F_NOT_BUILT).
  */
+#include "engine/engine.h"
+
+/* Its names, with or without liburing (fio calls it io_uring), and what a
+ * runner uses when the kernel (or the build) has no io_uring. */
+#define URING_NAMES .name = "uring", .alias = "io_uring", .fallback = "psync"
+
 #ifdef CONFIG_HAVE_LIBURING
 
-#include "engine/engine.h"
 #include "util/units.h"
 
 #include <errno.h>
@@ -273,7 +279,7 @@ static void uring_cleanup(struct iolat_eng *e)
 }
 
 const struct iolat_engine_ops iolat_eng_uring_ops = {
-	.name = "uring",
+	URING_NAMES,
 	.flags = IOLAT_ENG_F_REAP_SUBMITS,
 	.init = uring_init,
 	.queue = uring_queue,
@@ -281,6 +287,13 @@ const struct iolat_engine_ops iolat_eng_uring_ops = {
 	.reap = uring_reap,
 	.wake = uring_wake,
 	.cleanup = uring_cleanup,
+};
+
+#else /* !CONFIG_HAVE_LIBURING */
+
+const struct iolat_engine_ops iolat_eng_uring_ops = {
+	URING_NAMES,
+	.flags = IOLAT_ENG_F_NOT_BUILT,
 };
 
 #endif /* CONFIG_HAVE_LIBURING */

@@ -22,45 +22,57 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The registry: the first available engine is the default. */
+/*
+ * The registry: every engine name the project knows, in this order, each
+ * named once, by its own ops table (an engine absent from this build still
+ * names itself, with IOLAT_ENG_F_NOT_BUILT). The first one built is the
+ * default. The job file asks here which names exist.
+ */
 static const struct iolat_engine_ops *const engines[] = {
-#ifdef CONFIG_HAVE_LIBURING
 	&iolat_eng_uring_ops,
-#endif
 	&iolat_eng_psync_ops,
 	&iolat_eng_null_ops,
 	&iolat_eng_faulty_ops,
 };
 #define NR_ENGINES (sizeof(engines) / sizeof(engines[0]))
 
-static const char *const engine_names[] = {
-#ifdef CONFIG_HAVE_LIBURING
-	"uring",
-#endif
-	"psync", "null", "faulty", NULL,
-};
+static bool name_eq(const char *name, const char *s, size_t len)
+{
+	return name && strlen(name) == len && !strncmp(name, s, len);
+}
 
-/* Look up @name (up to @len bytes); "io_uring" is fio's name for uring. */
+/* Look up @name (up to @len bytes): an engine's name or its alias. */
 static const struct iolat_engine_ops *find_ops(const char *name, size_t len)
 {
-	if (len == 8 && !strncmp(name, "io_uring", 8)) {
-		name = "uring";
-		len = 5;
-	}
 	for (size_t i = 0; i < NR_ENGINES; i++)
-		if (strlen(engines[i]->name) == len && !strncmp(engines[i]->name, name, len))
+		if (name_eq(engines[i]->name, name, len) || name_eq(engines[i]->alias, name, len))
 			return engines[i];
 	return NULL;
 }
 
-const char *const *iolat_eng_names(void)
+const struct iolat_engine_ops *iolat_eng_registry(unsigned i)
 {
-	return engine_names;
+	return i < NR_ENGINES ? engines[i] : NULL;
+}
+
+const struct iolat_engine_ops *iolat_eng_lookup(const char *name, size_t len)
+{
+	return name ? find_ops(name, len) : NULL;
+}
+
+const char *iolat_eng_default_name(void)
+{
+	for (size_t i = 0; i < NR_ENGINES; i++)
+		if (!(engines[i]->flags & (IOLAT_ENG_F_NOT_BUILT | IOLAT_ENG_F_WRAPPER)))
+			return engines[i]->name;
+	return NULL;   /* not reached: psync is always built */
 }
 
 bool iolat_eng_available(const char *name)
 {
-	return name && find_ops(name, strlen(name)) != NULL;
+	const struct iolat_engine_ops *ops = name ? find_ops(name, strlen(name)) : NULL;
+
+	return ops && !(ops->flags & IOLAT_ENG_F_NOT_BUILT);
 }
 
 const char *iolat_eng_options_help(const char *name)
@@ -115,7 +127,7 @@ int iolat_eng_create(const struct iolat_eng_config *cfg, struct iolat_eng **out,
 		errmsg[0] = '\0';
 	if (!cfg)
 		cfg = &defcfg;
-	name = cfg->name && *cfg->name ? cfg->name : engines[0]->name;
+	name = cfg->name && *cfg->name ? cfg->name : iolat_eng_default_name();
 	colon = strchr(name, ':');
 	nlen = colon ? (size_t)(colon - name) : strlen(name);
 	ops = find_ops(name, nlen);
@@ -125,6 +137,11 @@ int iolat_eng_create(const struct iolat_eng_config *cfg, struct iolat_eng **out,
 			snprintf(errmsg, errlen, "unknown I/O engine '%s'%s", name,
 				 ops && (ops->flags & IOLAT_ENG_F_WRAPPER)
 					 ? " (a wrapper: use faulty:<engine>)" : "");
+		return -ENOENT;
+	}
+	if (ops->flags & IOLAT_ENG_F_NOT_BUILT) {
+		if (errmsg && errlen)
+			snprintf(errmsg, errlen, "I/O engine '%s' is not in this build", ops->name);
 		return -ENOENT;
 	}
 	if (cfg->depth > IOLAT_ENG_DEPTH_MAX) {

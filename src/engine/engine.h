@@ -100,6 +100,8 @@ struct iolat_eng_config {
 #define IOLAT_ENG_F_WRAPPER  (1u << 2)  /* wraps the engine named after "name:" */
 #define IOLAT_ENG_F_REAP_SUBMITS (1u << 3) /* reap() submits what was queued itself,
 					    * in the same syscall as its wait */
+#define IOLAT_ENG_F_NOT_BUILT (1u << 4) /* named, but not in this build: creating
+					 * it fails with -ENOENT */
 
 struct iolat_eng;
 
@@ -109,6 +111,10 @@ struct iolat_eng;
  */
 struct iolat_engine_ops {
 	const char *name;
+	const char *alias;                          /* another name for it, or NULL */
+	/* The engine a runner falls back to when this one cannot be created
+	 * (the kernel refuses io_uring: psync); NULL: none. */
+	const char *fallback;
 	unsigned flags;                             /* IOLAT_ENG_F_* */
 	/* Its options ("key=val,..." in iolat_eng_config.options), one line for
 	 * --help; NULL: it takes none. */
@@ -238,9 +244,21 @@ const char *iolat_eng_errmsg(const struct iolat_eng *e);
 /** iolat_eng_now() - the engine's clock (the controller's, when shared). */
 uint64_t iolat_eng_now(const struct iolat_eng *e);
 
-/** iolat_eng_names() - the registered engine names, NULL-terminated. */
-const char *const *iolat_eng_names(void);
-/** iolat_eng_available() - @name (without options) is registered in this build. */
+/*
+ * The registry (engine.c): the one list of engine names. Entries are ops
+ * tables; callers outside src/engine read only name, alias, flags and
+ * options_help.
+ */
+/** iolat_eng_registry() - the @i-th engine, built or not; NULL past the end. */
+const struct iolat_engine_ops *iolat_eng_registry(unsigned i);
+/**
+ * iolat_eng_lookup() - the engine called @name (its first @len bytes) or
+ * aliased so ("io_uring"), built or not (IOLAT_ENG_F_NOT_BUILT); NULL if none.
+ */
+const struct iolat_engine_ops *iolat_eng_lookup(const char *name, size_t len);
+/** iolat_eng_default_name() - the engine a config without a name gets. */
+const char *iolat_eng_default_name(void);
+/** iolat_eng_available() - @name (without options) is an engine of this build. */
 bool iolat_eng_available(const char *name);
 /**
  * iolat_eng_options_help() - one line listing the options of engine @name
@@ -251,9 +269,7 @@ const char *iolat_eng_options_help(const char *name);
 /* ---- for engine implementations ---- */
 
 /* The engines, listed in engine.c's registry (no constructors). */
-#ifdef CONFIG_HAVE_LIBURING
-extern const struct iolat_engine_ops iolat_eng_uring_ops;
-#endif
+extern const struct iolat_engine_ops iolat_eng_uring_ops;   /* NOT_BUILT without liburing */
 extern const struct iolat_engine_ops iolat_eng_psync_ops;
 extern const struct iolat_engine_ops iolat_eng_null_ops;
 extern const struct iolat_engine_ops iolat_eng_faulty_ops;

@@ -1,12 +1,50 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engines.h - what the job layer tells its callers (the tools) about the I/O
- * engines, asked of the engine registry (src/engine/engine.c): the tools do
- * not reach into src/engine themselves.
+ * engines.h - the job layer's view of the I/O engines: what an ioengine=
+ * value names, asked of the engine registry (src/engine/engine.c, the one
+ * list of engine names), plus the job layer's own "sim" (the simulated
+ * device of `iolat sim`). The tools ask here too, not src/engine.
  * Context: any thread; constant data.
  */
 #ifndef IOLAT_JOB_ENGINES_H
 #define IOLAT_JOB_ENGINES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The job layer's own engine name: the simulated device (iolat sim only). */
+#define IOLAT_JOB_ENGINE_SIM "sim"
+
+/**
+ * iolat_job_engine_parse() - what ioengine=@v names: "[WRAPPER:]ENGINE".
+ * @engine: the engine's registry name ("uring" for io_uring) or
+ * IOLAT_JOB_ENGINE_SIM; a pointer to constant data.
+ * @wrapper: the wrapper's registry name ("faulty"), NULL for none.
+ * Return: 0, or -EINVAL for a name the registry does not know, a wrapper
+ * without an engine, an engine used as a wrapper, or two wrappers. Engines
+ * absent from this build parse (the runner then falls back or fails).
+ */
+int iolat_job_engine_parse(const char *v, const char **engine, const char **wrapper);
+
+/**
+ * iolat_job_engine_choices() - every ioengine= value, joined by @sep:
+ * "uring|io_uring|psync|null|sim|faulty:<engine>" for sep "|".
+ * As snprintf: the length the list needs.
+ */
+int iolat_job_engine_choices(char *buf, size_t len, const char *sep);
+
+/** iolat_job_engine_default() - the engine a job without ioengine= gets. */
+const char *iolat_job_engine_default(void);
+
+/**
+ * iolat_job_engine_fallback() - the engine to use when @engine cannot be
+ * created (psync for uring), NULL for none. @label: its name for messages
+ * ("io_uring").
+ */
+const char *iolat_job_engine_fallback(const char *engine, const char **label);
+
+/** iolat_job_engine_diskless() - @engine (a registry name) does no file I/O. */
+bool iolat_job_engine_diskless(const char *engine);
 
 /**
  * iolat_job_engine_options_help() - one line listing the options of engine

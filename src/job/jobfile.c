@@ -21,6 +21,7 @@
 
 #include "iolatency.h"
 #include "iolatency_internal.h"   /* iolat_parse_duration_unit() */
+#include "job/engines.h"
 #include "job/jobfile.h"
 #include "util/units.h"
 
@@ -64,7 +65,6 @@ static const struct iolat_jobopt opts[] = {
 	{ .name = "direct", .type = IOLAT_OPT_BOOL, .where = IN_JOBS, JOBF(direct), .def = "0",
 	  .help = "use O_DIRECT (bypass the page cache)" },
 	{ .name = "ioengine", .type = IOLAT_OPT_ENGINE, .where = IN_JOBS, JOBF(ioengine),
-	  .choices = "uring|io_uring|psync|null|sim|faulty:<engine>",
 	  .help = "how I/O is issued (default: uring when available, else psync)" },
 	{ .name = "numjobs", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(numjobs),
 	  .min = 1, .max = 4096, .def = "1", .help = "clones of this job, each with its own stream" },
@@ -138,18 +138,6 @@ static const char *const rw_names[] = { "read", "write", "randread", "randwrite"
 const char *iolat_rw_name(enum iolat_rw rw)
 {
 	return (unsigned)rw < sizeof(rw_names) / sizeof(rw_names[0]) ? rw_names[rw] : "?";
-}
-
-const char *iolat_engine_name(enum iolat_engine_kind k)
-{
-	switch (k) {
-	case IOLAT_ENGINE_DEFAULT: return "";
-	case IOLAT_ENGINE_URING:   return "uring";
-	case IOLAT_ENGINE_PSYNC:   return "psync";
-	case IOLAT_ENGINE_NULL:    return "null";
-	case IOLAT_ENGINE_SIM:     return "sim";
-	}
-	return "?";
 }
 
 const char *iolat_device_name(enum iolat_device_kind d)
@@ -586,29 +574,17 @@ static const char *size_hint(const struct iolat_jobopt *o)
 
 static int set_engine(struct parser *p, struct iolat_job *job, const char *key, const char *v)
 {
-	static const struct { const char *name; enum iolat_engine_kind kind; } engines[] = {
-		{ "uring", IOLAT_ENGINE_URING }, { "io_uring", IOLAT_ENGINE_URING },
-		{ "psync", IOLAT_ENGINE_PSYNC }, { "null", IOLAT_ENGINE_NULL },
-		{ "sim", IOLAT_ENGINE_SIM },
-	};
-	const char *inner = v;
-	bool faulty = false;
+	const char *engine, *wrapper;
+	char list[160];
 
-	if (strncmp(v, "faulty:", 7) == 0) {
-		faulty = true;
-		inner = v + 7;
+	if (iolat_job_engine_parse(v, &engine, &wrapper) == 0 && strlen(v) < sizeof(job->ioengine)) {
+		strcpy(job->ioengine, v);
+		job->engine = engine;
+		job->engine_wrapper = wrapper;
+		return 0;
 	}
-	for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++) {
-		if (strcmp(inner, engines[i].name) == 0) {
-			if (strlen(v) >= sizeof(job->ioengine))
-				break;
-			strcpy(job->ioengine, v);
-			job->engine = engines[i].kind;
-			job->engine_faulty = faulty;
-			return 0;
-		}
-	}
-	return perr(p, p->line, key, "one of uring, io_uring, psync, null, sim, faulty:<engine>");
+	iolat_job_engine_choices(list, sizeof(list), ", ");
+	return perr(p, p->line, key, "one of %s", list);
 }
 
 static int set_ioflags(struct parser *p, unsigned *flags, const char *key, const char *v)
@@ -1275,8 +1251,14 @@ int iolat_jobfile_format_keys(char *buf, size_t len)
 			snprintf(name, sizeof(name), "%s", o->name);
 		emit(buf, len, &used, &err, "%-16s %-9s %-11s %-8s %s", name, type_word(o),
 		     where_word(o->where), o->def ? o->def : "-", o->help);
-		if (o->choices)
+		if (o->type == IOLAT_OPT_ENGINE) {
+			char list[160];
+
+			iolat_job_engine_choices(list, sizeof(list), "|");
+			emit(buf, len, &used, &err, " [%s]", list);
+		} else if (o->choices) {
 			emit(buf, len, &used, &err, " [%s]", o->choices);
+		}
 		emit(buf, len, &used, &err, "\n");
 	}
 	emit(buf, len, &used, &err,

@@ -42,15 +42,6 @@ enum iolat_verify {
 	IOLAT_VERIFY_CRC32C,
 };
 
-/* ioengine= kinds. "faulty:<inner>" sets engine_faulty and the inner kind. */
-enum iolat_engine_kind {
-	IOLAT_ENGINE_DEFAULT = 0, /* not given: the runner chooses (uring, else psync) */
-	IOLAT_ENGINE_URING,       /* "uring" or "io_uring" */
-	IOLAT_ENGINE_PSYNC,       /* "psync" */
-	IOLAT_ENGINE_NULL,        /* "null": completes at once, no data */
-	IOLAT_ENGINE_SIM,         /* "sim": the simulated device */
-};
-
 /* device= (simulator). */
 enum iolat_device_kind {
 	IOLAT_DEVICE_DEFAULT = 0, /* not given: the simulator's default */
@@ -94,8 +85,9 @@ struct iolat_job {
 	uint64_t thinktime_ns;           /* pause after each completion */
 	bool direct;                     /* O_DIRECT */
 	char ioengine[IOLAT_ENGINE_NAME_MAX]; /* as written ("faulty:psync"); "" if not given */
-	enum iolat_engine_kind engine;   /* the (inner) engine */
-	bool engine_faulty;              /* "faulty:<inner>" wrapper */
+	const char *engine;              /* the (inner) engine's registry name ("uring" for
+					  * io_uring), "sim", NULL: not given (job/engines.h) */
+	const char *engine_wrapper;      /* "faulty" for faulty:<inner>, else NULL */
 	uint32_t numjobs;                /* >= 1 */
 	enum iolat_verify verify;
 	int group;                       /* index in groups[], or IOLAT_GROUP_ROOT */
@@ -164,7 +156,6 @@ int iolat_jobfile_find_group(const struct iolat_jobfile *jf, const char *path);
 
 /* Names of enum values, as written in job files ("randread", "bad-ssd", "psync"...). */
 const char *iolat_rw_name(enum iolat_rw rw);
-const char *iolat_engine_name(enum iolat_engine_kind k);   /* "" for DEFAULT */
 const char *iolat_device_name(enum iolat_device_kind d);   /* "" for DEFAULT */
 bool iolat_rw_is_random(enum iolat_rw rw);
 bool iolat_rw_is_mixed(enum iolat_rw rw);    /* rw, randrw */
@@ -191,7 +182,7 @@ enum iolat_jobopt_type {
 	IOLAT_OPT_BOOL,      /* 0/1 (also true/false, yes/no, on/off); bare key = 1 */
 	IOLAT_OPT_UINT,      /* unsigned integer within [min, max] */
 	IOLAT_OPT_ENUM,      /* one of the words in choices; value = min + position */
-	IOLAT_OPT_ENGINE,    /* ioengine: uring|io_uring|psync|null|sim, or faulty:<one of them> */
+	IOLAT_OPT_ENGINE,    /* ioengine: a name of the engine registry (job/engines.h) */
 	IOLAT_OPT_GROUP,     /* a group path; creates the group (and parents) when new */
 	IOLAT_OPT_IOFLAGS,   /* list of meta, swap (separated by '|' or ','), or none */
 	IOLAT_OPT_PARAM,     /* a device-model key family (prefix*), kept verbatim */

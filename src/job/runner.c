@@ -42,6 +42,7 @@
 #include "engine/verify.h"
 #include "iolatency.h"
 #include "iolatency_internal.h"   /* iolat_ctl_check_invariants() */
+#include "job/engines.h"
 #include "job/run_setup.h"
 #include "job/vmap.h"
 #include "job/workload.h"
@@ -481,22 +482,20 @@ static int setup_controller(struct runner *r, unsigned flags, char *err, size_t 
 
 static bool diskless(const struct iolat_job *job)
 {
-	return job->engine == IOLAT_ENGINE_NULL;
+	return iolat_job_engine_diskless(job->engine);
 }
 
-/* The engine name for a job ("faulty:psync"...), or NULL for the default. */
+/* The engine name for a job ("faulty:psync"...); -EINVAL for sim's. */
 static int engine_name(const struct iolat_job *job, char *buf, size_t len)
 {
-	const char *inner;
+	const char *inner = job->engine ? job->engine : iolat_job_engine_default();
 
-	switch (job->engine) {
-	case IOLAT_ENGINE_DEFAULT: inner = iolat_eng_names()[0]; break;
-	case IOLAT_ENGINE_URING: inner = "uring"; break;
-	case IOLAT_ENGINE_PSYNC: inner = "psync"; break;
-	case IOLAT_ENGINE_NULL: inner = "null"; break;
-	default: return -EINVAL;
-	}
-	snprintf(buf, len, "%s%s", job->engine_faulty ? "faulty:" : "", inner);
+	if (!strcmp(inner, IOLAT_JOB_ENGINE_SIM))
+		return -EINVAL;
+	if (job->engine_wrapper)
+		snprintf(buf, len, "%s:%s", job->engine_wrapper, inner);
+	else
+		snprintf(buf, len, "%s", inner);
 	return 0;
 }
 
@@ -505,8 +504,10 @@ static int create_engine(struct runner *r, struct rjob *j, char *err, size_t err
 	const struct iolat_job *job = j->job;
 	struct iolat_eng_config cfg = {
 		.depth = j->nr_slots, .bufs = j->iov, .nr_bufs = j->nr_slots,
-		.options = job->engine_faulty ? r->o.fault_options : NULL,
+		.options = job->engine_wrapper ? r->o.fault_options : NULL,
 	};
+	const char *inner = job->engine ? job->engine : iolat_job_engine_default();
+	const char *fallback, *label = NULL;
 	char name[64], msg[IOLAT_ENG_ERRMSG_MAX];
 	int ret;
 
@@ -516,12 +517,14 @@ static int create_engine(struct runner *r, struct rjob *j, char *err, size_t err
 			       r->jf->file, job->line, job->ioengine);
 	cfg.name = name;
 	ret = iolat_eng_create(&cfg, &j->eng, msg, sizeof(msg));
-	if (ret < 0 && strstr(name, "uring") && ret != -EINVAL) {
-		/* io_uring refused (ENOSYS, EPERM in containers...): psync instead. */
+	fallback = iolat_job_engine_fallback(inner, &label);
+	if (ret < 0 && fallback && ret != -EINVAL) {
+		/* Refused (io_uring: ENOSYS, EPERM in containers...): its fallback instead. */
 		if (!r->fallback_noted)
-			note(r, "io_uring unavailable (%s); using psync", msg);
+			note(r, "%s unavailable (%s); using %s", label, msg, fallback);
 		r->fallback_noted = true;
-		snprintf(name, sizeof(name), "%spsync", job->engine_faulty ? "faulty:" : "");
+		snprintf(name, sizeof(name), "%s%s%s", job->engine_wrapper ? job->engine_wrapper : "",
+			 job->engine_wrapper ? ":" : "", fallback);
 		ret = iolat_eng_create(&cfg, &j->eng, msg, sizeof(msg));
 	}
 	if (ret == -EINVAL)

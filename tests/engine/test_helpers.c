@@ -297,21 +297,28 @@ static void t_layout(void **state)
 
 static void t_registry_and_buffers(void **state)
 {
-	const char *const *names = iolat_eng_names();
-	bool psync = false, null = false;
+	const struct iolat_engine_ops *ops;
+	bool psync = false, null = false, uring = false;
 	void *p;
 
-	for (; *names; names++) {
-		psync |= !strcmp(*names, "psync");
-		null |= !strcmp(*names, "null");
-		assert_true(iolat_eng_available(*names));
+	for (unsigned i = 0; (ops = iolat_eng_registry(i)); i++) {
+		psync |= !strcmp(ops->name, "psync");
+		null |= !strcmp(ops->name, "null");
+		uring |= !strcmp(ops->name, "uring");
+		assert_true(iolat_eng_available(ops->name) == !(ops->flags & IOLAT_ENG_F_NOT_BUILT));
+		assert_ptr_equal(iolat_eng_lookup(ops->name, strlen(ops->name)), ops);
 	}
-	assert_true(psync && null);
+	assert_true(psync && null && uring);   /* uring is named even when not built */
+	assert_ptr_equal(iolat_eng_lookup("io_uring", 8), iolat_eng_lookup("uring", 5));
+	assert_null(iolat_eng_lookup("sync", 4));
+	assert_true(iolat_eng_available(iolat_eng_default_name()));
 #ifdef CONFIG_HAVE_LIBURING
 	assert_true(iolat_eng_available("uring"));
 	assert_true(iolat_eng_available("io_uring"));
+	assert_string_equal(iolat_eng_default_name(), "uring");
 #else
 	assert_false(iolat_eng_available("uring"));
+	assert_string_equal(iolat_eng_default_name(), "psync");
 #endif
 	assert_false(iolat_eng_available("sync"));
 	assert_false(iolat_eng_available(NULL));

@@ -86,7 +86,7 @@ static void test_design_example(void **state)
 	assert_int_equal(w->size, 2ull << 30);
 	assert_int_equal(w->runtime_ns, 30000000000ull);
 	assert_true(w->direct);
-	assert_int_equal(w->engine, IOLAT_ENGINE_URING);
+	assert_string_equal(w->engine, "uring");
 	assert_string_equal(w->ioengine, "uring");
 	assert_int_equal(w->group, 0);
 	assert_int_equal(w->rw, IOLAT_RW_RANDREAD);
@@ -119,7 +119,7 @@ static void test_defaults(void **state)
 	assert_int_equal(j->group, IOLAT_GROUP_ROOT);
 	assert_null(j->filename);
 	assert_int_equal(j->size, 0);
-	assert_int_equal(j->engine, IOLAT_ENGINE_DEFAULT);
+	assert_null(j->engine);
 	assert_string_equal(j->ioengine, "");
 	assert_false(j->direct);
 	assert_int_equal(j->verify, IOLAT_VERIFY_NONE);
@@ -192,8 +192,8 @@ static void test_inheritance_and_keys(void **state)
 	assert_int_equal(b->verify, IOLAT_VERIFY_CRC32C);
 	assert_int_equal(b->numjobs, 3);
 	assert_int_equal(b->offset, 1 << 20);
-	assert_int_equal(b->engine, IOLAT_ENGINE_PSYNC);
-	assert_true(b->engine_faulty);
+	assert_string_equal(b->engine, "psync");
+	assert_string_equal(b->engine_wrapper, "faulty");
 	assert_string_equal(b->ioengine, "faulty:psync");
 	assert_int_equal(b->group, IOLAT_GROUP_ROOT);
 	assert_int_equal(c->rw, IOLAT_RW_RW);
@@ -436,8 +436,6 @@ static void test_names(void **state)
 {
 	(void)state;
 	assert_string_equal(iolat_rw_name(IOLAT_RW_RANDRW), "randrw");
-	assert_string_equal(iolat_engine_name(IOLAT_ENGINE_URING), "uring");
-	assert_string_equal(iolat_engine_name(IOLAT_ENGINE_DEFAULT), "");
 	assert_true(iolat_rw_is_random(IOLAT_RW_RANDWRITE));
 	assert_false(iolat_rw_is_random(IOLAT_RW_RW));
 	assert_true(iolat_rw_is_mixed(IOLAT_RW_RW));
