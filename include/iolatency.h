@@ -8,7 +8,7 @@
  * with a looser target (or none) get their queue depth clamped: halved per
  * step, grown back by nr_requests/16. Swap and metadata I/O bypass the clamp
  * but are charged to a throttled group as delay, served at a safe point by
- * iolat_maybe_throttle(). See docs/design.md and CONTROLLER.md for the rules.
+ * iolat_maybe_throttle(). The rules: docs/controller.md; the design: docs/design.md.
  *
  * Conventions: every function returns 0 or a negative errno unless noted.
  * Times are uint64_t nanoseconds. Handles are opaque. Each function says in
@@ -87,8 +87,7 @@ int iolat_ctl_create(const struct iolat_ctl_config *cfg, struct iolat_ctl **out)
 void iolat_ctl_destroy(struct iolat_ctl *ctl);
 
 /**
- * iolat_ctl_tick() - the once-a-second timer's work (CONTROLLER.md 3.8 and
- * "Our decisions"): release throttling whose asking group went quiet or
+ * iolat_ctl_tick() - the once-a-second timer's work (docs/controller.md R13): release throttling whose asking group went quiet or
  * expired, climb cookies with no asking group. May call waiters' granted().
  * Context: any thread; concurrent with the fast path. Takes parents' locks.
  */
@@ -331,7 +330,7 @@ int iolat_group_format_stat(const struct iolat_group *g, char *buf, size_t len);
  */
 int iolat_parse_duration(const char *s, uint64_t *ns);
 
-/* Constants of the controller, for users and tests (CONTROLLER.md §2). */
+/* Constants of the controller, for users and tests (docs/controller.md, Constants). */
 #define IOLAT_DEFAULT_COOKIE    1000000u
 #define IOLAT_MIN_WIN_NS        100000000ull    /* 100 ms */
 #define IOLAT_MAX_WIN_NS        1000000000ull   /* 1 s */

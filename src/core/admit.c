@@ -64,7 +64,7 @@ static inline struct iolat_slot *my_slot(const struct iolat_group *g, bool *own)
 	return &grp_slots(g)[*own ? tid : n - 1];
 }
 
-/* ---- slots and wait queues (CONTROLLER.md 3.2) ---- */
+/* ---- slots and wait queues (docs/controller.md R3, R4) ---- */
 
 /* Take a slot if inflight < max_depth. Sequentially consistent: see top. */
 static inline bool slot_try_get(struct iolat_group *g)
@@ -81,7 +81,13 @@ static inline bool slot_try_get(struct iolat_group *g)
 
 static int admit_from(struct iolat_io *io, struct iolat_group *lvl);
 
-/* The common case inline: the parent's cookie is the one we acted on. */
+/*
+ * The common case inline: the parent's cookie is the one we acted on.
+ * Acquire: pairs with the release stores that move a parent's cookie
+ * (window.c iolat_check_latencies, timer.c tick_parent, ctl.c
+ * iolat_child_lat_reset_locked), so the scale_lat and child_nr_samples
+ * written before the move are seen with it (docs/controller.md, Memory ordering).
+ */
 static inline void check_scale_fast(struct iolat_group *g)
 {
 	struct iolat_group *p = grp_parent(g);
@@ -164,6 +170,8 @@ static bool enqueue(struct iolat_group *lvl, struct iolat_io *io)
 	return true;
 }
 
+/* The completer's half of the Dekker pair (see top): release the slot, then
+ * read nwait, both sequentially consistent; enqueue() is the other half. */
 static inline void release_level(struct iolat_group *lvl)
 {
 	atomic_fetch_sub(&lvl->inflight, 1);
@@ -190,7 +198,7 @@ static int admit_from(struct iolat_io *io, struct iolat_group *lvl)
 	for (; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
 		check_scale_fast(lvl);
 		if (bypass) {
-			/* Bypass takes its slot even past max_depth (3.1 step 3.3). */
+			/* Bypass takes its slot even past max_depth (docs/controller.md R3). */
 			atomic_fetch_add(&lvl->inflight, 1);
 			continue;
 		}
@@ -235,6 +243,7 @@ static inline int admit(struct iolat_group *g, unsigned flags, struct iolat_io *
 	/* The common case inline: a free slot at every level, nobody waiting. */
 	for (struct iolat_group *lvl = g, *p; lvl->idx != IOLAT_ROOT_IDX; lvl = p) {
 		p = grp_parent(lvl);
+		/* Acquire: pairs with the cookie's release stores (check_scale_fast). */
 		if (atomic_load_explicit(&p->child_cookie, memory_order_acquire) !=
 		    atomic_load_explicit(&lvl->scale_cookie, memory_order_relaxed))
 			iolat_check_scale_change(lvl);
@@ -296,7 +305,7 @@ int iolat_throttle_cancel(struct iolat_io *io)
 	}
 }
 
-/* ---- scale changes seen at submit (CONTROLLER.md 3.3, 3.4) ---- */
+/* ---- scale changes seen at submit (docs/controller.md R5, R6) ---- */
 
 void iolat_check_scale_change(struct iolat_group *g)
 {
@@ -307,6 +316,8 @@ void iolat_check_scale_change(struct iolat_group *g)
 
 	if (!p)
 		return;
+	/* Acquire: pairs with the cookie's release stores (see check_scale_fast):
+	 * the scale_lat and child_nr_samples read below are at least as new. */
 	cur = atomic_load_explicit(&p->child_cookie, memory_order_acquire);
 	mine = atomic_load_explicit(&g->scale_cookie, memory_order_relaxed);
 	if (cur == mine)
@@ -373,7 +384,7 @@ void iolat_check_scale_change(struct iolat_group *g)
 		iolat_wake(g, true);
 }
 
-/* ---- completion (CONTROLLER.md 3.6) ---- */
+/* ---- completion (docs/controller.md R8, R9) ---- */
 
 static void record_latency(struct iolat_slot *s, bool own, uint64_t lat, uint64_t target)
 {
@@ -419,7 +430,7 @@ static void complete(struct iolat_io *io, uint64_t now, bool have_now)
 			if (as_root && atomic_load_explicit(&lvl->max_depth, memory_order_relaxed) !=
 					       IOLAT_DEPTH_MAX) {
 				/* Free work while throttled: charge it as delay, do not record.
-				 * A latency of 0 is skipped here too (3.6.1). */
+				 * A latency of 0 is skipped here too (docs/controller.md R8). */
 				if (lat > 0 && lat < target)
 					iolat_delay_add(lvl, now, target - lat);
 			} else if (lat > 0) {
@@ -433,6 +444,7 @@ static void complete(struct iolat_io *io, uint64_t now, bool have_now)
 			    atomic_compare_exchange_strong(&lvl->window_start, &start, now))
 				iolat_check_latencies(lvl, now); /* we alone close this window */
 		}
+		/* The Dekker pair's completer side, as release_level(): seq_cst. */
 		atomic_fetch_sub(&lvl->inflight, 1);
 		if (atomic_load(&lvl->nwait))
 			iolat_wake(lvl, false);

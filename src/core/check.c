@@ -108,6 +108,7 @@ static bool on_path(const struct iolat_ctl *ctl, uint32_t idx, uint32_t anc)
 
 static bool used(const struct iolat_group *g)
 {
+	/* Acquire: pairs with ctl.c's release stores of used (create, destroy). */
 	return atomic_load_explicit(&g->used, memory_order_acquire) != 0;
 }
 

@@ -251,15 +251,18 @@ int iolat_group_create(struct iolat_ctl *ctl, struct iolat_group *parent,
 	ctl->free_head = g->next_free;
 	group_init(ctl, g, pidx, name, ctl_now(ctl));
 	atomic_fetch_add(&grp_at(ctl, pidx)->nr_children, 1);
+	/* Release: group_init()'s fields before "in use"; pairs with the acquire
+	 * loads of used in iolat_apply_to_children, timer.c and check.c. */
 	atomic_store_explicit(&g->used, 1, memory_order_release);
 	iolat_spin_unlock(&ctl->tree_lock);
 	*out = g;
 	return 0;
 }
 
-/* A parent forgets its throttling: cookie to default, no asker (3.13 step 5). */
+/* A parent forgets its throttling: cookie to default, no asker (docs/controller.md R14). */
 void iolat_child_lat_reset_locked(struct iolat_group *p)
 {
+	/* Release: pairs with admit.c's acquire loads of the cookie. */
 	atomic_store_explicit(&p->child_cookie, IOLAT_DEFAULT_COOKIE, memory_order_release);
 	atomic_store_explicit(&p->last_scale_event, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->scale_grp, IOLAT_NO_GROUP, memory_order_relaxed);
@@ -279,6 +282,7 @@ void iolat_apply_to_children(struct iolat_group *p)
 	for (uint32_t i = 1; i < ctl->nr_groups; i++) {
 		struct iolat_group *c = grp_at(ctl, i);
 
+		/* Acquire: pairs with the release stores of used (create, destroy). */
 		if (atomic_load_explicit(&c->used, memory_order_acquire) &&
 		    atomic_load(&c->parent) == p->idx)
 			iolat_check_scale_change(c);
@@ -346,7 +350,7 @@ int iolat_group_destroy(struct iolat_group *g)
 		iolat_spin_unlock(&ctl->tree_lock);
 		return -EBUSY;
 	}
-	/* Offline = writing "max", then the parent's reset (3.13 step 6). */
+	/* Removal = writing "max", then the parent's reset (docs/controller.md R14). */
 	changed = set_target_locked(g, 0);
 	iolat_delay_clear(g);
 	iolat_spin_lock(&p->child_lock);
@@ -355,6 +359,8 @@ int iolat_group_destroy(struct iolat_group *g)
 	if (changed || atomic_load(&p->scale_grp) == g->idx)
 		iolat_child_lat_reset_locked(p);
 	iolat_spin_unlock(&p->child_lock);
+	/* Release: pairs with the acquire loads of used; readers that see 0 stop
+	 * looking at the record before it goes back on the free list. */
 	atomic_store_explicit(&g->used, 0, memory_order_release);
 	atomic_fetch_sub(&p->nr_children, 1);
 	g->next_free = ctl->free_head;

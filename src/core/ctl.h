@@ -84,7 +84,7 @@ struct iolat_group {
 	struct iolat_win_stat cur_stat;
 	_Atomic uint64_t nr_samples;   /* samples contributed at last summation */
 
-	/* Delay (CONTROLLER.md 3.9). */
+	/* Delay (docs/controller.md R11). */
 	_Atomic int use_delay;
 	_Atomic uint64_t delay_nsec;
 	_Atomic uint64_t delay_start;
@@ -97,7 +97,7 @@ struct iolat_group {
 	_Atomic uint64_t tick_nr;      /* recorded samples when a tick last looked; tick_lock */
 	_Atomic uint64_t tick_seq;     /* which tick that was; tick_lock */
 
-	/* This group as a parent: "child_lat" (CONTROLLER.md 1.3). */
+	/* This group as a parent: its cookie and asking group (docs/controller.md, Words). */
 	alignas(IOLAT_CACHELINE) _Atomic uint32_t child_cookie; /* written under child_lock */
 	struct iolat_spin child_lock;
 	_Atomic uint32_t scale_grp;    /* child index that asked, or IOLAT_NO_GROUP */

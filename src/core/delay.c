@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * delay.c - induced delay for a group pushed below depth 1 (CONTROLLER.md
- * 3.9, 3.10, 3.11): the use_delay counter, the charged delay_nsec and its
+ * delay.c - induced delay for a group pushed below depth 1 (docs/controller.md
+ * R11): the use_delay counter, the charged delay_nsec and its
  * time-based decay, the decision of how long a caller should sleep, and the
  * congestion signal. Sleeping itself is src/sync's (iolat_maybe_throttle).
  *
@@ -53,7 +53,7 @@ void iolat_delay_scale(struct iolat_group *g, uint64_t now)
 	if (atomic_load(&g->use_delay) < 0)
 		return;
 	if (now <= old + NSEC_PER_SEC)
-		return; /* decays only more than 1 s after delay_start (3.9) */
+		return; /* decays only more than 1 s after delay_start (docs/controller.md R11) */
 	if (!atomic_compare_exchange_strong(&g->delay_start, &old, now))
 		return; /* another thread decays this period */
 	last_delay = atomic_load_explicit(&g->last_delay, memory_order_relaxed);

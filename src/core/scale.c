@@ -6,9 +6,9 @@
  * IOLAT_DEFAULT_COOKIE means "no throttling"; each latency miss among the
  * children moves it down, each recovery up. Near the default it moves by
  * qd/4 down and qd/16 up; more than qd below, by one; it never goes more than
- * 2*qd below, which bounds how long un-throttling can take (CONTROLLER.md 3.5).
- * A child's depth halves per observed down step and grows by qd/16 per up
- * step (3.4). Pure functions; callers apply them under their own protocol.
+ * 2*qd below, which bounds how long un-throttling can take (docs/controller.md
+ * R7). A child's depth halves per observed down step and grows by qd/16 per
+ * up step (R6). Pure functions; callers apply them under their own protocol.
  * Context: any thread.
  */
 #include "core/scale.h"
@@ -80,7 +80,7 @@ uint64_t iolat_window_ns(uint64_t target_ns)
  * Factors of exp(-bucket/horizon) in 11-bit fixed point, one per 250 ms of
  * window length: 2045 ~ exp(-1/683), 2039 ~ exp(-1/228), 2031 ~ exp(-1/120),
  * 2023 ~ exp(-1/82), 2014 ~ exp(-1/60): about a minute of history at each
- * window length (CONTROLLER.md 2, 6.3).
+ * window length (docs/controller.md C9).
  */
 #define LAT_AVG_FSHIFT 11
 #define LAT_AVG_FIXED_1 (1u << LAT_AVG_FSHIFT)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * scale.h - the pure arithmetic of throttling (CONTROLLER.md 3.4, 3.5, 2):
+ * scale.h - the pure arithmetic of throttling (docs/controller.md R6, R7, R10, C9):
  * the parent's scale cookie step, a group's depth step, the window length and
  * the HDD latency average. No state, no atomics: callers own the concurrency.
  * Context: any thread.

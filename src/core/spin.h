@@ -17,11 +17,14 @@ struct iolat_spin {
 
 #define IOLAT_SPIN_INIT { ATOMIC_FLAG_INIT }
 
+/* Release: the lock starts free for whoever acquires it first. */
 static inline void iolat_spin_init(struct iolat_spin *s)
 {
 	atomic_flag_clear_explicit(&s->flag, memory_order_release);
 }
 
+/* Acquire: pairs with iolat_spin_unlock()'s release; what the previous
+ * holder wrote under the lock is seen. */
 static inline void iolat_spin_lock(struct iolat_spin *s)
 {
 	while (atomic_flag_test_and_set_explicit(&s->flag, memory_order_acquire)) {
@@ -31,11 +34,13 @@ static inline void iolat_spin_lock(struct iolat_spin *s)
 	}
 }
 
+/* Acquire on success, as iolat_spin_lock(). */
 static inline bool iolat_spin_trylock(struct iolat_spin *s)
 {
 	return !atomic_flag_test_and_set_explicit(&s->flag, memory_order_acquire);
 }
 
+/* Release: pairs with the next holder's acquire in iolat_spin_lock/trylock. */
 static inline void iolat_spin_unlock(struct iolat_spin *s)
 {
 	atomic_flag_clear_explicit(&s->flag, memory_order_release);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * timer.c - the once-a-second tick (CONTROLLER.md 3.8 and "Our decisions").
+ * timer.c - the once-a-second tick (docs/controller.md R13, and "Where we
+ * differ from the kernel").
  *
  * I/O drives the controller: if the group that asked for throttling stops
  * doing I/O, no window of its closes and nothing would unclamp its siblings.
@@ -55,6 +56,7 @@ static bool tick_parent(struct iolat_group *p, uint64_t now, bool compat)
 		iolat_child_lat_reset_locked(p);
 		reset = true;
 	} else if (asker == IOLAT_NO_GROUP) {
+		/* Release: pairs with admit.c's acquire loads of the cookie. */
 		atomic_store_explicit(&p->child_cookie,
 			iolat_cookie_step(atomic_load(&p->child_cookie),
 					  atomic_load(&ctl->qd), true),
@@ -81,6 +83,8 @@ void iolat_ctl_tick(struct iolat_ctl *ctl)
 	for (uint32_t i = 0; i < ctl->nr_groups; i++) {
 		struct iolat_group *p = grp_at(ctl, i);
 
+		/* Acquire: pairs with ctl.c's release stores of used (create,
+		 * destroy): a record seen in use is initialised. */
 		if (!atomic_load_explicit(&p->used, memory_order_acquire) ||
 		    atomic_load(&p->child_cookie) >= IOLAT_DEFAULT_COOKIE)
 			continue;

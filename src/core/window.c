@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * window.c - the slow path at the end of a group's window (CONTROLLER.md 3.7):
+ * window.c - the slow path at the end of a group's window (docs/controller.md
+ * R9, R10, R12):
  * fold the per-thread stats, judge the window (mean rule on rotational
  * devices, p90 rule otherwise), and under the parent's lock move the parent's
  * scale cookie down (a miss: throttle the looser siblings) or up (the group
@@ -116,6 +117,9 @@ void iolat_check_latencies(struct iolat_group *g, uint64_t now)
 		/* Only the group that asked for throttling may release it here. */
 		if (atomic_load_explicit(&p->scale_grp, memory_order_relaxed) == g->idx) {
 			atomic_store_explicit(&p->last_scale_event, now, memory_order_relaxed);
+			/* Release: pairs with the children's acquire loads of the
+			 * cookie in admit.c (check_scale_fast, admit,
+			 * iolat_check_scale_change). */
 			atomic_store_explicit(&p->child_cookie,
 				iolat_cookie_step(atomic_load(&p->child_cookie),
 						  atomic_load(&g->ctl->qd), true),
@@ -133,6 +137,8 @@ void iolat_check_latencies(struct iolat_group *g, uint64_t now)
 				atomic_store_explicit(&p->scale_lat, target, memory_order_relaxed);
 				atomic_store_explicit(&p->scale_grp, g->idx, memory_order_relaxed);
 			}
+			/* Release: publishes scale_lat (and child_nr_samples above)
+			 * with the cookie to admit.c's acquire loads. */
 			atomic_store_explicit(&p->child_cookie,
 				iolat_cookie_step(atomic_load(&p->child_cookie),
 						  atomic_load(&g->ctl->qd), false),

@@ -25,6 +25,8 @@ static void sync_granted(struct iolat_waiter *w)
 {
 	struct sync_waiter *sw = (struct sync_waiter *)((char *)w - offsetof(struct sync_waiter, w));
 
+	/* Release: pairs with the sleeper's acquire load in iolat_throttle():
+	 * the admission the waker completed on its behalf is seen before it returns. */
 	atomic_store_explicit(&sw->granted, 1, memory_order_release);
 	/* The sleeper may return and reuse its stack at once; a wake on a
 	 * stale address is harmless for futexes (spurious wake-ups are allowed). */
@@ -40,6 +42,7 @@ int iolat_throttle(struct iolat_group *g, unsigned io_flags, struct iolat_io *io
 	ret = iolat_throttle_async(g, io_flags, io, &sw.w);
 	if (ret != IOLAT_QUEUED)
 		return ret;
+	/* Acquire: pairs with sync_granted()'s release store. */
 	while (!atomic_load_explicit(&sw.granted, memory_order_acquire))
 		syscall(SYS_futex, &sw.granted, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 	io->waiter_ = NULL; /* the stack waiter is gone */

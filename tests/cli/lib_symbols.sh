@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The shared library exports every function of DESIGN.md §4A (the fixed public
+# The shared library exports every function of include/iolatency.h (the fixed public
 # API) and nothing of the core's internals.
 set -euo pipefail
 O=${O:-build}

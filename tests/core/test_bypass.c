@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_bypass.c - swap, metadata and "issue as root" I/O (CONTROLLER.md 3.1
- * step 3.3, 3.6.1, 3.9, 3.11):
+ * test_bypass.c - swap, metadata and "issue as root" I/O (docs/controller.md
+ * R3, R8, R11):
  *  - they never wait, even past the depth limit (and still hold a slot);
  *  - while their level is throttled (depth not unlimited) they are not
  *    recorded in the window stats; a latency under the target charges

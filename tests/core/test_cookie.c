@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_cookie.c - the parent's scale cookie (CONTROLLER.md 3.5, 6.1, 6.2):
+ * test_cookie.c - the parent's scale cookie (docs/controller.md R7, R6,
+ * "Worked figures"):
  *  - qd 64, pure step function: down 16, 32, 48, 64, 80, then 81..128 one at
  *    a time (53 events that move it), floor at default - 128; up 127..64 one
  *    at a time, then by 4 to the default (80 events); never above default;
@@ -49,7 +50,7 @@ struct qd_case {
 };
 
 /*
- * From 3.5: 4 down steps of qd/4 reach qd below the default, one more passes
+ * From docs/controller.md R7: 4 down steps of qd/4 reach qd below the default, one more passes
  * it, then one at a time to 2 qd: n_down = 5 + qd - qd/4 (qd 1: 1, then 1 -> 2).
  * Up: 2qd -> qd one at a time (qd events), then qd/16 at a time (16 events).
  */
@@ -135,7 +136,7 @@ static void test_qd64_through_windows(void **state)
 	iolat_ctl_destroy(ctl);
 }
 
-/* qd is read at every step (3.5, "live nr_requests change"). */
+/* qd is read at every step (docs/controller.md, Words: qd). */
 static void test_live_qd_change(void **state)
 {
 	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_delay.c - induced delay (CONTROLLER.md 3.9, 3.10, 6.4):
- *  - the 6.4 example: throttled group, target 10 ms, 100 bypass I/Os of 2 ms
+ * test_delay.c - induced delay (docs/controller.md R11):
+ *  - an example: throttled group, target 10 ms, 100 bypass I/Os of 2 ms
  *    charge 800 ms; iolat_group_delay_due() gives min(800, 250) = 250 ms
  *    per call and asking (or sleeping) does not pay it off; decay happens
  *    more than 1 s after delay_start: the first boundary takes

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_depth.c - a throttled sibling's queue depth, driven through real
- * window misses and passes of a protected sibling (CONTROLLER.md 3.3, 3.4,
- * 6.1, 6.2) at qd = 64:
+ * window misses and passes of a protected sibling (docs/controller.md R5,
+ * R6, "Worked figures") at qd = 64:
  *  - down: max -> 32 -> 16 -> 8 -> 4 -> 2 -> 1, then use_delay 1, 2, 3;
  *  - up from depth 1 with use_delay 3: three events only pay off delay, then
  *    5, 9, ..., 61, 64, and unlimited only when the cookie is the default;
@@ -27,7 +27,7 @@ static struct pair setup_pair(void)
 	return p;
 }
 
-/* Cookie distance below the default after k down events at qd 64 (6.2). */
+/* Cookie distance below the default after k down events at qd 64 (docs/controller.md R7). */
 static uint32_t down_dist(unsigned k)
 {
 	return k <= 5 ? 16 * k : 80 + (k - 5);
@@ -107,7 +107,7 @@ static void test_scale_up_sequence(void **state)
 	iolat_ctl_destroy(p.ctl);
 }
 
-/* 6.2: a child acts on at most one step per cookie change it observes. */
+/* R5: a child acts on at most one step per cookie change it observes. */
 static void test_missed_moves_one_step(void **state)
 {
 	struct pair p = setup_pair();

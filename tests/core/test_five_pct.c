@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_five_pct.c - the 5% rule (CONTROLLER.md 2, 3.3 step 5b, 6.4): a
+ * test_five_pct.c - the 5% rule (docs/controller.md R5 step 1, C12): a
  * looser sibling with a target is spared a scale-down when its samples at
  * its last summation are <= max(1, parent's summed samples x 5 / 100)
  * (integer division). 1000 summed: 50 spared, 51 throttled.
@@ -15,7 +15,7 @@ struct pct_case {
 };
 
 static const struct pct_case cases[] = {
-	{ 950, 50, false },   /* 6.4: 1000 summed, threshold 50 */
+	{ 950, 50, false },   /* 1000 summed, threshold 50 */
 	{ 949, 51, true },
 	{ 1900, 100, false }, /* 2000: threshold 100 */
 	{ 1899, 101, true },

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_hdd_rule.c - the rotational (HDD) window rule and its carried-over
- * mean (CONTROLLER.md 1.4, 3.7, 5-B1, 6.3):
+ * mean (docs/controller.md R10, R12, C9, "Where we differ": the carried HDD
+ * mean):
  *  - a window is ok when its mean latency <= target;
  *  - windows closed within 500 ms of a scale event are carried in cur_stat;
  *    the next decision needs both the window and cur_stat ok. We compute the
  *    carried mean (sample-weighted); under IOLAT_CTL_COMPAT_B1 (and
  *    IOLAT_CTL_KERNEL_COMPAT) it is 0 as in the kernel, so a window that is
  *    ok on its own scales up even after carried bad windows;
- *  - the avg_lat EMA example of 6.3: 5860, 11711, 17554 (factor 2045).
+ *  - the avg_lat EMA (docs/controller.md C9) from 0 with 4 ms windows:
+ *    5860, 11711, 17554 (factor 2045).
  * Context: single-threaded cmocka program on the virtual clock.
  */
 #include "helpers/t_ctl.h"
@@ -114,7 +116,7 @@ static void test_carried_mean(void **state)
 	}
 }
 
-/* 6.3: from 0, window means of 4 ms with factor 2045 (windows < 250 ms). */
+/* C9: from 0, window means of 4 ms with factor 2045 (windows < 250 ms). */
 static void test_ema_example(void **state)
 {
 	static const uint64_t want[] = { 5860, 11711, 17554 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_hier.c - hierarchical admission (CONTROLLER.md 3.1, 3.2, 3.6):
+ * test_hier.c - hierarchical admission (docs/controller.md R3, R4, R8):
  *  - an I/O holds one slot at every level from its group up to, not
  *    including, the root (bypass I/O too), and completion releases each;
  *  - with two throttled levels, an async waiter granted at the lower level

@@ -2,7 +2,7 @@
 /*
  * test_parse_duration.c - iolat_parse_duration(), table-driven: units ns, us,
  * ms, s; decimal fractions; a bare number is microseconds (as the kernel's
- * io.latency file, CONTROLLER.md 4); "max" is 0 (no target); empty, junk,
+ * io.latency file, docs/controller.md R16); "max" is 0 (no target); empty, junk,
  * negative and overflowing input give -EINVAL and leave the output alone.
  * iolat_parse_duration_unit(), the same parser for the job file's durations:
  * the bare number's unit is the caller's, units up to days, any case, no "max".

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_scale_gate.c - when a window's end may move the parent's cookie
- * (CONTROLLER.md 3.7 steps 6-10):
+ * (docs/controller.md R12 steps 2-6):
  *  - at least 500 ms between scale events per parent (499.999999 ms: no;
  *    500 ms: yes); windows in between are carried in cur_stat;
  *  - a scale-up needs >= 5 samples in cur_stat (they accumulate); a

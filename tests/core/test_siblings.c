@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_siblings.c - targets act between siblings only (CONTROLLER.md 3.3,
- * 4 "Documented guidance"). In root -> { a -> { fast (1 ms), slow (none) },
+ * test_siblings.c - targets act between siblings only (docs/controller.md R1,
+ * R5). In root -> { a -> { fast (1 ms), slow (none) },
  * unrelated }, fast missing moves a's cookie and throttles slow, never
  * unrelated (a cousin) nor a (the parent); and unrelated missing throttles
  * its sibling a but not a's children. A group created meanwhile takes the
- * parent's current cookie (1.2): unthrottled until the next move.
+ * parent's current cookie: unthrottled until the next move.
  * Context: single-threaded cmocka program on the virtual clock.
  */
 #include "helpers/t_ctl.h"
@@ -82,7 +82,7 @@ static void test_unrelated_throttles_a_only(void **state)
 	iolat_ctl_destroy(t.ctl);
 }
 
-/* 1.2: a new group takes its parent's current cookie: it starts unthrottled
+/* A new group takes its parent's current cookie: it starts unthrottled
  * and acts on the next move only. */
 static void test_newcomer_takes_current_cookie(void **state)
 {

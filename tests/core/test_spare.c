@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_spare.c - who a scale-down spares (CONTROLLER.md 3.3 step 5, 3.7 step 9):
+ * test_spare.c - who a scale-down spares (docs/controller.md R5 step 1, R12 step 5):
  * siblings whose target is equal to or tighter than the asking group's
  * (scale_lat) keep their depth; a looser one is throttled (once it did more
  * than 5% of the I/O); a group without target always is. A tighter group

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_ssd_rule.c - the SSD (non-rotational) window rule (CONTROLLER.md 1.4,
- * 2, 6.4): a window is ok when missed < max(total / 10, 1), where a miss is
+ * test_ssd_rule.c - the SSD (non-rotational) window rule (docs/controller.md
+ * R10, C13): a window is ok when missed < max(total / 10, 1), where a miss is
  * a latency >= target (equal counts). Judged windows are observed as
  * windows_ok / windows_missed and, for the first window of a fresh
  * controller, as the parent's cookie (a bad window moves it down by qd/4).
@@ -23,7 +23,7 @@ static const struct ssd_case cases[] = {
 	{ 19, 1, TARGET, false },        /* fewer than 20: zero misses allowed */
 	{ 20, 1, TARGET, true },         /* threshold 2 */
 	{ 20, 2, TARGET, false },
-	{ 200, 19, TARGET, true },       /* 6.4: threshold 20 */
+	{ 200, 19, TARGET, true },       /* threshold 20 */
 	{ 200, 20, TARGET, false },
 	{ 200, 19, 50 * T_MS, true },    /* a mean far above target is still ok */
 	{ 1, 0, TARGET, true },

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_stat_line.c - the io.stat-style line, iolat_group_format_stat()
- * (CONTROLLER.md 4, "Our decisions: Stats"):
+ * (docs/controller.md R15):
  * "depth=<n|max> avg_lat=<us> win=<ms> missed=<n> total=<n> use_delay=<n>
  * delay=<ns>" - depth "max" when unlimited; avg_lat the HDD EMA in whole µs;
  * missed/total of the current, partial window; returns the length it needed
@@ -42,7 +42,7 @@ static void test_hdd_avg(void **state)
 	struct iolat_ctl *ctl = t_ctl_new(64, 1, 0);
 	struct iolat_group *g = t_grp(ctl, NULL, "g", 5 * T_MS);
 
-	/* EMA 5860 ns, 11711 ns, 17554 ns (6.3): printed in whole µs. */
+	/* EMA 5860 ns, 11711 ns, 17554 ns (docs/controller.md C9): printed in whole µs. */
 	assert_true(t_window(g, 4, 4 * T_MS, 0, 0, 0));
 	assert_line(g, "depth=max avg_lat=5 win=100 missed=0 total=0 use_delay=0 delay=0");
 	assert_true(t_window(g, 4, 4 * T_MS, 0, 0, 0));

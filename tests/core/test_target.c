@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_target.c - target changes and group lifetime (CONTROLLER.md 3.13, 1.1):
+ * test_target.c - target changes and group lifetime (docs/controller.md R2, R14):
  *  - a changed target (set or cleared, on any child) resets the parent's
  *    child_lat: cookie to default, scale_grp and scale_lat cleared,
  *    last_scale_event forgotten; siblings return to unlimited (waiters

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_timer.c - the once-a-second tick (CONTROLLER.md "Our decisions", 3.8):
+ * test_timer.c - the once-a-second tick (docs/controller.md R13):
  *  - default: at a tick, if the group that asked for throttling completed no
  *    I/O since the previous tick, its parent's cookie is reset to the default
  *    and everybody under that parent is unclamped at once (waiters granted),

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_waiters.c - slot acquisition, FIFO waiters and hand-off
- * (CONTROLLER.md 3.2):
+ * (docs/controller.md R3, R4):
  *  - waiters are granted in arrival order, the waker taking the slot on the
  *    waiter's behalf (so an arrival right after a completion finds it taken);
  *  - a new arrival never overtakes a queued waiter, even with a free slot;

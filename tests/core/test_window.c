@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_window.c - window length = clamp(16 x target, 100 ms, 1 s), 100 ms
- * without a target (CONTROLLER.md 2, 3.13, 6.3): as reported (win_ns), as
+ * without a target (docs/controller.md R1, R9, C9): as reported (win_ns), as
  * enforced (a completion at start + win - 1 does not close the window, one
  * at start + win does; windows close only on completions), recomputed when
  * the target is rewritten; and the HDD EMA factor chosen by the window

@@ -5,8 +5,8 @@
  * with chosen latencies, windows closed on purpose (a miss or a pass that is
  * a scale event), and FIFO waiters that log the order they are granted in.
  *
- * Windows close only on completions (CONTROLLER.md 3.6), and a completion
- * with latency 0 is not recorded (3.6.1) but still closes a window that is
+ * Windows close only on completions (docs/controller.md R9), and a completion
+ * with latency 0 is not recorded (R8) but still closes a window that is
  * due: t_close() uses that to end a window without adding a sample.
  * A few helpers read core internals (src/core/ctl.h) that the public API
  * does not show: a group's window start and a parent's last scale event.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of the job-file parser (src/job/jobfile.c): the DESIGN.md example,
+ * Tests of the job-file parser (src/job/jobfile.c): the README's example,
  * inheritance from [global], defaults, aliases, device keys and parameters,
  * every error class (message names file, line and key; one line), the size
  * and duration parsers (table-driven), `help keys`, parse_file, and a

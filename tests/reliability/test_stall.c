@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_stall.c - a stalled device must not wedge the controller (DESIGN.md
- * §7), checked on a virtual clock: "main" (1 ms target) misses until its
+ * test_stall.c - a stalled device must not wedge the controller
+ * (docs/reliability.md), checked on a virtual clock: "main" (1 ms target) misses until its
  * sibling "bulk" is clamped and bulk's I/O queues; then the device stalls
  * (nothing completes). What docs/reliability.md says happens is asserted:
  *  - default timer: the tick runs regardless; the asking group completed
