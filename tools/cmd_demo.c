@@ -371,6 +371,9 @@ int iolat_cmd_demo(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_sigint }, old_sa;
 	int rc = IOLAT_EXIT_OK, ret;
 
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--memleak"))
+			return iolat_demo_memleak(argc, argv);
 	if (parse_args(&d, argc, argv, &rc))
 		return rc;
 	if (!d.target_s[0])

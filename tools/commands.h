@@ -17,5 +17,7 @@
 int iolat_cmd_run(int argc, char **argv);
 int iolat_cmd_sim(int argc, char **argv);
 int iolat_cmd_demo(int argc, char **argv);
+/* `iolat demo --memleak` (demo_memleak.c) */
+int iolat_demo_memleak(int argc, char **argv);
 
 #endif /* IOLAT_TOOLS_COMMANDS_H */

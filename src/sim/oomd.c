@@ -249,7 +249,7 @@ int iolat_oomd_pick_size_growth(const struct iolat_oomd *o, int parent)
 	return best;
 }
 
-int iolat_oomd_poll(struct iolat_oomd *o, uint64_t now_ns, const char **rule)
+int iolat_oomd_poll(struct iolat_oomd *o, uint64_t now_ns)
 {
 	const struct iolat_mem *m = o->mem;
 	double e = exp(-1.0 / AVG_USAGE_WINDOW_S);
@@ -268,8 +268,7 @@ int iolat_oomd_poll(struct iolat_oomd *o, uint64_t now_ns, const char **rule)
 						      iolat_oomd_pick_size_growth(o, r->kill_in);
 		if (victim >= 0) {
 			r->rest_until = now_ns + IOLAT_OOMD_POST_ACTION_NS;
-			if (rule)
-				*rule = r->name;
+			o->fired = r->name;
 		}
 	}
 	for (int i = 0; i < m->nr_groups; i++)

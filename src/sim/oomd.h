@@ -76,6 +76,7 @@ struct iolat_oomd {
 	int nr_rules;
 	double avg_usage[IOLAT_MEM_MAX_GROUPS];  /* for the growth phase */
 	uint64_t polls;
+	const char *fired;       /* name of the rule behind the last kill */
 };
 
 /** iolat_oomd_preset_parse() - "off", "fb2018", "resctl", "desktop". Return: 0 or -EINVAL. */
@@ -88,9 +89,9 @@ void iolat_oomd_init(struct iolat_oomd *o, enum iolat_oomd_preset preset, bool u
 
 /**
  * iolat_oomd_poll() - one poll at @now_ns. Return: the mem group to kill, or
- * -1; @rule gets the name of the rule that fired.
+ * -1; o->fired then names the rule that fired.
  */
-int iolat_oomd_poll(struct iolat_oomd *o, uint64_t now_ns, const char **rule);
+int iolat_oomd_poll(struct iolat_oomd *o, uint64_t now_ns);
 
 /** iolat_oomd_pick_size_growth() - the kill_size_growth choice among @parent's children. */
 int iolat_oomd_pick_size_growth(const struct iolat_oomd *o, int parent);

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memleak.h - the leaking-service scenario of the io.latency article, in the
+ * simulator's virtual time: a web server (wl_hashd.c) protected by
+ * memory.low and an io.latency target shares a machine with a service that
+ * leaks memory (wl_memhog.c) and a small background service in the leak's
+ * cgroup; reclaim writes the leak to swap on the same simulated disk
+ * (memleak_mm.c); PSI and an oomd model watch; the controller (libiolatency)
+ * runs in one of five modes. Everything is seeded and deterministic.
+ * docs/memleak-model.md describes the model, its parameters and its limits.
+ *
+ * Cgroups: "workload" (the web; io target, memory.low), "system" (io target)
+ * with children "system/hog" (the leak) and "system/bg" (the background
+ * service, optional).
+ * Context: one thread per run; runs share nothing.
+ */
+#ifndef IOLAT_JOB_MEMLEAK_H
+#define IOLAT_JOB_MEMLEAK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/oomd.h"
+
+enum iolat_ml_mode {
+	IOLAT_ML_NONE = 0,    /* no io.latency; memory.low and oomd on */
+	IOLAT_ML_BLOCK,       /* io.latency block side: clamp, bypass, delay charged */
+	IOLAT_ML_FULL,        /* block side + memory side (congestion throttles the leak's faults) */
+	IOLAT_ML_STOCK,       /* no io.latency, no memory.low, no oomd: kernel OOM + health checker */
+	IOLAT_ML_NOBYPASS,    /* ablation: block side with swap I/O admitted like normal I/O */
+	IOLAT_ML_NR_MODES
+};
+
+int iolat_ml_mode_parse(const char *s, enum iolat_ml_mode *out);
+const char *iolat_ml_mode_name(enum iolat_ml_mode m);
+
+struct iolat_ml_config {
+	const char *device;         /* "ssd", "hdd", "bad-ssd" */
+	uint64_t seed;
+	enum iolat_ml_mode mode;
+	uint64_t mem_bytes;         /* machine memory (16 GiB) */
+	uint64_t reserve_bytes;     /* kernel and others, never reclaimable (2 GiB) */
+	uint64_t swap_bytes;        /* swap on the same disk (8 GiB) */
+	uint64_t web_bytes;         /* web footprint; 0: memory - reserve - 512 MiB */
+	double web_low_frac;        /* memory.low of workload / footprint (0.75) */
+	double rps;                 /* web request rate (200) */
+	unsigned workers;           /* 0: ceil(rps x 30 ms x 3) */
+	double speed;               /* leak rate / the disk's write bandwidth (2.0) */
+	double wbps;                /* the disk's write bandwidth, bytes/s; 0: measured */
+	bool bg;                    /* the background service in system/bg (true) */
+	unsigned fault_pages;       /* pages per fault of the leak (1) */
+	uint64_t target_workload_ns;/* 0: 4 x the unloaded p90 of a 128 KiB read */
+	uint64_t target_system_ns;  /* 0: 10 x workload's */
+	enum iolat_oomd_preset oomd;/* fb2018 (forced off in stock mode) */
+	bool oomd_some;             /* read the "some" line instead of "full" */
+	unsigned swappiness;        /* 60 */
+	uint64_t baseline_ns;       /* web alone before the leak starts (30 s) */
+	uint64_t timeout_ns;        /* after the leak starts (300 s) */
+	uint64_t recovery_ns;       /* kept after a kill (60 s) */
+	uint64_t reboot_after_ns;   /* stock: RPS < 10 % this long reboots (300 s) */
+	uint64_t reboot_cost_ns;    /* stock: downtime of a reboot (600 s) */
+	uint64_t sample_ns;         /* series step (1 s) */
+};
+
+/** iolat_ml_defaults() - the defaults above, for @device. */
+void iolat_ml_defaults(struct iolat_ml_config *c, const char *device);
+
+/* One second (sample_ns) of the run. */
+struct iolat_ml_sample {
+	double t_s;                 /* since the leak started (negative: baseline) */
+	double rps;                 /* web completions per second */
+	double p95_ms;              /* web request latency, this sample */
+	uint64_t lost;              /* requests refused (no free worker) */
+	double free_mib, web_mib, hog_mib, sys_mib, swap_mib;
+	double psi_wl_some10, psi_wl_full10, psi_sys_some10, psi_sys_full10, psi_sys_full60;
+	uint32_t sys_depth;         /* io.latency depth of system (UINT32_MAX: max) */
+	int sys_use_delay;
+	bool hog_congested;
+	double delay_ms;            /* delay charged to system, now */
+	double slept_ms;            /* delay served by system's tasks, cumulative */
+	double read_ms;             /* mean latency of the web's reads, this sample */
+};
+
+struct iolat_ml_result {
+	char device[16];
+	enum iolat_ml_mode mode;
+	uint64_t seed;
+	double speed, wbps;
+	uint64_t target_workload_ns, target_system_ns;
+	double base_rps, base_p95_ms;
+	/* over the leak's life (start to kill, or to the timeout) */
+	double isol_mean, isol_p10, isol_min, lat_imp_mean;
+	double downtime_s;          /* seconds with isol < 0.5, plus the reboot cost */
+	bool killed;
+	double kill_s;              /* leak start to kill (or reboot) */
+	char killer[48];            /* oomd rule, "kernel OOM", "reboot" or "" */
+	char victim[32];            /* group killed, "" */
+	double hog_written_mib;     /* swap written of the leak's memory */
+	double hog_alloc_mib, hog_loss_mib;
+	uint64_t lost, served;      /* web requests over the leak's life */
+	double hog_slept_s;         /* delay the leak served (memory side) */
+	double hog_stall_s;         /* the leak's memory-stall time (PSI, its own) */
+	uint64_t nr_bypass_sys;     /* bypassed I/Os of system's subtree */
+	uint64_t events;
+	struct iolat_ml_sample *samples;
+	size_t nr_samples;
+};
+
+/**
+ * iolat_ml_run() - one run. @err gets one line for a bad configuration.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int iolat_ml_run(const struct iolat_ml_config *c, struct iolat_ml_result **out,
+		 char *err, size_t errlen);
+void iolat_ml_result_free(struct iolat_ml_result *r);
+
+/**
+ * iolat_ml_calibrate() - on a fresh @device: the 128 KiB sequential write
+ * bandwidth (bytes/s, deep queue) and the unloaded p90 of a 128 KiB random
+ * read (ns). Return: 0 or -errno.
+ */
+int iolat_ml_calibrate(const char *device, uint64_t seed, double *wbps, uint64_t *read_p90_ns);
+
+/** iolat_ml_write_csv() - the series of @r as CSV (header line first). */
+int iolat_ml_write_csv(const struct iolat_ml_result *r, const char *path);
+
+#endif /* IOLAT_JOB_MEMLEAK_H */

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memleak_report.c - the figures of one leaking-service run (memleak.h):
+ * the web's isolation (RPS relative to its baseline, as resctl-bench's
+ * protection bench computes it: min(rps / base_rps, 1) each second) over the
+ * leak's life, latency impact, downtime equivalent, the kill; and the
+ * per-second series as CSV.
+ * Context: the run's thread.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job/memleak_int.h"
+
+#define MIB (1ull << 20)
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Isolation figures over the samples of the leak's life. */
+static void isolation(struct iolat_ml_result *r, double life_end_s)
+{
+	double *v = calloc(r->nr_samples ? r->nr_samples : 1, sizeof(*v)), sum = 0, imp = 0;
+	size_t n = 0, ni = 0;
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < r->nr_samples; i++) {
+		const struct iolat_ml_sample *s = &r->samples[i];
+		double isol = r->base_rps > 0 ? s->rps / r->base_rps : 0;
+
+		if (isol > 1)
+			isol = 1;
+		if (s->t_s > 0 && isol < 0.5)
+			r->downtime_s += 1.0;
+		if (s->t_s <= 0 || s->t_s > life_end_s)
+			continue;
+		v[n++] = isol;
+		sum += isol;
+		if (s->rps > 0 && r->base_p95_ms > 0) {
+			double li = s->p95_ms / r->base_p95_ms - 1.0;
+
+			imp += li > 0 ? li : 0;
+			ni++;
+		}
+	}
+	if (n) {
+		qsort(v, n, sizeof(*v), cmp_double);
+		r->isol_mean = sum / (double)n;
+		r->isol_min = v[0];
+		r->isol_p10 = v[(size_t)((double)(n - 1) * 0.10)];
+	}
+	r->lat_imp_mean = ni ? imp / (double)ni : 0;
+	free(v);
+}
+
+void ml_finish_result(struct ml *ml)
+{
+	struct iolat_ml_result *r = ml->res;
+	const struct iolat_ml_config *c = &ml->c;
+	double alloc, loss, life_end;
+	uint64_t slept, stall;
+	struct iolat_group_stat st;
+
+	snprintf(r->device, sizeof(r->device), "%s", c->device);
+	r->mode = c->mode;
+	r->seed = c->seed;
+	r->speed = c->speed;
+	r->wbps = c->wbps;
+	r->target_workload_ns = c->target_workload_ns;
+	r->target_system_ns = c->target_system_ns;
+	if (ml->kill_at)
+		r->kill_s = ((double)ml->kill_at - (double)ml->hog_start) / 1e9;
+	life_end = ml->kill_at ? r->kill_s : 1e18;
+	isolation(r, life_end);
+	if (ml->c.mode == IOLAT_ML_STOCK && r->killed && strcmp(r->killer, "health-check reboot") == 0)
+		r->downtime_s += (double)c->reboot_cost_ns / 1e9;
+	for (size_t i = 0; i < r->nr_samples; i++) {
+		const struct iolat_ml_sample *s = &r->samples[i];
+
+		if (s->t_s > 0 && s->t_s <= life_end) {
+			r->lost += s->lost;
+			r->served += (uint64_t)(s->rps + 0.5);
+		}
+	}
+	ml_hog_stats(ml, &alloc, &loss, &slept, &stall);
+	r->hog_alloc_mib = alloc * IOLAT_MEM_UNIT_BYTES / MIB;
+	r->hog_loss_mib = loss * IOLAT_MEM_UNIT_BYTES / MIB;
+	r->hog_slept_s = (double)slept / 1e9;
+	r->hog_stall_s = (double)stall / 1e9;
+	r->hog_written_mib = (double)ml->mem.groups[ml->mg_hog].swapped_out * IOLAT_MEM_UNIT_BYTES / MIB;
+	r->nr_bypass_sys = 0;
+	if (!iolat_group_stat(ml->g_hog, &st))
+		r->nr_bypass_sys += st.nr_bypass;
+	if (ml->g_bg && !iolat_group_stat(ml->g_bg, &st))
+		r->nr_bypass_sys += st.nr_bypass;
+}
+
+void iolat_ml_result_free(struct iolat_ml_result *r)
+{
+	if (!r)
+		return;
+	free(r->samples);
+	free(r);
+}
+
+int iolat_ml_write_csv(const struct iolat_ml_result *r, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -errno;
+	fprintf(f, "t_s,rps,p95_ms,lost,free_mib,web_mib,hog_mib,sys_mib,swap_mib,"
+		   "psi_wl_some10,psi_wl_full10,psi_sys_some10,psi_sys_full10,psi_sys_full60,"
+		   "sys_depth,sys_use_delay,hog_congested,delay_ms,slept_ms,read_ms\n");
+	for (size_t i = 0; i < r->nr_samples; i++) {
+		const struct iolat_ml_sample *s = &r->samples[i];
+
+		fprintf(f, "%.0f,%.0f,%.2f,%llu,%.0f,%.0f,%.0f,%.0f,%.0f,%.2f,%.2f,%.2f,%.2f,%.2f,"
+			   "%d,%d,%d,%.1f,%.1f,%.3f\n",
+			s->t_s, s->rps, s->p95_ms, (unsigned long long)s->lost, s->free_mib,
+			s->web_mib, s->hog_mib, s->sys_mib, s->swap_mib, s->psi_wl_some10,
+			s->psi_wl_full10, s->psi_sys_some10, s->psi_sys_full10, s->psi_sys_full60,
+			s->sys_depth == IOLAT_DEPTH_MAX ? -1 : (int)s->sys_depth, s->sys_use_delay,
+			s->hog_congested, s->delay_ms, s->slept_ms, s->read_ms);
+	}
+	if (fclose(f))
+		return -errno;
+	return 0;
+}
