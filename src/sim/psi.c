@@ -24,7 +24,10 @@ void iolat_psi_fractions(const struct iolat_psi *p, double *some, double *full)
 	if (t <= 0 || p->memstall <= 0)
 		return;
 	stalled = p->memstall < t ? p->memstall : t;
-	prod = p->running < t ? p->running : t;
+	/* Productive: nonidle and not stalled on memory (a task waiting for
+	 * I/O on its own CPU keeps that CPU out of the memory FULL state). */
+	prod = p->nonidle - p->memstall;
+	prod = prod < t ? prod : t;
 	f = t - prod;
 	if (f > stalled)
 		f = stalled;

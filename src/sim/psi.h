@@ -5,17 +5,19 @@
  * the way Linux's PSI computes them, from the group's task counts over
  * virtual time.
  *
- * Each group keeps three counts of its tasks (its subtree's, as a cgroup's
+ * Each group keeps counts of its tasks (its subtree's, as a cgroup's
  * pressure includes its children's): nonidle (running, waiting for I/O or
  * stalled on memory), memstall (stalled on memory: reclaim, refault,
- * throttled allocation) and running (on a CPU and not stalled). Between two
- * changes the state is constant; with T = min(nonidle, ncpu) the stalled
- * share of the group's CPUs is
+ * throttled allocation) and running (kept for reports). Between two changes
+ * the state is constant; with T = min(nonidle, ncpu) and P = nonidle -
+ * memstall (the tasks not delayed on memory) the stalled share is
  *     SOME = min(memstall, T) / T
- *     FULL = min(memstall, T - min(running, T)) / T
- * (the formulas of the kernel's psi.c model, with FULL bounded by SOME as the
- * kernel's per-CPU bookkeeping guarantees when every nonidle task has its own
- * CPU). The stall time is that share times the elapsed time. Every 2 s
+ *     FULL = (T - min(P, T)) / T
+ * the aggregate formulas of the kernel's psi.c. With every nonidle task on
+ * its own CPU this equals the kernel's per-CPU bookkeeping weighted by
+ * nonidle time: a memory-stalled task beside two tasks waiting for I/O
+ * gives SOME = FULL = 1/3, not 1. The stall time is that share times the
+ * elapsed time. Every 2 s
  * (the kernel's PSI_FREQ) each average moves towards the period's stall
  * percentage: avg = avg * e + pct * (1 - e), e = exp(-2 s / 10 s, 60 s, 300 s).
  * Context: one simulation thread; nothing here locks.
