@@ -101,7 +101,15 @@ struct iolat_ml_result {
 	uint64_t lost, served;      /* web requests over the leak's life */
 	double hog_slept_s;         /* delay the leak served (memory side) */
 	double hog_stall_s;         /* the leak's memory-stall time (PSI, its own) */
-	uint64_t nr_bypass_sys;     /* bypassed I/Os of system's subtree */
+	uint64_t nr_bypass_hog, nr_bypass_wl; /* bypassed I/Os charged to the leak's / web's group */
+	uint64_t swap_of_hog, swap_of_wl, swap_of_bg; /* swap-outs of each group's pages */
+	uint64_t hog_swap_by_web;   /* the leak's pages written by the web's workers */
+	uint64_t swap_writes;       /* swap-outs issued (any owner, any issuer) */
+	uint64_t swap_by_web, swap_by_hog, swap_by_kswapd; /* who issued them */
+	uint64_t hog_swap_at_depth1;/* swap-outs of the leak's pages while system was at depth 1 */
+	uint64_t swap_waited;       /* swap-outs that waited for a slot (0 with the bypass) */
+	uint64_t hog_max_sleep_ns;  /* the leak's longest single sleep at a fault */
+	int max_use_delay;          /* of system, over the samples */
 	uint64_t events;
 	struct iolat_ml_sample *samples;
 	size_t nr_samples;

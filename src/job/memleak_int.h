@@ -100,6 +100,8 @@ struct ml {
 	bool stopped;
 	uint64_t low_rps_since;      /* stock health checker */
 	int error;
+	/* counters for the result */
+	uint64_t swap_writes, swap_by[3], hog_swap_at_depth1, swap_waited, hog_swap_by_web;
 	/* per sample */
 	struct iolat_hist read_lat;
 	size_t cap_samples;
@@ -145,7 +147,7 @@ void ml_hog_start(struct ml *ml, uint64_t now);
 void ml_hog_destroy(struct ml *ml);
 void ml_hog_kill(struct ml *ml, uint64_t now);
 void ml_hog_stats(struct ml *ml, double *alloc_units, double *loss_units, uint64_t *slept_ns,
-		  uint64_t *stall_ns);
+		  uint64_t *stall_ns, uint64_t *max_sleep_ns);
 int ml_bg_create(struct ml *ml);
 void ml_bg_start(struct ml *ml, uint64_t now);
 void ml_bg_destroy(struct ml *ml);

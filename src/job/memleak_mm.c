@@ -138,6 +138,8 @@ static void io_submit(struct ml *ml, struct ml_io *io, struct iolat_group *g, un
 		iolat_sim_dev_submit(ml->dev, &io->req);
 	else if (ret != IOLAT_QUEUED)
 		ml->error = ret;
+	else if (io->kind == ML_IO_SWAPOUT)
+		ml->swap_waited++;
 }
 
 static struct iolat_group *iog_of(struct ml *ml, int mg)
@@ -202,6 +204,20 @@ static void swapout_done(struct ml_io *io, uint64_t now)
 		ml_kswapd_wake(ml);
 }
 
+static void count_swapout(struct ml *ml, uint32_t u, const struct ml_task *t)
+{
+	struct iolat_group_stat st;
+
+	ml->swap_writes++;
+	ml->swap_by[!t ? 2 : t->mg == ml->mg_wl ? 0 : 1]++;
+	if ((int)ml->mem.units[u].group != ml->mg_hog)
+		return;
+	if (t && t->mg == ml->mg_wl)
+		ml->hog_swap_by_web++;
+	if (!iolat_group_stat(ml->g_sys, &st) && st.depth == 1)
+		ml->hog_swap_at_depth1++;
+}
+
 /* Write anon unit @u to swap; @t waits for it (NULL: kswapd). */
 static void swapout(struct ml *ml, uint32_t u, struct ml_task *t, uint64_t now)
 {
@@ -220,6 +236,7 @@ static void swapout(struct ml *ml, uint32_t u, struct ml_task *t, uint64_t now)
 	io->req.write = true;
 	if (!t)
 		ml->kswapd_inflight++;
+	count_swapout(ml, u, t);
 	io_submit(ml, io, iog_of(ml, (int)ml->mem.units[u].group),
 		  ml->swap_bypass ? IOLAT_IO_SWAP : 0, now);
 }

@@ -89,17 +89,29 @@ void ml_finish_result(struct ml *ml)
 			r->served += (uint64_t)(s->rps + 0.5);
 		}
 	}
-	ml_hog_stats(ml, &alloc, &loss, &slept, &stall);
+	ml_hog_stats(ml, &alloc, &loss, &slept, &stall, &r->hog_max_sleep_ns);
+	r->swap_writes = ml->swap_writes;
+	r->swap_by_web = ml->swap_by[0];
+	r->swap_by_hog = ml->swap_by[1];
+	r->swap_by_kswapd = ml->swap_by[2];
+	r->hog_swap_at_depth1 = ml->hog_swap_at_depth1;
+	r->swap_waited = ml->swap_waited;
+	for (size_t i = 0; i < r->nr_samples; i++)
+		if (r->samples[i].sys_use_delay > r->max_use_delay)
+			r->max_use_delay = r->samples[i].sys_use_delay;
 	r->hog_alloc_mib = alloc * IOLAT_MEM_UNIT_BYTES / MIB;
 	r->hog_loss_mib = loss * IOLAT_MEM_UNIT_BYTES / MIB;
 	r->hog_slept_s = (double)slept / 1e9;
 	r->hog_stall_s = (double)stall / 1e9;
 	r->hog_written_mib = (double)ml->mem.groups[ml->mg_hog].swapped_out * IOLAT_MEM_UNIT_BYTES / MIB;
-	r->nr_bypass_sys = 0;
 	if (!iolat_group_stat(ml->g_hog, &st))
-		r->nr_bypass_sys += st.nr_bypass;
-	if (ml->g_bg && !iolat_group_stat(ml->g_bg, &st))
-		r->nr_bypass_sys += st.nr_bypass;
+		r->nr_bypass_hog = st.nr_bypass;
+	if (!iolat_group_stat(ml->g_wl, &st))
+		r->nr_bypass_wl = st.nr_bypass;
+	r->swap_of_hog = ml->mem.groups[ml->mg_hog].swapped_out;
+	r->swap_of_wl = ml->mem.groups[ml->mg_wl].swapped_out;
+	r->swap_of_bg = ml->mg_bg >= 0 ? ml->mem.groups[ml->mg_bg].swapped_out : 0;
+	r->hog_swap_by_web = ml->hog_swap_by_web;
 }
 
 void iolat_ml_result_free(struct iolat_ml_result *r)

@@ -262,18 +262,6 @@ static void fill_sample(struct ml *ml, struct iolat_ml_sample *s, uint64_t now)
 		s->delay_ms = (double)st.delay_ns / 1e6;
 	}
 	s->hog_congested = iolat_group_congested(ml->g_hog);
-	if (getenv("ML_DEBUG")) {
-		struct iolat_group_stat rs, ws;
-		iolat_group_stat(iolat_ctl_root(ml->ctl), &rs);
-		iolat_group_stat(ml->g_wl, &ws);
-		fprintf(stderr, "t=%.0f cookie=%u rootsamples=%llu sys: depth=%u cookie=%u ud=%d cur=%llu sd=%llu su=%llu miss=%llu ok=%llu | wl: cur=%llu mean=%llu miss=%llu ok=%llu\n",
-			((double)now - (double)ml->hog_start) / 1e9, rs.child_cookie, (unsigned long long)rs.child_nr_samples,
-			st.depth, st.cookie, st.use_delay, (unsigned long long)st.cur_stat_samples,
-			(unsigned long long)st.scale_downs, (unsigned long long)st.scale_ups,
-			(unsigned long long)st.windows_missed, (unsigned long long)st.windows_ok,
-			(unsigned long long)ws.cur_stat_samples, (unsigned long long)ws.last_window_mean_ns/1000000,
-			(unsigned long long)ws.windows_missed, (unsigned long long)ws.windows_ok);
-	}
 	s->slept_ms = (double)(group_slept(ml->g_sys) + group_slept(ml->g_hog) +
 			       group_slept(ml->g_bg)) / 1e6;
 	s->read_ms = (double)iolat_hist_mean(&ml->read_lat) / 1e6;

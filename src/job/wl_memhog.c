@@ -43,7 +43,7 @@ struct ml_hog {
 	double loss, allocated;     /* pages */
 	unsigned page_in_unit;
 	bool unit_open, busy;
-	uint64_t slept_ns;
+	uint64_t slept_ns, max_sleep_ns;
 };
 
 struct ml_bgt {
@@ -138,6 +138,8 @@ static void hog_work(struct ml_hog *h, uint64_t now)
 		if (due) {
 			iolat_group_note_slept(h->t.iog, due);
 			h->slept_ns += due;
+			if (due > h->max_sleep_ns)
+				h->max_sleep_ns = due;
 			ml_task_set(&h->t, ML_T_MEMSTALL, now);
 			h->busy = true;
 			if (iolat_sim_evq_after(&ml->q, due, hog_wake_ev, h, 0))
@@ -200,10 +202,11 @@ void ml_hog_kill(struct ml *ml, uint64_t now)
 }
 
 void ml_hog_stats(struct ml *ml, double *alloc_units, double *loss_units, uint64_t *slept_ns,
-		  uint64_t *stall_ns)
+		  uint64_t *stall_ns, uint64_t *max_sleep_ns)
 {
 	struct ml_hog *h = ml->hog;
 
+	*max_sleep_ns = h->max_sleep_ns;
 	*alloc_units = h->allocated / PAGES_PER_UNIT;
 	*loss_units = h->loss / PAGES_PER_UNIT;
 	*slept_ns = h->slept_ns;
