@@ -23,7 +23,7 @@
 #include "sim/oomd.h"
 #include "sim/psi.h"
 #include "sim/reclaim.h"
-#include "sim/rng.h"
+#include "util/rng.h"
 
 #define ML_NS_PER_S 1000000000ull
 #define ML_NS_PER_MS 1000000ull
@@ -78,7 +78,7 @@ struct ml {
 	struct iolat_reclaim_cfg rcfg;
 	struct iolat_psi psi[IOLAT_MEM_MAX_GROUPS];
 	struct iolat_oomd oomd;
-	struct iolat_sim_rng rng_reclaim;
+	struct iolat_rng rng_reclaim;
 	int mg_wl, mg_sys, mg_hog, mg_bg;
 	struct iolat_group *g_wl, *g_sys, *g_hog, *g_bg; /* io.latency groups */
 	bool memory_side;            /* congestion throttles faults (full mode) */

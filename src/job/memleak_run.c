@@ -72,7 +72,7 @@ struct cal {
 	uint64_t next_off, bytes_after, t_measure;
 	bool writing;
 	struct iolat_hist h;
-	struct iolat_sim_rng rng;
+	struct iolat_rng rng;
 	int reads_left;
 };
 
@@ -92,7 +92,7 @@ static void cal_done(struct iolat_sim_req *r, uint64_t now)
 	}
 	iolat_hist_add(&c->h, now - r->queued_ns);
 	if (--c->reads_left > 0) {
-		r->off = iolat_sim_rng_below(&c->rng, (16 * GIB) / IOLAT_MEM_UNIT_BYTES) * IOLAT_MEM_UNIT_BYTES;
+		r->off = iolat_rng_below(&c->rng, (16 * GIB) / IOLAT_MEM_UNIT_BYTES) * IOLAT_MEM_UNIT_BYTES;
 		iolat_sim_dev_submit(c->dev, r);
 	}
 }
@@ -142,7 +142,7 @@ int iolat_ml_calibrate(const char *device, uint64_t seed, double *wbps, uint64_t
 		goto out;
 	c->writing = false;
 	iolat_hist_reset(&c->h);
-	iolat_sim_rng_seed(&c->rng, seed, 301);
+	iolat_rng_seed(&c->rng, seed, 301);
 	c->reads_left = CAL_READS;
 	c->req[0] = (struct iolat_sim_req){ .off = 0, .len = IOLAT_MEM_UNIT_BYTES,
 					    .complete = cal_done, .owner = c };
@@ -396,7 +396,7 @@ static int setup_mem(struct ml *ml)
 	for (int i = 0; i < ml->mem.nr_groups; i++)
 		iolat_psi_init(&ml->psi[i], NCPU, ml->t0);
 	ml->rcfg = (struct iolat_reclaim_cfg){ .swappiness = c->swappiness, .honour_low = !stock };
-	iolat_sim_rng_seed(&ml->rng_reclaim, c->seed, 401);
+	iolat_rng_seed(&ml->rng_reclaim, c->seed, 401);
 	return 0;
 }
 

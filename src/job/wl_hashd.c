@@ -45,7 +45,7 @@ struct ml_web {
 	unsigned nr;
 	struct ml_worker *free_list;
 	uint32_t file_first, nr_file, anon_first, nr_anon;
-	struct iolat_sim_rng rng_arr, rng_rank, rng_time;
+	struct iolat_rng rng_arr, rng_rank, rng_time;
 	struct iolat_hist h_sample, h_all;
 	uint64_t done_sample, lost_sample;
 	bool dead;
@@ -54,9 +54,9 @@ struct ml_web {
 static void web_step(struct ml_worker *w, uint64_t now);
 
 /* A position in [0, n) from a normal around the middle, clamped. */
-static uint32_t clamped_normal(struct iolat_sim_rng *r, uint32_t n, double stdev_ratio)
+static uint32_t clamped_normal(struct iolat_rng *r, uint32_t n, double stdev_ratio)
 {
-	double u1 = iolat_sim_rng_unit(r), u2 = iolat_sim_rng_unit(r);
+	double u1 = iolat_rng_unit(r), u2 = iolat_rng_unit(r);
 	double z = sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * M_PI * u2);
 	double x = (double)n / 2.0 + z * stdev_ratio * (double)n;
 
@@ -81,9 +81,9 @@ int ml_web_create(struct ml *ml)
 	web->w = calloc(web->nr, sizeof(*web->w));
 	if (!web->w)
 		return -ENOMEM;
-	iolat_sim_rng_seed(&web->rng_arr, ml->c.seed, 101);
-	iolat_sim_rng_seed(&web->rng_rank, ml->c.seed, 102);
-	iolat_sim_rng_seed(&web->rng_time, ml->c.seed, 103);
+	iolat_rng_seed(&web->rng_arr, ml->c.seed, 101);
+	iolat_rng_seed(&web->rng_rank, ml->c.seed, 102);
+	iolat_rng_seed(&web->rng_time, ml->c.seed, 103);
 	iolat_hist_reset(&web->h_sample);
 	iolat_hist_reset(&web->h_all);
 	web->nr_file = (uint32_t)((double)units * FILE_FRAC);
@@ -161,7 +161,7 @@ static void cpu_done_ev(void *arg, uint64_t data, uint64_t now)
 	if (w->t.dead)
 		return;
 	ml_task_set(&w->t, ML_T_IDLE, now);
-	if (iolat_sim_evq_after(&ml->q, (uint64_t)iolat_sim_rng_exp(&w->web->rng_time, SLEEP_MEAN_NS),
+	if (iolat_sim_evq_after(&ml->q, (uint64_t)iolat_rng_exp(&w->web->rng_time, SLEEP_MEAN_NS),
 				sleep_done_ev, w, 0))
 		ml->error = -ENOMEM;
 }
@@ -258,7 +258,7 @@ static void arrival_ev(void *arg, uint64_t data, uint64_t now)
 
 	if (ml->stopped)
 		return;
-	if (iolat_sim_evq_after(&ml->q, (uint64_t)iolat_sim_rng_exp(&web->rng_arr, 1e9 / ml->c.rps),
+	if (iolat_sim_evq_after(&ml->q, (uint64_t)iolat_rng_exp(&web->rng_arr, 1e9 / ml->c.rps),
 				arrival_ev, web, 0))
 		ml->error = -ENOMEM;
 	if (web->dead || !w) {

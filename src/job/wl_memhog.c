@@ -50,13 +50,13 @@ struct ml_bgt {
 	struct ml_task t;           /* first */
 	bool write;
 	uint64_t pos;
-	struct iolat_sim_rng rng;
+	struct iolat_rng rng;
 };
 
 struct ml_bg {
 	struct ml_bgt rd, wr;
 	uint32_t first, nr;
-	struct iolat_sim_rng rng;
+	struct iolat_rng rng;
 };
 
 /* ---- the leak ---- */
@@ -238,7 +238,7 @@ static void bg_done(struct ml_io *io, uint64_t now)
 	if (due)
 		iolat_group_note_slept(b->t.iog, due);
 	ml_task_set(&b->t, due ? ML_T_IOWAIT : ML_T_IDLE, now);
-	gap = b->write ? BG_WRITE_GAP_NS : (uint64_t)iolat_sim_rng_exp(&b->rng, 1e9 / BG_READ_IOPS);
+	gap = b->write ? BG_WRITE_GAP_NS : (uint64_t)iolat_rng_exp(&b->rng, 1e9 / BG_READ_IOPS);
 	if (iolat_sim_evq_after(&ml->q, due > gap ? due : gap, bg_next_ev, b, 0))
 		ml->error = -ENOMEM;
 }
@@ -251,11 +251,11 @@ static void bg_issue(struct ml_bgt *b, uint64_t now)
 
 	if (!b->write) {
 		/* touch one unit of the service's memory now and then */
-		uint32_t u = bg->first + (uint32_t)iolat_sim_rng_below(&bg->rng, bg->nr);
+		uint32_t u = bg->first + (uint32_t)iolat_rng_below(&bg->rng, bg->nr);
 
 		if (ml->mem.units[u].flags & IOLAT_MU_RESIDENT)
 			iolat_mem_touch(&ml->mem, u);
-		off = ml->bg_off + iolat_sim_rng_below(&b->rng, BG_REGION_BYTES / BG_READ_BYTES) * BG_READ_BYTES;
+		off = ml->bg_off + iolat_rng_below(&b->rng, BG_REGION_BYTES / BG_READ_BYTES) * BG_READ_BYTES;
 	} else {
 		off = ml->bg_off + BG_REGION_BYTES + b->pos;
 		b->pos = (b->pos + BG_WRITE_BYTES) % BG_REGION_BYTES;
@@ -274,9 +274,9 @@ int ml_bg_create(struct ml *ml)
 	ml_task_init(ml, &bg->rd.t, ml->mg_bg, ml->g_bg);
 	ml_task_init(ml, &bg->wr.t, ml->mg_bg, ml->g_bg);
 	bg->wr.write = true;
-	iolat_sim_rng_seed(&bg->rd.rng, ml->c.seed, 201);
-	iolat_sim_rng_seed(&bg->wr.rng, ml->c.seed, 202);
-	iolat_sim_rng_seed(&bg->rng, ml->c.seed, 203);
+	iolat_rng_seed(&bg->rd.rng, ml->c.seed, 201);
+	iolat_rng_seed(&bg->wr.rng, ml->c.seed, 202);
+	iolat_rng_seed(&bg->rng, ml->c.seed, 203);
 	bg->first = ml->mem.nr_units;
 	bg->nr = (uint32_t)(BG_MEM_BYTES / IOLAT_MEM_UNIT_BYTES);
 	for (uint32_t i = 0; i < bg->nr; i++) {

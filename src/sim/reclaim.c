@@ -15,7 +15,7 @@ static uint64_t reclaimable(const struct iolat_mem *m, const struct iolat_mem_gr
 }
 
 int iolat_reclaim_pick_group(const struct iolat_mem *m, const struct iolat_reclaim_cfg *c,
-			     struct iolat_sim_rng *rng)
+			     struct iolat_rng *rng)
 {
 	uint64_t w[IOLAT_MEM_MAX_GROUPS] = { 0 }, total = 0, pick;
 	bool any = false;
@@ -39,7 +39,7 @@ int iolat_reclaim_pick_group(const struct iolat_mem *m, const struct iolat_recla
 	}
 	if (!total)
 		return -1;
-	pick = iolat_sim_rng_below(rng, total);
+	pick = iolat_rng_below(rng, total);
 	for (int i = 0; i < m->nr_groups; i++) {
 		if (pick < w[i])
 			return i;
@@ -49,7 +49,7 @@ int iolat_reclaim_pick_group(const struct iolat_mem *m, const struct iolat_recla
 }
 
 static int pick_list(const struct iolat_mem *m, const struct iolat_mem_group *g,
-		     const struct iolat_reclaim_cfg *c, struct iolat_sim_rng *rng)
+		     const struct iolat_reclaim_cfg *c, struct iolat_rng *rng)
 {
 	uint64_t wa = iolat_mem_swap_free(m) ? (uint64_t)g->lru[IOLAT_MEM_ANON].nr * c->swappiness : 0;
 	uint64_t wf = (uint64_t)g->lru[IOLAT_MEM_FILE].nr * (200 - c->swappiness);
@@ -60,7 +60,7 @@ static int pick_list(const struct iolat_mem *m, const struct iolat_mem_group *g,
 			return IOLAT_MEM_FILE;
 		return iolat_mem_swap_free(m) && g->lru[IOLAT_MEM_ANON].nr ? IOLAT_MEM_ANON : -1;
 	}
-	return iolat_sim_rng_below(rng, wa + wf) < wa ? IOLAT_MEM_ANON : IOLAT_MEM_FILE;
+	return iolat_rng_below(rng, wa + wf) < wa ? IOLAT_MEM_ANON : IOLAT_MEM_FILE;
 }
 
 /* The CLOCK hand over one list: every unit is looked at at most twice. */
@@ -81,7 +81,7 @@ static uint32_t clock_take(struct iolat_mem *m, struct iolat_mem_lru *l)
 }
 
 uint32_t iolat_reclaim_pick(struct iolat_mem *m, const struct iolat_reclaim_cfg *c,
-			    struct iolat_sim_rng *rng)
+			    struct iolat_rng *rng)
 {
 	int gi = iolat_reclaim_pick_group(m, c, rng), t;
 	uint32_t u;

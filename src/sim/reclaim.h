@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "sim/mem.h"
-#include "sim/rng.h"
+#include "util/rng.h"
 
 struct iolat_reclaim_cfg {
 	unsigned swappiness;    /* 0..200; 60 as the kernel's default */
@@ -34,7 +34,7 @@ struct iolat_reclaim_cfg {
  * no live leaf group has anything reclaimable.
  */
 int iolat_reclaim_pick_group(const struct iolat_mem *m, const struct iolat_reclaim_cfg *c,
-			     struct iolat_sim_rng *rng);
+			     struct iolat_rng *rng);
 
 /**
  * iolat_reclaim_pick() - choose and take the next victim off its LRU list:
@@ -43,6 +43,6 @@ int iolat_reclaim_pick_group(const struct iolat_mem *m, const struct iolat_recla
  * caller drops a file unit or swaps an anon unit out. Counts it as scanned.
  */
 uint32_t iolat_reclaim_pick(struct iolat_mem *m, const struct iolat_reclaim_cfg *c,
-			    struct iolat_sim_rng *rng);
+			    struct iolat_rng *rng);
 
 #endif /* IOLAT_SIM_RECLAIM_H */

@@ -325,7 +325,7 @@ static void test_link6_oomd_timing(void **state)
 static void test_link7_reclaim_low_shares(void **state)
 {
 	struct iolat_mem m;
-	struct iolat_sim_rng rng;
+	struct iolat_rng rng;
 	struct iolat_reclaim_cfg c = { .swappiness = 60, .honour_low = true };
 	unsigned n[3] = { 0 };
 	int a, b;
@@ -342,7 +342,7 @@ static void test_link7_reclaim_low_shares(void **state)
 		iolat_mem_take_frame(&m);
 		iolat_mem_map(&m, ub);
 	}
-	iolat_sim_rng_seed(&rng, 7, 1);
+	iolat_rng_seed(&rng, 7, 1);
 	for (int i = 0; i < 40000; i++)
 		n[iolat_reclaim_pick_group(&m, &c, &rng)]++;
 	assert_true((double)n[b] / n[a] > 2.8 && (double)n[b] / n[a] < 3.2);
