@@ -23,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 QUICK=0
-SECTIONS=1,2,3,4,5
+SECTIONS=1,2,3,4,5,6
 DIR=/var/tmp/iolat-bench
 BUILD=1
 GEN_ONLY=0
@@ -85,7 +85,7 @@ if [ "$GEN_ONLY" = 0 ]; then
 	: >"$TIMES.new"
 	# Keep the other sections' records when running a subset.
 	if [ -f "$CMDS" ]; then
-		for s in 0 1 2 3 4 5; do
+		for s in 0 1 2 3 4 5 6; do
 			want "$s" && continue
 			[ "$s" = 0 ] && [ "$BUILD" = 1 ] && continue
 			grep -P "^$s\t" "$CMDS" >>"$CMDS.new" || true
@@ -134,6 +134,9 @@ if [ "$GEN_ONLY" = 0 ]; then
 	if want 5; then
 		section 5 bench_scale sh -c "$O/bench/bench_scale $Q >$RES/scale.txt"
 		section 5 simspeed $PY bench/bench_simspeed.py $Q --iolat "$IOLAT" --out "$RES"
+	fi
+	if want 6; then
+		section 6 memleak $PY bench/bench_memleak.py $Q --bench "$O/bench/bench_memleak" --iolat "$IOLAT" --out "$RES"
 	fi
 	rm -f "$DIR/engine.dat"
 	rmdir "$DIR" 2>/dev/null || true

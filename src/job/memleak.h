@@ -86,6 +86,7 @@ struct iolat_ml_result {
 	char device[16];
 	enum iolat_ml_mode mode;
 	uint64_t seed;
+	bool bg;
 	double speed, wbps;
 	uint64_t target_workload_ns, target_system_ns;
 	double base_rps, base_p95_ms;

@@ -71,6 +71,7 @@ void ml_finish_result(struct ml *ml)
 	snprintf(r->device, sizeof(r->device), "%s", c->device);
 	r->mode = c->mode;
 	r->seed = c->seed;
+	r->bg = c->bg;
 	r->speed = c->speed;
 	r->wbps = c->wbps;
 	r->target_workload_ns = c->target_workload_ns;
