@@ -17,25 +17,6 @@
 
 #include "job/memleak.h"
 
-static void row(const struct iolat_ml_result *r)
-{
-	printf("{\"device\":\"%s\",\"mode\":\"%s\",\"bg\":%s,\"speed\":%g,\"seed\":%llu,\"wbps\":%.0f,"
-	       "\"target_workload_ms\":%.3f,\"target_system_ms\":%.3f,"
-	       "\"base_rps\":%.2f,\"base_p95_ms\":%.2f,\"isol_mean\":%.4f,\"isol_p10\":%.4f,"
-	       "\"isol_min\":%.4f,\"lat_imp_mean\":%.4f,\"downtime_s\":%.0f,\"killed\":%s,"
-	       "\"kill_s\":%.0f,\"killer\":\"%s\",\"victim\":\"%s\",\"lost\":%llu,\"served\":%llu,"
-	       "\"hog_slept_s\":%.2f,\"hog_stall_s\":%.2f,\"hog_alloc_mib\":%.0f,"
-	       "\"hog_written_mib\":%.0f,\"max_use_delay\":%d,\"swap_waited\":%llu,\"events\":%llu}\n",
-	       r->device, iolat_ml_mode_name(r->mode), r->bg ? "true" : "false", r->speed, (unsigned long long)r->seed, r->wbps,
-	       (double)r->target_workload_ns / 1e6, (double)r->target_system_ns / 1e6, r->base_rps,
-	       r->base_p95_ms, r->isol_mean, r->isol_p10, r->isol_min, r->lat_imp_mean, r->downtime_s,
-	       r->killed ? "true" : "false", r->kill_s, r->killer, r->victim,
-	       (unsigned long long)r->lost, (unsigned long long)r->served, r->hog_slept_s,
-	       r->hog_stall_s, r->hog_alloc_mib, r->hog_written_mib, r->max_use_delay,
-	       (unsigned long long)r->swap_waited, (unsigned long long)r->events);
-	fflush(stdout);
-}
-
 int main(int argc, char **argv)
 {
 	const char *devices[2] = { "ssd", "hdd" };
@@ -107,7 +88,8 @@ int main(int argc, char **argv)
 							speeds[s], iolat_ml_mode_name(c.mode), k, err[0] ? err : "failed");
 						return 1;
 					}
-					row(r);
+					iolat_ml_write_json(r, stdout);
+					fflush(stdout);
 					iolat_ml_result_free(r);
 				}
 	return 0;

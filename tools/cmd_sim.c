@@ -21,6 +21,7 @@
 #include "cli_opts.h"
 #include "commands.h"
 #include "job/jobfile.h"
+#include "job/memleak.h"
 #include "job/report.h"
 #include "job/run_sim.h"
 
@@ -121,6 +122,14 @@ int iolat_cmd_sim(int argc, char **argv)
 	ret = iolat_cli_load_jobfile("sim", file, &jf);
 	if (ret)
 		return ret;
+	ret = iolat_ml_jobfile_kind(jf, err, sizeof(err));
+	if (ret) {   /* the leaking-service scenario (tools/demo_memleak.c) */
+		rc = ret < 0 ? (fprintf(stderr, "iolat sim: %s\n", err), IOLAT_EXIT_USAGE) :
+			       iolat_sim_memleak(jf, common.logdir, common.json,
+							 o.seed_set ? &o.seed : NULL, common.control);
+		iolat_jobfile_free(jf);
+		return rc;
+	}
 	t0 = wall_s();
 	for (;;) {
 		iolat_sim_result_free(res);

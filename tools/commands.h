@@ -10,6 +10,9 @@
 #ifndef IOLAT_TOOLS_COMMANDS_H
 #define IOLAT_TOOLS_COMMANDS_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #define IOLAT_EXIT_OK     0
 #define IOLAT_EXIT_FAILED 1
 #define IOLAT_EXIT_USAGE  2
@@ -17,7 +20,10 @@
 int iolat_cmd_run(int argc, char **argv);
 int iolat_cmd_sim(int argc, char **argv);
 int iolat_cmd_demo(int argc, char **argv);
-/* `iolat demo --memleak` (demo_memleak.c) */
+/* `iolat demo --memleak` and the leaking-service job files of `iolat sim` (demo_memleak.c) */
+struct iolat_jobfile;
 int iolat_demo_memleak(int argc, char **argv);
+int iolat_sim_memleak(const struct iolat_jobfile *jf, const char *logdir, bool json,
+		      const uint64_t *seed, int control);
 
 #endif /* IOLAT_TOOLS_COMMANDS_H */

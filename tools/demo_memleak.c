@@ -8,6 +8,7 @@
  * impact, the kill (when, by which rule, which group) and downtime. --log DIR
  * writes each mode's per-second series as CSV and a gnuplot script that plots
  * RPS over time for every mode on one chart (rendered when gnuplot exists).
+ * iolat_sim_memleak() is the same scenario from a job file (`iolat sim`).
  * Context: the CLI's main thread.
  */
 #include <errno.h>
@@ -18,6 +19,7 @@
 
 #include "cli_opts.h"
 #include "commands.h"
+#include "job/jobfile.h"
 #include "job/memleak.h"
 
 struct mlopts {
@@ -235,4 +237,44 @@ int iolat_demo_memleak(int argc, char **argv)
 	if (o.logdir && write_plot(o.logdir, &o))
 		fprintf(stderr, "iolat demo: cannot write the plot script in %s\n", o.logdir);
 	return IOLAT_EXIT_OK;
+}
+
+int iolat_sim_memleak(const struct iolat_jobfile *jf, const char *logdir, bool json,
+		      const uint64_t *seed, int control)
+{
+	struct iolat_ml_config c;
+	struct iolat_ml_result *r;
+	char err[IOLAT_JOBFILE_ERR_MAX] = "", path[4096];
+	int ret;
+
+	ret = iolat_ml_config_from_jobfile(jf, &c, err, sizeof(err));
+	if (seed)
+		c.seed = *seed;          /* --seed */
+	if (control == 0)
+		c.mode = IOLAT_ML_NONE;  /* --no-control */
+	if (!ret)
+		ret = iolat_ml_run(&c, &r, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "iolat sim: %s\n", err[0] ? err : strerror(-ret));
+		return ret == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
+	}
+	if (json) {
+		iolat_ml_write_json(r, stdout);
+	} else {
+		printf("memleak: %s disk, leak at %gx its write bandwidth, seed %llu, oomd %s\n",
+		       c.device, c.speed, (unsigned long long)c.seed, iolat_oomd_preset_name(c.oomd));
+		printf("%-9s %6s %6s %6s %6s %8s %8s  %-32s %-11s %7s %6s\n", "mode", "base", "isol",
+		       "p10", "min", "lat_imp", "kill", "killed by", "victim", "down_s", "slept");
+		print_row(r);
+	}
+	ret = IOLAT_EXIT_OK;
+	if (logdir) {
+		snprintf(path, sizeof(path), "%s/memleak_%s.csv", logdir, iolat_ml_mode_name(c.mode));
+		if ((mkdir(logdir, 0777) && errno != EEXIST) || iolat_ml_write_csv(r, path)) {
+			fprintf(stderr, "iolat sim: --log: cannot write %s\n", path);
+			ret = IOLAT_EXIT_FAILED;
+		}
+	}
+	iolat_ml_result_free(r);
+	return fflush(stdout) ? IOLAT_EXIT_FAILED : ret;
 }

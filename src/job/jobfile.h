@@ -35,6 +35,10 @@ enum iolat_rw {
 	IOLAT_RW_RANDWRITE,     /* "randwrite" */
 	IOLAT_RW_RW,            /* "rw" or "readwrite": sequential mix by rwmixread */
 	IOLAT_RW_RANDRW,        /* "randrw": random mix by rwmixread */
+	/* The leaking-service scenario (iolat sim only; src/job/memleak.h): */
+	IOLAT_RW_HASHD,         /* "hashd": the web server (group workload) */
+	IOLAT_RW_MEMHOG,        /* "memhog": the leak (group system/hog) */
+	IOLAT_RW_BGSERVICE,     /* "bgservice": the background service (group system/bg) */
 };
 
 enum iolat_verify {
@@ -56,6 +60,7 @@ struct iolat_jobfile_group {
 	const char *name;                /* last component, points into path */
 	int parent;                      /* index in groups[], or IOLAT_GROUP_ROOT */
 	uint64_t target_ns;              /* 0: none ("max" or not given) */
+	uint64_t memory_low;             /* bytes; 0: not given (leaking-service scenario) */
 	bool declared;                   /* a [group:PATH] section exists */
 	unsigned line;                   /* line of the section, or of the first use */
 };
@@ -94,6 +99,8 @@ struct iolat_job {
 	uint64_t burst_on_ns;            /* both 0: always on; else on/off cycle */
 	uint64_t burst_off_ns;
 	unsigned ioflags;                /* IOLAT_IO_META | IOLAT_IO_SWAP (iolatency.h) */
+	uint32_t rps;                    /* rw=hashd: requests per second */
+	uint32_t speed_pct;              /* rw=memhog: leak rate, % of the disk's write bandwidth */
 };
 
 /* Device and controller settings ([global] only). */
@@ -105,6 +112,10 @@ struct iolat_jobfile_global {
 	bool kernel_compat;              /* IOLAT_CTL_KERNEL_COMPAT */
 	uint64_t seed;                   /* default 1 */
 	bool seed_set;
+	/* The leaking-service scenario (src/job/memleak.h): */
+	uint64_t memory, swap;           /* bytes; 0: not given (16 GiB, 8 GiB) */
+	unsigned memleak_mode;           /* enum iolat_ml_mode: none|block|full|stock|nobypass */
+	unsigned oomd;                   /* enum iolat_oomd_preset: off|fb2018|resctl|desktop */
 };
 
 /* A device-model parameter (hdd_*, ssd_*, badssd_*), kept verbatim for the simulator. */

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sim/oomd.h"
 
@@ -133,5 +134,25 @@ int iolat_ml_calibrate(const char *device, uint64_t seed, double *wbps, uint64_t
 
 /** iolat_ml_write_csv() - the series of @r as CSV (header line first). */
 int iolat_ml_write_csv(const struct iolat_ml_result *r, const char *path);
+
+/** iolat_ml_write_json() - @r's figures as one JSON object on one line. */
+void iolat_ml_write_json(const struct iolat_ml_result *r, FILE *f);
+
+struct iolat_jobfile;
+
+/**
+ * iolat_ml_jobfile_kind() - 1 when @jf's jobs are the leaking-service
+ * scenario (rw=hashd/memhog/bgservice), 0 when it has none of them, -EINVAL
+ * (one line in @err) when it mixes them with ordinary jobs.
+ */
+int iolat_ml_jobfile_kind(const struct iolat_jobfile *jf, char *err, size_t len);
+
+/**
+ * iolat_ml_config_from_jobfile() - the scenario's configuration from @jf
+ * (see memleak_job.c for the keys). Return: 0 or -EINVAL with one line
+ * "FILE:LINE: key 'KEY': ..." in @err.
+ */
+int iolat_ml_config_from_jobfile(const struct iolat_jobfile *jf, struct iolat_ml_config *c,
+				 char *err, size_t len);
 
 #endif /* IOLAT_JOB_MEMLEAK_H */

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The leaking-service scenario from the command line (docs/memleak-model.md):
+# `iolat sim` runs a job file with rw=hashd/memhog/bgservice and prints its
+# figures (table or one JSON object), twice the same for the same seed;
+# --log writes the per-second CSV; bad shapes of such a file exit 2 with one
+# line naming the file, line and key; `iolat run` refuses it; `iolat demo
+# --memleak` prints the requested modes side by side and rejects bad options.
+# Uses $IOLAT.
+set -u
+IOLAT=${IOLAT:-build/iolat}
+[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
+dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-memleak-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
+trap 'rm -rf "$dir"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+# A small, fast version of examples/sim-memleak.ini.
+job() {
+	cat <<EOT
+[global]
+device=hdd
+memory=6g
+swap=2g
+memleak_mode=${1:-full}
+[group:workload]
+[web]
+rw=hashd
+group=${2:-workload}
+rps=100
+[hog]
+rw=memhog
+group=system/hog
+speed=50
+startdelay=10s
+runtime=60s
+[bg]
+rw=bgservice
+group=system/bg
+EOT
+}
+job >"$dir/ok.ini"
+"$IOLAT" sim "$dir/ok.ini" >"$dir/t1" 2>"$dir/e1" || fail "sim ok.ini: rc=$? $(cat "$dir/e1")"
+grep -q '^full ' "$dir/t1" || fail "no 'full' row: $(cat "$dir/t1")"
+"$IOLAT" sim --output-format=json "$dir/ok.ini" >"$dir/j1" || fail "json rc=$?"
+"$IOLAT" sim --output-format=json "$dir/ok.ini" >"$dir/j2" || fail "json rc=$?"
+cmp -s "$dir/j1" "$dir/j2" || fail "two runs with the same seed differ"
+"$IOLAT" sim --output-format=json --seed 2 "$dir/ok.ini" >"$dir/j3" || fail "json --seed rc=$?"
+cmp -s "$dir/j1" "$dir/j3" && fail "--seed 2 gives the same figures"
+grep -q '"seed":2,' "$dir/j3" || fail "--seed not applied: $(cat "$dir/j3")"
+"$IOLAT" sim --output-format=json --no-control "$dir/ok.ini" | grep -q '"mode":"none"' || fail "--no-control: not mode none"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["mode"]=="full" and d["device"]=="hdd" and d["base_rps"]>0' "$dir/j1" \
+	|| fail "json: $(cat "$dir/j1")"
+"$IOLAT" sim --log "$dir/log" "$dir/ok.ini" >/dev/null || fail "--log rc=$?"
+head -1 "$dir/log/memleak_full.csv" | grep -q '^t_s,rps,p95_ms,' || fail "--log: no CSV header"
+[ "$(wc -l <"$dir/log/memleak_full.csv")" -gt 60 ] || fail "--log: too few rows"
+
+# badjob NAME REGEX CONTENT: rc 2, one line on stderr matching REGEX
+badjob() {
+	printf '%s\n' "$3" >"$dir/$1.ini"
+	"$IOLAT" sim "$dir/$1.ini" >"$dir/out" 2>"$dir/err"; local rc=$?
+	if [ $rc -ne 2 ] || [ "$(wc -l <"$dir/err")" -ne 1 ] || ! grep -Eq "$2" "$dir/err"; then
+		fail "$1: rc=$rc, stderr: $(cat "$dir/err")"
+	else
+		echo "ok   $1: $(cat "$dir/err")"
+	fi
+}
+badjob mixed "mixed.ini:[0-9]+: key 'rw'" "$(job; printf '[other]\nrw=randread\nsize=1m\n')"
+badjob group "group.ini:[0-9]+: key 'group': rw=hashd runs in group workload" "$(job full web)"
+badjob mode "mode.ini:[0-9]+: key 'memleak_mode'" "$(job half)"
+badjob nohog "nohog.ini: the leaking-service scenario needs" \
+	"$(printf '[web]\nrw=hashd\ngroup=workload\n')"
+badjob speed "speed.ini:[0-9]+: key 'speed'" "$(job | sed 's/^speed=50/speed=0/')"
+
+# iolat run refuses it before doing anything
+"$IOLAT" run "$dir/ok.ini" >"$dir/out" 2>"$dir/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "key 'rw'.*iolat sim" "$dir/err" || fail "run: rc=$rc $(cat "$dir/err")"
+
+# the demo
+"$IOLAT" demo --memleak --modes none,full -q --timeout 30 >"$dir/demo" 2>&1 || fail "demo rc=$?"
+grep -q '^none ' "$dir/demo" && grep -q '^full ' "$dir/demo" || fail "demo rows: $(cat "$dir/demo")"
+for bad in "--speed x" "--modes none,half" "--device floppy" "--oomd mine" "--bogus"; do
+	"$IOLAT" demo --memleak $bad >"$dir/out" 2>"$dir/err"; rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] || fail "demo $bad: rc=$rc $(cat "$dir/err")"
+done
+exit $failed
