@@ -151,6 +151,11 @@ int iolat_ml_config_from_jobfile(const struct iolat_jobfile *jf, struct iolat_ml
 				    (unsigned long long)(jf->groups[wl].memory_low / MIB));
 		c->web_low_frac = (double)jf->groups[wl].memory_low / (double)web_bytes;
 	}
+	if (c->mem_bytes > 256 * GIB || c->swap_bytes > 256 * GIB)
+		return fail(err, len, "%s: key '%s': at most 256g expected", jf->file,
+			    c->mem_bytes > 256 * GIB ? "memory" : "swap");
+	if (c->swap_bytes < 64 * MIB)
+		return fail(err, len, "%s: key 'swap': at least 64m expected", jf->file);
 	if (c->mem_bytes < c->reserve_bytes + 1 * GIB)
 		return fail(err, len, "%s: key 'memory': at least 3g expected (2 GiB are the "
 			    "kernel's reserve)", jf->file);

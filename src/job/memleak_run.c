@@ -332,6 +332,10 @@ static int validate(const struct iolat_ml_config *c, char *err, size_t errlen)
 		set_err(err, errlen, "device '%s': expected ssd, hdd or bad-ssd", c->device);
 		return -EINVAL;
 	}
+	if (c->mem_bytes > 256 * GIB || c->swap_bytes > 256 * GIB) {
+		set_err(err, errlen, "memory and swap: at most 256 GiB each expected");
+		return -EINVAL;
+	}
 	if (frames_bytes < 1 * GIB) {
 		set_err(err, errlen, "memory: expected at least 1 GiB above the 2 GiB reserve");
 		return -EINVAL;

@@ -70,6 +70,8 @@ badjob group "group.ini:[0-9]+: key 'group': rw=hashd runs in group workload" "$
 badjob mode "mode.ini:[0-9]+: key 'memleak_mode'" "$(job half)"
 badjob nohog "nohog.ini: the leaking-service scenario needs" \
 	"$(printf '[web]\nrw=hashd\ngroup=workload\n')"
+badjob huge "huge.ini: key 'memory': at most 256g" "$(job | sed 's/^memory=6g/memory=300t/')"
+badjob tiny "tiny.ini: key 'memory': at least 3g" "$(job | sed 's/^memory=6g/memory=2g/')"
 badjob speed "speed.ini:[0-9]+: key 'speed'" "$(job | sed 's/^speed=50/speed=0/')"
 
 # iolat run refuses it before doing anything
