@@ -93,6 +93,8 @@ static void usage(FILE *f)
 		"  -v             print the job files\n"
 		"  -q             no progress line\n"
 		"  -h, --help     this text\n"
+		"  --memleak      another demo: the article's leaking service in the simulator\n"
+		"                 (iolat demo --memleak --help)\n"
 		"\n"
 		"exit status: 0 ok, 1 a run failed, 2 bad usage\n", DEMO_CAP_PCT_DEF);
 }
