@@ -7,7 +7,8 @@
  * runs it (one process per device) and aggregates the seeds.
  *
  * usage: bench_memleak [--device ssd|hdd] [--seeds N] [--speeds a,b,...]
- *                      [--modes none,full,...] [--no-bg] [--timeout S] [--stock-timeout S]
+ *                      [--modes none,full,...] [--no-bg] [--oomd PRESET] [--timeout S]
+ *                      [--stock-timeout S]
  * Context: a benchmark program, one thread.
  */
 #include <stdbool.h>
@@ -25,6 +26,7 @@ int main(int argc, char **argv)
 	int nr_speeds = 5;
 	double timeout = 300, stock_timeout = 3600;
 	bool want[IOLAT_ML_NR_MODES] = { true, true, true, true, true }, bg = true;
+	enum iolat_oomd_preset oomd = IOLAT_OOMD_FB2018;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--device") && i + 1 < argc) {
@@ -36,6 +38,11 @@ int main(int argc, char **argv)
 			timeout = atof(argv[++i]);
 		} else if (!strcmp(argv[i], "--stock-timeout") && i + 1 < argc) {
 			stock_timeout = atof(argv[++i]);
+		} else if (!strcmp(argv[i], "--oomd") && i + 1 < argc) {
+			if (iolat_oomd_preset_parse(argv[++i], &oomd)) {
+				fprintf(stderr, "bench_memleak: unknown oomd preset '%s'\n", argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--no-bg")) {
 			bg = false;
 		} else if (!strcmp(argv[i], "--modes") && i + 1 < argc) {
@@ -59,7 +66,8 @@ int main(int argc, char **argv)
 				speeds[nr_speeds++] = atof(t);
 		} else {
 			fprintf(stderr, "usage: bench_memleak [--device ssd|hdd] [--seeds N] "
-					"[--speeds a,b] [--modes LIST] [--no-bg] [--timeout S] [--stock-timeout S]\n");
+					"[--speeds a,b] [--modes LIST] [--no-bg] [--oomd P] [--timeout S] "
+					"[--stock-timeout S]\n");
 			return 2;
 		}
 	}
@@ -81,6 +89,7 @@ int main(int argc, char **argv)
 					c.speed = speeds[s];
 					c.seed = (uint64_t)k;
 					c.bg = bg;
+					c.oomd = oomd;
 					c.timeout_ns = (uint64_t)((m == IOLAT_ML_STOCK ? stock_timeout : timeout) * 1e9);
 					ret = iolat_ml_run(&c, &r, err, sizeof(err));
 					if (ret) {

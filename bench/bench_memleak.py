@@ -41,19 +41,19 @@ def collect(p, what):
 
 
 def agg(rows):
-    """Per (device, bg, speed, mode): medians over the seeds, min-max, kills."""
+    """Per (device, oomd, bg, speed, mode): medians over the seeds, min-max, kills."""
     groups = {}
     for r in rows:
-        groups.setdefault((r["device"], r["bg"], r["speed"], r["mode"]), []).append(r)
+        groups.setdefault((r["device"], r["oomd"], r["bg"], r["speed"], r["mode"]), []).append(r)
     out = []
-    for (dev, bg, speed, mode), rs in sorted(groups.items()):
+    for (dev, oomd, bg, speed, mode), rs in sorted(groups.items()):
         killed = [r for r in rs if r["killed"]]
         killers, victims = {}, {}
         for r in killed:
             killers[r["killer"]] = killers.get(r["killer"], 0) + 1
             victims[r["victim"]] = victims.get(r["victim"], 0) + 1
         out.append({
-            "device": dev, "bg": bg, "speed": speed, "mode": mode, "seeds": len(rs),
+            "device": dev, "oomd": oomd, "bg": bg, "speed": speed, "mode": mode, "seeds": len(rs),
             "isol_mean": B.summary([r["isol_mean"] for r in rs]),
             "isol_p10": B.summary([r["isol_p10"] for r in rs]),
             "isol_min": B.summary([r["isol_min"] for r in rs]),
@@ -117,8 +117,13 @@ def main():
     rows = []
     for what, p in procs:
         rows += collect(p, what)
-    nobg = collect(launch(a.bench, ["--device", "hdd", "--no-bg", "--modes", "none,full"] + common),
-                   "hdd --no-bg")
+    nobg_p = launch(a.bench, ["--device", "hdd", "--no-bg", "--modes", "none,full"] + common)
+    pre = ["--device", "hdd", "--modes", "none,full", "--seeds", str(seeds), "--speeds",
+           "0.25,1", "--oomd"]
+    resctl_p = launch(a.bench, pre + ["resctl"])
+    desktop_p = launch(a.bench, pre + ["desktop"])
+    nobg = collect(nobg_p, "hdd --no-bg")
+    presets = collect(resctl_p, "hdd --oomd resctl") + collect(desktop_p, "hdd --oomd desktop")
     wall = time.monotonic() - t0
     raw = os.path.join(a.out, "raw")
     made = plot(a.iolat, a.out, raw)
@@ -127,14 +132,15 @@ def main():
                    "memory_gib": 16, "swap_gib": 8, "rps": 200, "timeout_s": 300,
                    "stock_timeout_s": 1200 if a.quick else 3600, "oomd": "fb2018",
                    "plot": {"device": PLOT_DEVICE, "speed": PLOT_SPEED, "files": made}},
-        "wall_s": wall, "runs": rows + nobg, "agg": agg(rows), "agg_nobg": agg(nobg),
+        "wall_s": wall, "runs": rows + nobg + presets, "agg": agg(rows), "agg_nobg": agg(nobg),
+        "agg_presets": agg(presets),
         "calibration": {d: {"wbps": next(r["wbps"] for r in rows if r["device"] == d),
                             "target_workload_ms": next(r["target_workload_ms"] for r in rows
                                                        if r["device"] == d)}
                         for d in ("ssd", "hdd")},
     }
     B.write_json(os.path.join(a.out, "memleak.json"), res)
-    B.log("memleak: %d runs in %.0f s of wall time" % (len(rows) + len(nobg), wall))
+    B.log("memleak: %d runs in %.0f s of wall time" % (len(res["runs"]), wall))
 
 
 if __name__ == "__main__":

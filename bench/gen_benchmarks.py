@@ -806,6 +806,15 @@ def sec_memleak(doc, res, md_dir):
         doc.w("**hdd, a pure leak** (no background service in `system`):")
         doc.w()
         memleak_table(doc, sorted(d["agg_nobg"], key=lambda a: (a["speed"], mode_order[a["mode"]])))
+    if d.get("agg_presets"):
+        doc.w("**hdd, other oomd presets** (resctl-demo's and oomd's desktop config: per-slice "
+              "avg10 above 50 / 60 for 30 s with reclaim in the last 10 s; the same runs otherwise):")
+        doc.w()
+        for preset in sorted({a["oomd"] for a in d["agg_presets"]}):
+            doc.w("*%s*" % preset)
+            doc.w()
+            memleak_table(doc, sorted([a for a in d["agg_presets"] if a["oomd"] == preset],
+                                      key=lambda a: (a["speed"], mode_order[a["mode"]])))
     doc.goal("6", goal, "; ".join(worst[:4]) + (" …" if len(worst) > 4 else "") if worst
              else "all cells", met,
              "see §6: on hdd the memory side protects at ≤ 0.5× but then nothing kills the "

@@ -88,6 +88,7 @@ struct iolat_ml_result {
 	enum iolat_ml_mode mode;
 	uint64_t seed;
 	bool bg;
+	enum iolat_oomd_preset oomd;
 	double speed, wbps;
 	uint64_t target_workload_ns, target_system_ns;
 	double base_rps, base_p95_ms;

@@ -72,6 +72,7 @@ void ml_finish_result(struct ml *ml)
 	r->mode = c->mode;
 	r->seed = c->seed;
 	r->bg = c->bg;
+	r->oomd = c->oomd;
 	r->speed = c->speed;
 	r->wbps = c->wbps;
 	r->target_workload_ns = c->target_workload_ns;
@@ -150,14 +151,15 @@ int iolat_ml_write_csv(const struct iolat_ml_result *r, const char *path)
 
 void iolat_ml_write_json(const struct iolat_ml_result *r, FILE *f)
 {
-	fprintf(f, "{\"device\":\"%s\",\"mode\":\"%s\",\"bg\":%s,\"speed\":%g,\"seed\":%llu,"
+	fprintf(f, "{\"device\":\"%s\",\"mode\":\"%s\",\"oomd\":\"%s\",\"bg\":%s,\"speed\":%g,\"seed\":%llu,"
 		   "\"wbps\":%.0f,\"target_workload_ms\":%.3f,\"target_system_ms\":%.3f,"
 		   "\"base_rps\":%.2f,\"base_p95_ms\":%.2f,\"isol_mean\":%.4f,\"isol_p10\":%.4f,"
 		   "\"isol_min\":%.4f,\"lat_imp_mean\":%.4f,\"downtime_s\":%.0f,\"killed\":%s,"
 		   "\"kill_s\":%.0f,\"killer\":\"%s\",\"victim\":\"%s\",\"lost\":%llu,\"served\":%llu,"
 		   "\"hog_slept_s\":%.2f,\"hog_stall_s\":%.2f,\"hog_alloc_mib\":%.0f,"
 		   "\"hog_written_mib\":%.0f,\"max_use_delay\":%d,\"swap_waited\":%llu,\"events\":%llu}\n",
-		r->device, iolat_ml_mode_name(r->mode), r->bg ? "true" : "false", r->speed,
+		r->device, iolat_ml_mode_name(r->mode), iolat_oomd_preset_name(r->oomd),
+		r->bg ? "true" : "false", r->speed,
 		(unsigned long long)r->seed, r->wbps, (double)r->target_workload_ns / 1e6,
 		(double)r->target_system_ns / 1e6, r->base_rps, r->base_p95_ms, r->isol_mean,
 		r->isol_p10, r->isol_min, r->lat_imp_mean, r->downtime_s, r->killed ? "true" : "false",
