@@ -73,7 +73,7 @@ struct iolat_ml_sample {
 	double rps;                 /* web completions per second */
 	double p95_ms;              /* web request latency, this sample */
 	uint64_t lost;              /* requests refused (no free worker) */
-	double free_mib, web_mib, hog_mib, sys_mib, swap_mib;
+	double free_mib, web_mib, hog_mib, sys_mib, swap_mib, hog_swap_mib;
 	double psi_wl_some10, psi_wl_full10, psi_sys_some10, psi_sys_full10, psi_sys_full60;
 	uint32_t sys_depth;         /* io.latency depth of system (UINT32_MAX: max) */
 	int sys_use_delay;
@@ -112,6 +112,8 @@ struct iolat_ml_result {
 	uint64_t hog_swap_at_depth1;/* swap-outs of the leak's pages while system was at depth 1 */
 	uint64_t swap_waited;       /* swap-outs that waited for a slot (0 with the bypass) */
 	uint64_t hog_max_sleep_ns;  /* the leak's longest single sleep at a fault */
+	uint64_t swap_after_kill;   /* swap-outs of a killed group's pages issued after its kill */
+	uint64_t io_at_kill;        /* device requests submitted by the kill itself (0: none) */
 	int max_use_delay;          /* of system, over the samples */
 	uint64_t events;
 	struct iolat_ml_sample *samples;

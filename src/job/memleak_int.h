@@ -102,6 +102,7 @@ struct ml {
 	int error;
 	/* counters for the result */
 	uint64_t swap_writes, swap_by[3], hog_swap_at_depth1, swap_waited, hog_swap_by_web;
+	uint64_t swap_after_kill, io_at_kill, nr_submits;
 	/* per sample */
 	struct iolat_hist read_lat;
 	size_t cap_samples;

@@ -133,6 +133,7 @@ static void io_submit(struct ml *ml, struct ml_io *io, struct iolat_group *g, un
 	io->req.owner = io;
 	io->w.granted = io_granted;
 	io->submit_ns = now;
+	ml->nr_submits++;
 	ret = iolat_throttle_async_at(g, flags, &io->io, &io->w, now);
 	if (ret == 0)
 		iolat_sim_dev_submit(ml->dev, &io->req);
@@ -210,6 +211,8 @@ static void count_swapout(struct ml *ml, uint32_t u, const struct ml_task *t)
 
 	ml->swap_writes++;
 	ml->swap_by[!t ? 2 : t->mg == ml->mg_wl ? 0 : 1]++;
+	if (!ml->mem.groups[ml->mem.units[u].group].alive)
+		ml->swap_after_kill++;
 	if ((int)ml->mem.units[u].group != ml->mg_hog)
 		return;
 	if (t && t->mg == ml->mg_wl)

@@ -98,6 +98,8 @@ void ml_finish_result(struct ml *ml)
 	r->swap_by_kswapd = ml->swap_by[2];
 	r->hog_swap_at_depth1 = ml->hog_swap_at_depth1;
 	r->swap_waited = ml->swap_waited;
+	r->swap_after_kill = ml->swap_after_kill;
+	r->io_at_kill = ml->io_at_kill;
 	for (size_t i = 0; i < r->nr_samples; i++)
 		if (r->samples[i].sys_use_delay > r->max_use_delay)
 			r->max_use_delay = r->samples[i].sys_use_delay;
@@ -130,16 +132,16 @@ int iolat_ml_write_csv(const struct iolat_ml_result *r, const char *path)
 
 	if (!f)
 		return -errno;
-	fprintf(f, "t_s,rps,p95_ms,lost,free_mib,web_mib,hog_mib,sys_mib,swap_mib,"
+	fprintf(f, "t_s,rps,p95_ms,lost,free_mib,web_mib,hog_mib,sys_mib,swap_mib,hog_swap_mib,"
 		   "psi_wl_some10,psi_wl_full10,psi_sys_some10,psi_sys_full10,psi_sys_full60,"
 		   "sys_depth,sys_use_delay,hog_congested,delay_ms,slept_ms,read_ms\n");
 	for (size_t i = 0; i < r->nr_samples; i++) {
 		const struct iolat_ml_sample *s = &r->samples[i];
 
-		fprintf(f, "%.0f,%.0f,%.2f,%llu,%.0f,%.0f,%.0f,%.0f,%.0f,%.2f,%.2f,%.2f,%.2f,%.2f,"
+		fprintf(f, "%.0f,%.0f,%.2f,%llu,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.2f,%.2f,%.2f,%.2f,%.2f,"
 			   "%d,%d,%d,%.1f,%.1f,%.3f\n",
 			s->t_s, s->rps, s->p95_ms, (unsigned long long)s->lost, s->free_mib,
-			s->web_mib, s->hog_mib, s->sys_mib, s->swap_mib, s->psi_wl_some10,
+			s->web_mib, s->hog_mib, s->sys_mib, s->swap_mib, s->hog_swap_mib, s->psi_wl_some10,
 			s->psi_wl_full10, s->psi_sys_some10, s->psi_sys_full10, s->psi_sys_full60,
 			s->sys_depth == IOLAT_DEPTH_MAX ? -1 : (int)s->sys_depth, s->sys_use_delay,
 			s->hog_congested, s->delay_ms, s->slept_ms, s->read_ms);

@@ -163,6 +163,8 @@ void ml_kill(struct ml *ml, int mg, const char *who, uint64_t now)
 {
 	struct iolat_ml_result *r = ml->res;
 
+	uint64_t submits = ml->nr_submits;
+
 	if (mg < 0 || !ml->mem.groups[mg].alive)
 		return;
 	iolat_mem_kill_group(&ml->mem, mg);
@@ -179,6 +181,8 @@ void ml_kill(struct ml *ml, int mg, const char *who, uint64_t now)
 		snprintf(r->victim, sizeof(r->victim), "%s", ml->mem.groups[mg].name);
 	}
 	ml_frames_freed(ml, now);
+	/* The kill itself issues no I/O (what it frees needs none). */
+	ml->io_at_kill += ml->nr_submits - submits;
 }
 
 void ml_record_read(struct ml *ml, uint64_t lat_ns)
@@ -250,6 +254,7 @@ static void fill_sample(struct ml *ml, struct iolat_ml_sample *s, uint64_t now)
 	s->hog_mib = (double)m->groups[ml->mg_hog].usage * IOLAT_MEM_UNIT_BYTES / MIB;
 	s->sys_mib = (double)m->groups[ml->mg_sys].usage * IOLAT_MEM_UNIT_BYTES / MIB;
 	s->swap_mib = (double)m->slots_used * IOLAT_MEM_UNIT_BYTES / MIB;
+	s->hog_swap_mib = (double)m->groups[ml->mg_hog].swap * IOLAT_MEM_UNIT_BYTES / MIB;
 	s->psi_wl_some10 = ml->psi[ml->mg_wl].some[IOLAT_PSI_AVG10];
 	s->psi_wl_full10 = ml->psi[ml->mg_wl].full[IOLAT_PSI_AVG10];
 	s->psi_sys_some10 = ml->psi[ml->mg_sys].some[IOLAT_PSI_AVG10];

@@ -11,7 +11,7 @@
  *  5. PSI arithmetic (some/full shares, the 2 s averages, totals);
  *  6. oomd timing (rising_beyond, above + reclaim, swap_free, post-action rest);
  *  7. reclaim shares under memory.low (overage-proportional, 3:1);
- *  8. a kill frees frames and swap at once, with no I/O;
+ *  8. a kill frees frames and swap at once, with no I/O (in the model and in a run);
  *  9. the 5 % rule: a group whose only I/O is bypassed swap escapes use_delay;
  *     recorded I/O beside it (the background service) does not let it escape.
  * Plus: a run is deterministic (same seed, same figures).
@@ -414,6 +414,34 @@ static void test_link8_kill_frees(void **state)
 	iolat_mem_destroy(&b.m);
 }
 
+/* The same in a run: oomd's kill of the leak issues no I/O, its memory and
+ * swap are back by the next sample, and none of its pages is written after. */
+static void test_link8_kill_in_a_run(void **state)
+{
+	struct iolat_ml_result *r = run_small(IOLAT_ML_NONE, 1.0, true);
+	const struct iolat_ml_sample *before = NULL, *after = NULL;
+
+	assert_true(r->killed);
+	assert_string_equal(r->victim, "system/hog");
+	assert_int_equal(r->io_at_kill, 0);
+	assert_int_equal(r->swap_after_kill, 0);
+	for (size_t i = 0; i < r->nr_samples; i++) {
+		/* samples and polls share whole seconds: skip the kill's own */
+		if (r->samples[i].t_s < r->kill_s - 0.5)
+			before = &r->samples[i];
+		else if (r->samples[i].t_s > r->kill_s + 0.5 && !after)
+			after = &r->samples[i];
+	}
+	assert_non_null(before);
+	assert_non_null(after);
+	assert_true(before->hog_mib > 0 && before->hog_swap_mib > 0);
+	assert_true(after->hog_mib < 1.0);                 /* at most a write in flight */
+	assert_true(after->hog_swap_mib < 1.0);
+	assert_true(after->swap_mib < before->swap_mib - before->hog_swap_mib / 2);
+	assert_true(after->free_mib > before->free_mib + before->hog_mib / 2);
+	iolat_ml_result_free(r);
+}
+
 /* ---- 9: the 5 % rule and an all-bypass group ---- */
 
 /*
@@ -489,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_link6_oomd_timing),
 		cmocka_unit_test(test_link7_reclaim_low_shares),
 		cmocka_unit_test(test_link8_kill_frees),
+		cmocka_unit_test(test_link8_kill_in_a_run),
 		cmocka_unit_test(test_link9_five_pct_rule),
 		cmocka_unit_test(test_deterministic),
 	};
