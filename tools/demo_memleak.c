@@ -135,7 +135,7 @@ static int parse(struct mlopts *o, int argc, char **argv)
 				return bad("--modes: expected none,block,full,stock,nobypass, got", v);
 		} else if (iolat_cli_is_opt(a, "--oomd")) {
 			v = iolat_cli_opt_value(argc, argv, &i, "--oomd");
-			if (!v || iolat_oomd_preset_parse(v, &o->c.oomd))
+			if (!v || iolat_ml_oomd_parse(v, &o->c.oomd))
 				return bad("--oomd: expected fb2018, resctl, desktop or off, got", v);
 		} else if (iolat_cli_is_opt(a, "--log")) {
 			v = iolat_cli_opt_value(argc, argv, &i, "--log");
@@ -208,7 +208,7 @@ int iolat_demo_memleak(int argc, char **argv)
 		return bad("--log: cannot create", o.logdir);
 	if (!o.quiet)
 		printf("memleak: %s disk, leak at %gx its write bandwidth, seed %llu, oomd %s\n",
-		       o.c.device, o.c.speed, (unsigned long long)o.c.seed, iolat_oomd_preset_name(o.c.oomd));
+		       o.c.device, o.c.speed, (unsigned long long)o.c.seed, iolat_ml_oomd_name(o.c.oomd));
 	printf("%-9s %6s %6s %6s %6s %8s %8s  %-32s %-11s %7s %6s\n", "mode", "base", "isol",
 	       "p10", "min", "lat_imp", "kill", "killed by", "victim", "down_s", "slept");
 	for (int m = 0; m < IOLAT_ML_NR_MODES; m++) {
@@ -262,7 +262,7 @@ int iolat_sim_memleak(const struct iolat_jobfile *jf, const char *logdir, bool j
 		iolat_ml_write_json(r, stdout);
 	} else {
 		printf("memleak: %s disk, leak at %gx its write bandwidth, seed %llu, oomd %s\n",
-		       c.device, c.speed, (unsigned long long)c.seed, iolat_oomd_preset_name(c.oomd));
+		       c.device, c.speed, (unsigned long long)c.seed, iolat_ml_oomd_name(c.oomd));
 		printf("%-9s %6s %6s %6s %6s %8s %8s  %-32s %-11s %7s %6s\n", "mode", "base", "isol",
 		       "p10", "min", "lat_imp", "kill", "killed by", "victim", "down_s", "slept");
 		print_row(r);

@@ -35,6 +35,9 @@ enum iolat_ml_mode {
 
 int iolat_ml_mode_parse(const char *s, enum iolat_ml_mode *out);
 const char *iolat_ml_mode_name(enum iolat_ml_mode m);
+/* oomd presets by name, for the tools (which do not reach src/sim). */
+int iolat_ml_oomd_parse(const char *s, enum iolat_oomd_preset *out);
+const char *iolat_ml_oomd_name(enum iolat_oomd_preset p);
 
 struct iolat_ml_config {
 	const char *device;         /* "ssd", "hdd", "bad-ssd" */

@@ -40,6 +40,16 @@ const char *iolat_ml_mode_name(enum iolat_ml_mode m)
 	return (unsigned)m < IOLAT_ML_NR_MODES ? mode_names[m] : "?";
 }
 
+int iolat_ml_oomd_parse(const char *s, enum iolat_oomd_preset *out)
+{
+	return iolat_oomd_preset_parse(s, out);
+}
+
+const char *iolat_ml_oomd_name(enum iolat_oomd_preset p)
+{
+	return iolat_oomd_preset_name(p);
+}
+
 void iolat_ml_defaults(struct iolat_ml_config *c, const char *device)
 {
 	*c = (struct iolat_ml_config){
