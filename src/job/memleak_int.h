@@ -95,7 +95,7 @@ struct ml {
 	struct ml_hog *hog;
 	struct ml_bg *bg;
 	/* phases */
-	uint64_t t0, hog_start, t_end;
+	uint64_t t0, hog_start;
 	uint64_t kill_at;            /* 0: no kill yet */
 	bool stopped;
 	uint64_t low_rps_since;      /* stock health checker */

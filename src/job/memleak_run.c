@@ -205,7 +205,6 @@ void ml_record_read(struct ml *ml, uint64_t lat_ns)
 static void stop(struct ml *ml)
 {
 	ml->stopped = true;
-	ml->t_end = iolat_sim_evq_now(&ml->q);
 }
 
 static void ctl_tick_ev(void *arg, uint64_t data, uint64_t now)

@@ -8,7 +8,8 @@
  * Each group keeps counts of its tasks (its subtree's, as a cgroup's
  * pressure includes its children's): nonidle (running, waiting for I/O or
  * stalled on memory), memstall (stalled on memory: reclaim, refault,
- * throttled allocation) and running (kept for reports). Between two changes
+ * throttled allocation) and running (on a CPU; tracked, not used by the
+ * formulas below). Between two changes
  * the state is constant; with T = min(nonidle, ncpu) and P = nonidle -
  * memstall (the tasks not delayed on memory) the stalled share is
  *     SOME = min(memstall, T) / T
