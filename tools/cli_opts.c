@@ -81,6 +81,12 @@ int iolat_cli_common_opt(struct iolat_cli_common *c, const char *cmd, int argc, 
 		    (c->loop_s = parse_positive(v)) < 0)
 			return iolat_cli_usage_error(cmd, "%s needs a positive number of seconds",
 						     "--loop"), -1;
+	} else if (iolat_cli_is_opt(a, "--output")) {
+		if (!(v = iolat_cli_opt_value(argc, argv, i, "--output")) || !*v)
+			return iolat_cli_usage_error(cmd, "%s needs a file", "--output"), -1;
+		c->output = v;
+	} else if (!strcmp(a, "--parse-only")) {
+		c->parse_only = true;
 	} else if (!strcmp(a, "--no-control")) {
 		c->control = 0;
 	} else if (!strcmp(a, "--kernel-compat")) {

@@ -24,6 +24,8 @@ struct iolat_cli_common {
 	double loop_s;          /* hidden --loop SECONDS (soak tests); 0 */
 	int control;            /* --no-control: 0; else -1 (the job file's) */
 	int kernel_compat;      /* --kernel-compat: 1; else -1 (the job file's) */
+	const char *output;     /* --output FILE: the report goes there; NULL: stdout */
+	bool parse_only;        /* --parse-only: check the job file, run nothing */
 };
 
 #define IOLAT_CLI_COMMON_INIT { .repeat = 1, .control = -1, .kernel_compat = -1 }

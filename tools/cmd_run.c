@@ -14,7 +14,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,13 +23,12 @@
 #include <unistd.h>
 
 #include "cli_opts.h"
+#include "cli_stop.h"
 #include "commands.h"
 #include "job/engines.h"
 #include "job/jobfile.h"
 #include "job/report.h"
 #include "job/runner.h"
-
-static atomic_bool run_stop;
 
 static void usage(FILE *f)
 {
@@ -70,12 +68,6 @@ static void usage(FILE *f)
 static int bad_usage(const char *fmt, const char *arg)
 {
 	return iolat_cli_usage_error("run", fmt, arg);
-}
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	atomic_store(&run_stop, true);
 }
 
 struct cli {
@@ -164,7 +156,7 @@ static double now_s(void)
 
 int iolat_cmd_run(int argc, char **argv)
 {
-	struct iolat_runner_opts o = { .control = -1, .kernel_compat = -1, .stop = &run_stop };
+	struct iolat_runner_opts o = { .control = -1, .kernel_compat = -1, .stop = &iolat_cli_stop_flag };
 	const char *file = NULL;
 	struct iolat_cli_common common = IOLAT_CLI_COMMON_INIT;
 	bool quiet = false;
@@ -174,7 +166,6 @@ int iolat_cmd_run(int argc, char **argv)
 	struct iolat_runner_result *res = NULL;
 	char err[IOLAT_JOBFILE_ERR_MAX];
 	struct cli cli = { 0 };
-	struct sigaction sa = { .sa_handler = on_sigint }, old_sa;
 	int ret, rc = IOLAT_EXIT_OK;
 
 	for (int i = 1; i < argc; i++) {
@@ -209,10 +200,7 @@ int iolat_cmd_run(int argc, char **argv)
 	o.progress = on_progress;
 	o.note = on_note;
 	o.ctx = &cli;
-	atomic_store(&run_stop, false);
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESETHAND;    /* a second Ctrl-C kills */
-	sigaction(SIGINT, &sa, &old_sa);
+	iolat_cli_stop_install();
 	t0 = now_s();
 	for (;;) {
 		iolat_runner_result_free(res);
@@ -223,11 +211,10 @@ int iolat_cmd_run(int argc, char **argv)
 		iters++;
 		failed_all += res->nr_errors;
 		bad_all += res->verify_bad;
-		if (atomic_load(&run_stop) ||
+		if (atomic_load(&iolat_cli_stop_flag) ||
 		    (common.loop_s > 0 ? now_s() - t0 >= common.loop_s : (double)iters >= common.repeat))
 			break;
 	}
-	sigaction(SIGINT, &old_sa, NULL);
 	clear_progress(&cli);
 	if (ret) {
 		if (iters)
@@ -236,8 +223,9 @@ int iolat_cmd_run(int argc, char **argv)
 		rc = ret == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
 		goto out;
 	}
-	if (atomic_load(&run_stop))
-		fprintf(stderr, "iolat run: interrupted: reporting what ran\n");
+	if (res->interrupted)
+		fprintf(stderr, "iolat run: interrupted by signal %d: reporting the %.1f s that ran\n",
+			iolat_cli_stop_signal(), (double)res->duration_ns / 1e9);
 	if (iters > 1)
 		fprintf(stderr, "iolat run: %" PRIu64 " runs in %.1f s: %" PRIu64 " I/Os failed, %"
 			PRIu64 " blocks read back wrong, in all; the report is the last run's\n", iters,
@@ -285,7 +273,10 @@ int iolat_cmd_run(int argc, char **argv)
 	if (res->checked)
 		fprintf(stderr, "iolat run: IOLAT_CHECK: the controller's invariants held at every "
 			"sample and at the end; every I/O completed once\n");
+	if (res->interrupted)
+		rc = iolat_cli_stop_exit_code();   /* 128 + the signal, whatever else happened */
 out:
+	iolat_cli_stop_restore();
 	iolat_runner_result_free(res);
 	iolat_jobfile_free(jf);
 	return rc;

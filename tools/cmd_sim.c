@@ -17,8 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli_opts.h"
+#include "cli_output.h"
+#include "cli_stop.h"
 #include "commands.h"
 #include "job/jobfile.h"
 #include "job/memleak.h"
@@ -32,7 +35,8 @@ static void usage(FILE *f)
 
 	fprintf(f,
 		"usage: iolat sim JOBFILE [--seed N] [--output-format=normal|json] [--log DIR]\n"
-		"                 [--no-control] [--kernel-compat] [-v]\n"
+		"                 [--no-control] [--kernel-compat] [--output=FILE] [--parse-only]\n"
+		"                 [-v] [-q]\n"
 		"\n"
 		"Runs JOBFILE's jobs on a simulated device in virtual time, through the real\n"
 		"io.latency controller: deterministic (same file and seed, same output) and\n"
@@ -44,15 +48,23 @@ static void usage(FILE *f)
 		"  --seed N                 seed of every random choice (default: the job\n"
 		"                           file's seed=, else 1)\n"
 		"  --output-format=FMT      normal (the per-group table) or json\n"
+		"  --output=FILE            write the table or JSON to FILE instead of stdout\n"
 		"  --log DIR                per-window CSV time series per group, and plots\n"
 		"                           (latency.png, depth.png) when gnuplot is installed\n"
+		"  --parse-only             check the job file (keys, values, groups) and exit\n"
 		"  --no-control             run without the controller (as control=0)\n"
 		"  --kernel-compat          the kernel's timer and HDD-mean behaviour\n"
 		"                           (IOLAT_CTL_KERNEL_COMPAT) instead of ours\n"
 		"  -v, --verbose            events run and wall time on stderr\n"
+		"  -q, --quiet              no progress line (shown on a terminal when a\n"
+		"                           run takes more than a second of wall time)\n"
 		"  -h, --help               this text\n"
 		"\n"
-		"exit status: 0 ok, 1 the simulation failed, 2 bad usage or bad job file\n"
+		"Ctrl-C (SIGINT), SIGTERM or SIGHUP stop the simulation: the report covers\n"
+		"the virtual time reached; a second signal kills.\n"
+		"\n"
+		"exit status: 0 ok, 1 the simulation failed, 2 bad usage or bad job file,\n"
+		"128+N stopped by signal N (130: Ctrl-C)\n"
 		"\n"
 		"device models and their job-file keys (key=default):\n");
 	if (n > 0 && (models = malloc((size_t)n + 1))) {
@@ -75,12 +87,46 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The progress line: on a terminal, once a run has taken a second of wall time. */
+struct sim_progress {
+	bool tty, shown;
+	double t0, last;
+};
+
+static void on_progress(void *ctx, uint64_t virt_ns, uint64_t total_ns)
+{
+	struct sim_progress *p = ctx;
+	double now = wall_s();
+
+	if (!p->tty || now - p->t0 < 1.0 || now - p->last < 0.25)
+		return;
+	p->last = now;
+	if (total_ns)
+		fprintf(stderr, "\r\033[K[%.1fs/%.0fs virtual, %.0f%%, %.0fs wall] Ctrl-C stops and "
+			"reports", (double)virt_ns / 1e9, (double)total_ns / 1e9,
+			100.0 * (double)virt_ns / (double)total_ns, now - p->t0);
+	else
+		fprintf(stderr, "\r\033[K[%.1fs virtual, %.0fs wall] Ctrl-C stops and reports",
+			(double)virt_ns / 1e9, now - p->t0);
+	fflush(stderr);
+	p->shown = true;
+}
+
+static void clear_progress(struct sim_progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = false;
+}
+
 int iolat_cmd_sim(int argc, char **argv)
 {
 	struct iolat_sim_opts o = { .control = -1, .kernel_compat = -1 };
 	const char *file = NULL;
 	struct iolat_cli_common common = IOLAT_CLI_COMMON_INIT;
-	bool verbose = false;
+	bool verbose = false, quiet = false;
+	struct sim_progress prog = { 0 };
+	FILE *out_f = NULL;
 	struct iolat_jobfile *jf = NULL;
 	struct iolat_sim_result *res = NULL;
 	char err[IOLAT_JOBFILE_ERR_MAX];
@@ -109,6 +155,8 @@ int iolat_cmd_sim(int argc, char **argv)
 			o.seed_set = true;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			verbose = true;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			quiet = true;
 		} else if (a[0] == '-' && a[1]) {
 			return bad_usage("unknown option '%s'", a);
 		} else if (file) {
@@ -120,8 +168,16 @@ int iolat_cmd_sim(int argc, char **argv)
 	o.control = common.control;
 	o.kernel_compat = common.kernel_compat;
 	ret = iolat_cli_load_jobfile("sim", file, &jf);
-	if (ret)
+	if (!ret)
+		ret = iolat_cli_check_output("sim", common.output);
+	if (!ret)
+		ret = iolat_cli_check_logdir("sim", common.logdir);
+	if (ret || common.parse_only) {
+		if (!ret)
+			printf("%s: ok (%u jobs, %u groups)\n", file, jf->nr_jobs, jf->nr_groups);
+		iolat_jobfile_free(jf);
 		return ret;
+	}
 	ret = iolat_ml_jobfile_kind(jf, err, sizeof(err));
 	if (ret) {   /* the leaking-service scenario (tools/demo_memleak.c) */
 		rc = ret < 0 ? (fprintf(stderr, "iolat sim: %s\n", err), IOLAT_EXIT_USAGE) :
@@ -131,6 +187,12 @@ int iolat_cmd_sim(int argc, char **argv)
 		return rc;
 	}
 	t0 = wall_s();
+	prog.tty = !quiet && isatty(STDERR_FILENO);
+	prog.t0 = t0;
+	o.stop = &iolat_cli_stop_flag;
+	o.progress = on_progress;
+	o.ctx = &prog;
+	iolat_cli_stop_install();
 	for (;;) {
 		iolat_sim_result_free(res);
 		res = NULL;
@@ -138,9 +200,11 @@ int iolat_cmd_sim(int argc, char **argv)
 		if (ret)
 			break;
 		iters++;
-		if (common.loop_s > 0 ? wall_s() - t0 >= common.loop_s : (double)iters >= common.repeat)
+		if (atomic_load(&iolat_cli_stop_flag) ||
+		    (common.loop_s > 0 ? wall_s() - t0 >= common.loop_s : (double)iters >= common.repeat))
 			break;
 	}
+	clear_progress(&prog);
 	if (ret) {
 		if (iters)
 			fprintf(stderr, "iolat sim: run %" PRIu64 " failed:\n", iters + 1);
@@ -154,39 +218,36 @@ int iolat_cmd_sim(int argc, char **argv)
 	if (verbose)
 		fprintf(stderr, "iolat sim: %" PRIu64 " events, %.3f virtual s in %.3f wall s\n",
 			res->events, (double)res->duration_ns / 1e9, wall_s() - t0);
+	if (res->interrupted)
+		fprintf(stderr, "iolat sim: interrupted by signal %d: reporting the %.3f virtual s "
+			"reached\n", iolat_cli_stop_signal(), (double)res->duration_ns / 1e9);
+	out_f = iolat_cli_open_output("sim", common.output);
+	if (!out_f) {
+		rc = IOLAT_EXIT_FAILED;
+		goto out;
+	}
 	if (common.json) {
-		ret = iolat_report_write_json(res->report, stdout);
+		ret = iolat_report_write_json(res->report, out_f);
 	} else {
-		printf("device %s (%s, %s rule), nr_requests %u, seed %" PRIu64 ", "
+		fprintf(out_f, "device %s (%s, %s rule), nr_requests %u, seed %" PRIu64 ", "
 		       "%.3f s virtual, controller %s\n",
 		       res->device, res->rotational ? "rotational" : "non-rotational",
 		       res->rotational ? "mean" : "p90", res->nr_requests, res->seed,
 		       (double)res->duration_ns / 1e9,
 		       !res->control ? "off" : res->kernel_compat ? "on (kernel compat)" : "on");
-		ret = iolat_report_write_table(res->report, stdout);
+		ret = iolat_report_write_table(res->report, out_f);
 	}
-	if (ret || fflush(stdout)) {
+	if (iolat_cli_close_output(out_f) || ret) {
 		fprintf(stderr, "iolat sim: cannot write the report: %s\n", strerror(EIO));
 		rc = IOLAT_EXIT_FAILED;
 		goto out;
 	}
-	if (common.logdir) {
-		unsigned flags = 0;
-
-		ret = iolat_report_write_log(res->report, common.logdir, &flags, err, sizeof(err));
-		if (ret) {
-			fprintf(stderr, "iolat sim: --log %s: %s\n", common.logdir,
-				err[0] ? err : strerror(-ret));
-			rc = IOLAT_EXIT_FAILED;
-		} else if (flags & IOLAT_LOG_NO_GNUPLOT) {
-			fprintf(stderr, "iolat sim: gnuplot not found: CSV written to %s, plots skipped\n",
-				common.logdir);
-		} else if (flags & IOLAT_LOG_PLOT_FAILED) {
-			fprintf(stderr, "iolat sim: gnuplot failed: CSV written to %s, no plots\n",
-				common.logdir);
-		}
-	}
+	if (common.logdir)
+		rc = iolat_cli_write_log("sim", res->report, common.logdir);
+	if (res->interrupted)
+		rc = iolat_cli_stop_exit_code();
 out:
+	iolat_cli_stop_restore();
 	iolat_sim_result_free(res);
 	iolat_jobfile_free(jf);
 	return rc;

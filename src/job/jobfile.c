@@ -24,6 +24,7 @@
 #include "job/engines.h"
 #include "job/jobfile.h"
 #include "util/units.h"
+#include "job/suggest.h"
 
 #define MAX_FILE_BYTES  (16u << 20)   /* parse_file() refuses larger files */
 #define MAX_JOBS        4096u
@@ -59,7 +60,7 @@ static const struct iolat_jobopt opts[] = {
 	  "hashd, memhog, bgservice: the leaking-service scenario (iolat sim)" },
 	{ .name = "rwmixread", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(rwmixread),
 	  .min = 0, .max = 100, .def = "50", .help = "percent of reads in a mixed workload" },
-	{ .name = "bs", .type = IOLAT_OPT_SIZE, .where = IN_JOBS, JOBF(bs),
+	{ .name = "bs", .alias = "blocksize", .type = IOLAT_OPT_SIZE, .where = IN_JOBS, JOBF(bs),
 	  .min = 1, .max = 64u << 20, .def = "4k", .help = "block size of each I/O" },
 	{ .name = "iodepth", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(iodepth),
 	  .min = 1, .max = 65536, .def = "1", .help = "I/Os kept in flight (closed loop)" },
@@ -98,7 +99,27 @@ static const struct iolat_jobopt opts[] = {
 	  .choices = "meta|swap|none", .def = "none",
 	  .help = "issue as bypass I/O: never waits, charged as delay when throttled" },
 	{ .name = "target", .type = IOLAT_OPT_TARGET, .where = IOLAT_OPT_IN_GROUP, GRPF(target_ns),
-	  .def = "max", .help = "the group's latency target (5ms, 750us; bare: us; max: none)" },
+	  .def = "max", .help = "the group's latency target (5ms, 750us; bare: us; max or 0: none, as "
+	  "the kernel's io.latency)" },
+	/* safety: writing to block devices */
+	{ .name = "allow_mounted_write", .type = IOLAT_OPT_BOOL, .where = IN_JOBS,
+	  JOBF(allow_mounted_write), .def = "0",
+	  .help = "1 lets a writing job use a block device that is mounted or held (as fio's)" },
+	{ .name = "allow_signature_write", .type = IOLAT_OPT_BOOL, .where = IN_JOBS,
+	  JOBF(allow_signature_write), .def = "0",
+	  .help = "1 lets a writing job overwrite a device that holds a filesystem, RAID, LVM, "
+	  "LUKS, swap or partition-table signature" },
+	/* fio's, accepted for familiarity */
+	{ .name = "name", .type = IOLAT_OPT_JOBNAME, .where = IOLAT_OPT_IN_JOB, JOBF(name),
+	  .help = "the job's name in reports (default: its section name)" },
+	{ .name = "ramp_time", .type = IOLAT_OPT_TIME_S, .where = IN_JOBS, JOBF(ramp_ns), .def = "0",
+	  .help = "run this long before runtime starts; its I/O is left out of the report" },
+	{ .name = "randrepeat", .type = IOLAT_OPT_BOOL, .where = IN_JOBS, JOBF(randrepeat),
+	  .def = "1", .help = "always 1: the same seed= gives the same offsets (fio's default)" },
+	{ .name = "norandommap", .type = IOLAT_OPT_BOOL, .where = IN_JOBS, JOBF(norandommap),
+	  .def = "1", .help = "always 1: random offsets are drawn independently, no block map" },
+	{ .name = "percentile_list", .type = IOLAT_OPT_PCTLIST, .where = IOLAT_OPT_IN_GLOBAL,
+	  GLOBF(percentiles), .help = "extra latency percentiles for the JSON, e.g. 99.5:99.99" },
 	/* device and controller ([global] only) */
 	{ .name = "device", .type = IOLAT_OPT_ENUM, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(device),
 	  .min = IOLAT_DEVICE_SSD, .choices = "ssd|hdd|bad-ssd",
@@ -142,6 +163,7 @@ static const struct iolat_jobopt opts[] = {
 };
 
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]) - 1)
+_Static_assert(NR_OPTS <= IOLAT_JOB_MAX_KEYS, "struct iolat_job's key_line[] is too small");
 
 const struct iolat_jobopt *iolat_jobfile_options(void)
 {
@@ -455,26 +477,22 @@ static bool group_char_ok(char c)
 
 /*
  * Check a group path: components of 1..63 bytes of [A-Za-z0-9_.@+:-], not
- * "." or "..", separated by single '/'; one leading and trailing '/' allowed
- * and dropped. Writes the normalised path to @out. "/" alone is the root
- * (returns 1).
+ * "." or "..", separated by single '/', with no '/' before the first or after
+ * the last (every empty component is refused alike: "/a", "a/", "a//b").
+ * Writes the path to @out. "/" alone is the root (returns 1).
  */
 static int normalise_group_path(const char *s, char *out, size_t outlen, const char **why)
 {
 	size_t n = strlen(s);
-	bool lead = false;
 
-	if (n && s[0] == '/') {
-		lead = true;
-		s++;
-		n--;
-	}
-	if (n && s[n - 1] == '/')
-		n--;
+	if (n == 1 && s[0] == '/')
+		return 1;
 	if (n == 0) {
-		if (lead)
-			return 1;
 		*why = "a group path like main or system/fbpkg";
+		return -EINVAL;
+	}
+	if (s[0] == '/' || s[n - 1] == '/') {
+		*why = "a group path without a leading or trailing '/' (like system/fbpkg)";
 		return -EINVAL;
 	}
 	if (n >= outlen) {
@@ -655,6 +673,48 @@ static int set_param(struct parser *p, const char *key, const char *v)
 	return 0;
 }
 
+/* fio's name=: a new name for the job, same rules as a section name. */
+static int set_job_name(struct parser *p, struct iolat_job *job, const char *key, const char *v)
+{
+	size_t n = strlen(v);
+
+	if (!n || n >= IOLAT_JOB_NAME_MAX)
+		return perr(p, p->line, key, "a name of 1 to %u bytes", IOLAT_JOB_NAME_MAX - 1);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] == 0x7f)
+			return perr(p, p->line, key, "a name of printable characters");
+	memcpy(job->name, v, n + 1);
+	return 0;
+}
+
+/* fio's percentile_list: "99.5:99.9" (0 < each <= 100), at most 16. */
+static int set_percentiles(struct parser *p, struct iolat_jobfile_global *g, const char *key,
+			   const char *v)
+{
+	char got[MAX_ECHO + 8];
+	unsigned n = 0;
+	const char *s = v;
+
+	echo(got, sizeof(got), v, strlen(v));
+	while (*s) {
+		char *end;
+		double d = strtod(s, &end);
+
+		if (end == s || (*end && *end != ':') || !(d > 0 && d <= 100) ||
+		    n == IOLAT_MAX_PERCENTILES)
+			return perr(p, p->line, key, "up to %u percentiles in (0, 100] separated by "
+				    "':' like 99.5:99.99 (got '%s')", IOLAT_MAX_PERCENTILES, got);
+		g->percentiles[n++] = d;
+		s = *end ? end + 1 : end;
+		if (*end && !*s)
+			return perr(p, p->line, key, "a percentile after the last ':' (got '%s')", got);
+	}
+	if (!n)
+		return perr(p, p->line, key, "at least one percentile like 99.9");
+	g->nr_percentiles = n;
+	return 0;
+}
+
 /*
  * Apply @key = @v (@v NULL: bare key) of option @o to @base (a job, the
  * global struct or a group, by o->where). Built-in defaults use line 0.
@@ -763,6 +823,10 @@ static int apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 		return set_ioflags(p, (unsigned *)((char *)base + o->off), key, v);
 	case IOLAT_OPT_PARAM:
 		return set_param(p, key, v);
+	case IOLAT_OPT_JOBNAME:
+		return set_job_name(p, (struct iolat_job *)base, key, v);
+	case IOLAT_OPT_PCTLIST:
+		return set_percentiles(p, (struct iolat_jobfile_global *)base, key, v);
 	}
 	if (o->max && x > o->max)
 		return perr(p, p->line, key, "%s of at most %llu (got '%s')", hint,
@@ -797,6 +861,15 @@ static int finish_job(struct parser *p)
 	if (p->sec != SEC_JOB)
 		return 0;
 	j = &p->jf->jobs[p->jf->nr_jobs - 1];
+	memcpy(j->key_line, p->cur_lines, sizeof(p->cur_lines));
+	if (!j->randrepeat)
+		return perr(p, key_line(p, "randrepeat"), "randrepeat",
+			    "1: a seed always repeats its offsets here; for another sequence "
+			    "give seed= another value");
+	if (!j->norandommap)
+		return perr(p, key_line(p, "norandommap"), "norandommap",
+			    "1: iolat keeps no random map (offsets are drawn independently, as "
+			    "fio's norandommap=1)");
 	if (j->time_based && !j->runtime_ns)
 		return perr(p, key_line(p, "time_based"), "time_based", "a runtime as well");
 	if (j->size && j->size < j->bs)
@@ -889,13 +962,36 @@ static int begin_section(struct parser *p, const char *s, size_t n)
 	return 0;
 }
 
+/* An unknown key: what fio calls it here, or the nearest known key. */
+static int unknown_key(struct parser *p, const char *key)
+{
+	struct iolat_suggest sg;
+	const char *hint = iolat_fio_key_hint(key), *best;
+
+	if (hint)
+		return perr(p, p->line, key, "a known key: %s (see `iolat help keys`)", hint);
+	iolat_suggest_init(&sg, key);
+	for (size_t i = 0; i < NR_OPTS; i++) {
+		if (opts[i].type == IOLAT_OPT_PARAM)
+			continue;
+		iolat_suggest_offer(&sg, opts[i].name);
+		if (opts[i].alias)
+			iolat_suggest_offer(&sg, opts[i].alias);
+	}
+	best = iolat_suggest_best(&sg);
+	if (best)
+		return perr(p, p->line, key, "a known key; did you mean '%s'? (see `iolat help keys`)",
+			    best);
+	return perr(p, p->line, key, "a known key (see `iolat help keys`)");
+}
+
 static int do_key(struct parser *p, const char *key, const char *v)
 {
 	const struct iolat_jobopt *o = find_opt(key);
 	void *base;
 
 	if (!o)
-		return perr(p, p->line, key, "a known key (see `iolat help keys`)");
+		return unknown_key(p, key);
 	switch (p->sec) {
 	case SEC_NONE:
 		return perr(p, p->line, key, "a section header ([global], [group:PATH] or [JOB]) before it");
@@ -1010,6 +1106,59 @@ static int set_defaults(struct parser *p)
 	return 0;
 }
 
+/* Group @gi has a [group:PATH] section, or is the parent of one that does. */
+static bool group_is_declared(const struct iolat_jobfile *jf, int gi)
+{
+	if (jf->groups[gi].declared)
+		return true;
+	for (unsigned k = 0; k < jf->nr_groups; k++) {
+		if (!jf->groups[k].declared)
+			continue;
+		for (int a = jf->groups[k].parent; a >= 0; a = jf->groups[a].parent)
+			if (a == gi)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Every job's group= names a declared group: a misspelled path would
+ * otherwise make a new group with no target, silently losing the protection
+ * the user asked for.
+ */
+static int check_job_groups(struct parser *p)
+{
+	const struct iolat_jobfile *jf = p->jf;
+
+	for (unsigned i = 0; i < jf->nr_jobs; i++) {
+		const struct iolat_job *j = &jf->jobs[i];
+		struct iolat_suggest sg;
+		const char *best;
+		char got[MAX_ECHO + 8];
+
+		if (j->group < 0 || group_is_declared(jf, j->group))
+			continue;
+		echo(got, sizeof(got), jf->groups[j->group].path, strlen(jf->groups[j->group].path));
+		iolat_suggest_init(&sg, jf->groups[j->group].path);
+		for (unsigned k = 0; k < jf->nr_groups; k++)
+			if (jf->groups[k].declared)
+				iolat_suggest_offer(&sg, jf->groups[k].path);
+		best = iolat_suggest_best(&sg);
+		return perr(p, iolat_job_key_line(j, "group"), "group",
+			    "a group declared by a [group:PATH] section (got '%s'%s%s%s)", got,
+			    best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
+	}
+	return 0;
+}
+
+unsigned iolat_job_key_line(const struct iolat_job *job, const char *key)
+{
+	const struct iolat_jobopt *o = find_opt(key);
+	unsigned l = o ? job->key_line[opt_index(o)] : 0;
+
+	return l ? l : job->line;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Entry points                                                             */
 
@@ -1097,6 +1246,8 @@ int iolat_jobfile_parse_buf(const char *buf, size_t len, const char *file,
 		r = parse_lines(p, buf ? buf : "", len);
 	if (!r && jf->nr_jobs == 0)
 		r = perr(p, p->line ? p->line : 1, NULL, "expected at least one job section ([JOB])");
+	if (!r)
+		r = check_job_groups(p);
 	free(p->defaults.filename);
 	free(p);
 	if (r) {
@@ -1216,6 +1367,8 @@ static const char *type_word(const struct iolat_jobopt *o)
 	case IOLAT_OPT_GROUP:   return "path";
 	case IOLAT_OPT_IOFLAGS: return "flags";
 	case IOLAT_OPT_PARAM:   return "param";
+	case IOLAT_OPT_JOBNAME: return "text";
+	case IOLAT_OPT_PCTLIST: return "list";
 	}
 	return "?";
 }
@@ -1283,7 +1436,18 @@ int iolat_jobfile_format_keys(char *buf, size_t len)
 	emit(buf, len, &used, &err,
 	     "\nSizes: 512, 4k, 1m, 2g (powers of 1024). Times: 10ns, 250us, 5ms, 30s, 2m, 1h.\n"
 	     "Sections: [global] (defaults for the jobs below it, device keys), [group:PATH]\n"
-	     "(a group; parents are created implicitly), [NAME] (a job). Comments: ';' or '#'.\n");
+	     "(a group; its parents are created implicitly), [NAME] (a job). A job's group=\n"
+	     "must be declared by a [group:PATH] section, or be the parent of one.\n"
+	     "Comments: ';' or '#'.\n");
+	{
+		size_t room = used < len ? len - used : 0;
+		int n = iolat_fio_format_keys(room ? buf + used : NULL, room);
+
+		if (n < 0)
+			err = -EINVAL;
+		else
+			used += (size_t)n;
+	}
 	if (err)
 		return err;
 	return used > INT_MAX ? -EOVERFLOW : (int)used;

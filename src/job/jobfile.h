@@ -24,6 +24,8 @@
 #define IOLAT_PARAM_KEY_MAX  64     /* device-model parameter key, NUL included */
 #define IOLAT_PARAM_VAL_MAX  128    /* device-model parameter value, NUL included */
 #define IOLAT_JOBFILE_ERR_MAX 512   /* a buffer this large always holds the whole message */
+#define IOLAT_JOB_MAX_KEYS   64     /* entries of the option table a job records lines for */
+#define IOLAT_MAX_PERCENTILES 16    /* percentile_list= entries */
 
 /* Index meaning "the root group" (a job with no group=). */
 #define IOLAT_GROUP_ROOT (-1)
@@ -101,6 +103,13 @@ struct iolat_job {
 	unsigned ioflags;                /* IOLAT_IO_META | IOLAT_IO_SWAP (iolatency.h) */
 	uint32_t rps;                    /* rw=hashd: requests per second */
 	uint32_t speed_pct;              /* rw=memhog: leak rate, % of the disk's write bandwidth */
+	uint64_t ramp_ns;                /* ramp_time: runs first, not reported */
+	bool randrepeat;                 /* fio's; always 1 here */
+	bool norandommap;                /* fio's; always 1 here */
+	bool allow_mounted_write;        /* write to a mounted or held block device */
+	bool allow_signature_write;      /* write over a filesystem/partition signature */
+	unsigned key_line[IOLAT_JOB_MAX_KEYS]; /* line that set each key (0: default);
+					        * read it with iolat_job_key_line() */
 };
 
 /* Device and controller settings ([global] only). */
@@ -116,6 +125,8 @@ struct iolat_jobfile_global {
 	uint64_t memory, swap;           /* bytes; 0: not given (16 GiB, 8 GiB) */
 	unsigned memleak_mode;           /* enum iolat_ml_mode: none|block|full|stock|nobypass */
 	unsigned oomd;                   /* enum iolat_oomd_preset: off|fb2018|resctl|desktop */
+	double percentiles[IOLAT_MAX_PERCENTILES]; /* percentile_list=, in the JSON */
+	unsigned nr_percentiles;
 };
 
 /* A device-model parameter (hdd_*, ssd_*, badssd_*), kept verbatim for the simulator. */
@@ -162,6 +173,13 @@ int iolat_jobfile_parse_file(const char *path, struct iolat_jobfile **out,
 /** iolat_jobfile_free() - free a parsed job file; NULL is allowed. */
 void iolat_jobfile_free(struct iolat_jobfile *jf);
 
+/**
+ * iolat_job_key_line() - the line of @jf's file that set @key for @job (in its
+ * section or in a [global] above it), or the line of the job's header when
+ * the key kept its default. For messages that name the key's own line.
+ */
+unsigned iolat_job_key_line(const struct iolat_job *job, const char *key);
+
 /** iolat_jobfile_find_group() - index of the group with path @path, or -ENOENT. */
 int iolat_jobfile_find_group(const struct iolat_jobfile *jf, const char *path);
 
@@ -197,6 +215,8 @@ enum iolat_jobopt_type {
 	IOLAT_OPT_GROUP,     /* a group path; creates the group (and parents) when new */
 	IOLAT_OPT_IOFLAGS,   /* list of meta, swap (separated by '|' or ','), or none */
 	IOLAT_OPT_PARAM,     /* a device-model key family (prefix*), kept verbatim */
+	IOLAT_OPT_JOBNAME,   /* fio's name=: the job's name */
+	IOLAT_OPT_PCTLIST,   /* percentiles separated by ':' (fio's percentile_list) */
 };
 
 /* Where a key may appear. */

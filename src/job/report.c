@@ -75,6 +75,7 @@ struct iolat_report {
 	uint64_t start_ns, last_sample_ns, end_ns;
 	bool started, finished;
 	bool verify_set;
+	bool interrupted;           /* the run was stopped before its end */
 	struct iolat_report_verify verify;
 	char verify_first_bad[320];
 };
@@ -508,7 +509,15 @@ int iolat_report_write_table(const struct iolat_report *r, FILE *f)
 		}
 		fprintf(f, " %6llu\n", (unsigned long long)row.errors);
 	}
+	if (r->interrupted)
+		fprintf(f, "interrupted: the figures above cover the %.3f s that ran\n",
+			(double)iolat_report_duration_ns(r) / 1e9);
 	return ferror(f) ? -EIO : 0;
+}
+
+void iolat_report_set_interrupted(struct iolat_report *r, bool interrupted)
+{
+	r->interrupted = interrupted;
 }
 
 static void json_str(FILE *f, const char *s)
@@ -559,10 +568,11 @@ static void json_faults(FILE *f, const struct io_counts *c, const char *ind)
 		(unsigned long long)x->held);
 }
 
+/* A depth: an integer, -1 for unlimited ("max"), as in the CSV. */
 static void json_depth(FILE *f, uint32_t d)
 {
 	if (d == IOLAT_DEPTH_MAX)
-		fprintf(f, "\"max\"");
+		fprintf(f, "-1");
 	else
 		fprintf(f, "%u", d);
 }
@@ -573,7 +583,7 @@ int iolat_report_write_json(const struct iolat_report *r, FILE *f)
 	uint64_t dur = iolat_report_duration_ns(r);
 	unsigned n = iolat_report_nr_rows(r);
 
-	fprintf(f, "{\n  \"schema_version\": 1,\n  \"label\": ");
+	fprintf(f, "{\n  \"schema_version\": %d,\n  \"label\": ", IOLAT_REPORT_SCHEMA_VERSION);
 	if (r->label)
 		json_str(f, r->label);
 	else
@@ -583,6 +593,7 @@ int iolat_report_write_json(const struct iolat_report *r, FILE *f)
 	fprintf(f, ",\n  \"seed\": %llu,\n", (unsigned long long)jf->global.seed);
 	fprintf(f, "  \"control\": %s,\n", jf->global.control && !r->no_control ? "true" : "false");
 	fprintf(f, "  \"duration_s\": %.6f,\n", (double)dur / 1e9);
+	fprintf(f, "  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
 	fprintf(f, "  \"sample_interval_s\": %.6f,\n", (double)r->sample_interval_ns / 1e9);
 	if (r->verify_set) {
 		const struct iolat_report_verify *v = &r->verify;
@@ -653,7 +664,7 @@ int iolat_report_write_json(const struct iolat_report *r, FILE *f)
 
 static const char csv_header[] =
 	"time_s,ios,iops,mib_s,p50_us,p90_us,p99_us,max_us,depth,inflight,use_delay,"
-	"scale_events,throttled_ms,windows_missed";
+	"scale_events,throttled_ms,windows_missed,group";
 
 const char *iolat_report_csv_header(void)
 {
@@ -675,12 +686,14 @@ int iolat_report_write_csv(const struct iolat_report *r, unsigned i, FILE *f)
 			per_sec(pt->bytes, pt->dt_ns) / 1048576.0, (double)pt->p50_ns / 1e3,
 			(double)pt->p90_ns / 1e3, (double)pt->p99_ns / 1e3, (double)pt->max_ns / 1e3);
 		if (pt->bound)
-			fprintf(f, "%lld,%u,%d,%llu,%.3f,%llu\n",
+			fprintf(f, "%lld,%u,%d,%llu,%.3f,%llu,",
 				pt->depth == IOLAT_DEPTH_MAX ? -1LL : (long long)pt->depth, pt->inflight,
 				pt->use_delay, (unsigned long long)pt->scale_events,
 				(double)pt->throttled_ns / 1e6, (unsigned long long)pt->windows_missed);
 		else
-			fprintf(f, ",,,,,\n");
+			fprintf(f, ",,,,,,");
+		/* Group paths hold no ',' or '"' (jobfile.c checks them). */
+		fprintf(f, "%s\n", w->name);
 	}
 	return ferror(f) ? -EIO : 0;
 }

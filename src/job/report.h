@@ -22,6 +22,10 @@
 
 struct iolat_report;
 
+/* The JSON's "schema_version" (docs/output.md): 2 since depths are integers
+ * (-1: unlimited) and "interrupted" is reported. */
+#define IOLAT_REPORT_SCHEMA_VERSION 2
+
 struct iolat_report_cfg {
 	const struct iolat_jobfile *jf;  /* groups and jobs; must outlive the report */
 	const char *label;               /* heading of table/JSON ("no control"...); NULL: none */
@@ -115,6 +119,13 @@ int iolat_report_sample(struct iolat_report *r, uint64_t now_ns);
  */
 int iolat_report_finish(struct iolat_report *r, uint64_t now_ns);
 
+/**
+ * iolat_report_set_interrupted() - the run was stopped early (a signal): the
+ * JSON says "interrupted": true and the table ends with a line saying so.
+ * Context: the runner's thread, before the outputs.
+ */
+void iolat_report_set_interrupted(struct iolat_report *r, bool interrupted);
+
 /* ---- read back (for the demo's side-by-side summary and for tests) ---- */
 
 struct iolat_report_row {
@@ -153,7 +164,7 @@ uint64_t iolat_report_duration_ns(const struct iolat_report *r);
 int iolat_report_write_table(const struct iolat_report *r, FILE *f);
 
 /**
- * iolat_report_write_json() - the JSON document: schema_version 1, label,
+ * iolat_report_write_json() - the JSON document: schema_version 2, label,
  * duration, seed, one object per row (table fields, io_stat line) and one per
  * job. Return: 0 or -EIO.
  */

@@ -41,6 +41,7 @@
 /* Without a group with a target, sample every 100 ms. */
 #define SIM_DEF_SAMPLE_NS (100ull * NSEC_PER_MSEC)
 #define SIM_TICK_NS NSEC_PER_SEC
+#define SIM_POLL_EVENTS 16384u  /* events between looks at the stop request */
 /* I/O still in flight this long after the end means a wedged run. */
 #define SIM_MAX_DRAIN_NS (3600ull * NSEC_PER_SEC)
 
@@ -578,6 +579,34 @@ static int setup_jobs(struct sim *s, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Run events until the measured run ends. Every SIM_POLL_EVENTS events (a
+ * fraction of a millisecond of wall time) look at the stop request and report
+ * progress: neither changes what is simulated, so the output stays the same
+ * for a job file and seed unless a stop cuts the run short.
+ */
+static void run_events(struct sim *s, const struct iolat_sim_opts *o)
+{
+	uint64_t n = 0;
+
+	while (!s->stopped && !s->error && iolat_sim_evq_step(&s->q)) {
+		uint64_t now;
+
+		if (++n % SIM_POLL_EVENTS)
+			continue;
+		now = iolat_sim_evq_now(&s->q);
+		if (o->stop && atomic_load(o->stop)) {
+			s->res->interrupted = true;
+			iolat_report_set_interrupted(s->rep, true);
+			stop_run(s, now);
+			break;
+		}
+		if (o->progress)
+			o->progress(o->ctx, now - s->t0,
+				    s->t_end == UINT64_MAX ? 0 : s->t_end - s->t0);
+	}
+}
+
 static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t errlen)
 {
 	const struct iolat_jobfile *jf = s->jf;
@@ -645,8 +674,7 @@ static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t 
 	if (!s->nr_jobs)
 		stop_run(s, s->t0);
 
-	while (!s->stopped && !s->error && iolat_sim_evq_step(&s->q))
-		;
+	run_events(s, o);
 	/* Drain: complete what is in flight so the controller ends idle. */
 	{
 		uint64_t end = iolat_sim_evq_now(&s->q);

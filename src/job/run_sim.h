@@ -13,6 +13,7 @@
 #ifndef IOLAT_JOB_RUN_SIM_H
 #define IOLAT_JOB_RUN_SIM_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,11 @@ struct iolat_sim_opts {
 	uint64_t sample_ns;     /* time-series step; 0: the smallest window of a
 				 * group with a target (100 ms when none) */
 	const char *label;      /* report heading; NULL: made from the mode */
+	const atomic_bool *stop;/* becomes true to end the run early (a signal); NULL */
+	/* Called every few thousand events with the virtual time run so far and
+	 * the planned length (0: unknown, size-bound jobs); NULL: none. */
+	void (*progress)(void *ctx, uint64_t virt_ns, uint64_t total_ns);
+	void *ctx;
 };
 
 /* One group at one sample time (subtree figures, as the controller sees them). */
@@ -79,6 +85,8 @@ struct iolat_sim_result {
 	uint64_t seed;
 	uint64_t sample_ns;
 	uint64_t duration_ns;         /* start to end of the measured run */
+	bool interrupted;             /* opts->stop ended it early: duration_ns is the
+				       * virtual time reached */
 	uint64_t drain_ns;            /* after the end, until the last I/O completed */
 	uint64_t events;              /* events run */
 	uint64_t nr_submitted, nr_completed;

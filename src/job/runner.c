@@ -50,6 +50,8 @@
 
 #define RUNNER_MAX_WAIT_NS  (250ull * 1000000ull)  /* a loop looks at stop flags this often */
 #define RUNNER_REAP_BATCH   64u
+#define RUNNER_STOP_POLL_NS (100ull * 1000000ull)  /* the main loop sees a stop this fast */
+#define RUNNER_ISSUE_BATCH  64u   /* issues per pass before the loop re-reads the clock */
 #define RUNNER_DEF_SIZE     (1ull << 30)  /* region of a diskless job with no size= */
 #define RUNNER_DEF_SAMPLE_NS NSEC_PER_SEC  /* sample interval when no group has a target */
 
@@ -325,10 +327,17 @@ static void take_grants(struct rjob *j, uint64_t now, bool done)
 	}
 }
 
-/* Start every I/O the workload has due at @now that a free slot can take. */
+/*
+ * Start every I/O the workload has due at @now that a free slot can take, at
+ * most RUNNER_ISSUE_BATCH of them: an engine that completes synchronously
+ * (null, a faulty engine failing every I/O) frees the slot at once, so
+ * without the bound this loop would never see the clock move, the runtime
+ * end or a stop request. The caller's loop re-reads the clock after each pass.
+ */
 static void issue_due(struct rjob *j, uint64_t now)
 {
 	struct iolat_wl_io wio;
+	unsigned issued = 0;
 
 	if (now < j->delay_until)
 		return;
@@ -342,7 +351,8 @@ static void issue_due(struct rjob *j, uint64_t now)
 			return;
 		}
 	}
-	while (j->free_list && iolat_workload_next_time(&j->wl, now) <= now) {
+	while (j->free_list && issued++ < RUNNER_ISSUE_BATCH &&
+	       iolat_workload_next_time(&j->wl, now) <= now) {
 		struct rslot *s = j->free_list;
 		struct iolat_eng_req *req = &s->req;
 		int ret;
@@ -1093,9 +1103,16 @@ static int run_jobs(struct runner *r, uint64_t start, char *err, size_t errlen)
 		r->jobs[i].started = true;
 	}
 	while (!all_done) {
-		wait_until(r, next_sample < next_prog || !r->o.progress ? next_sample : next_prog);
+		uint64_t wake = next_sample < next_prog || !r->o.progress ? next_sample : next_prog;
+
+		/* Look at the stop request at least every RUNNER_STOP_POLL_NS. */
+		now = mono_ns();
+		wait_until(r, wake < now + RUNNER_STOP_POLL_NS ? wake : now + RUNNER_STOP_POLL_NS);
 		now = mono_ns();
 		if (r->o.stop && atomic_load(r->o.stop) && !stopping(r)) {
+			pthread_mutex_lock(&r->lock);
+			res->interrupted = r->nr_finished < r->nr_jobs;
+			pthread_mutex_unlock(&r->lock);
 			atomic_store(&r->stop_all, true);
 			for (unsigned i = 0; i < r->nr_jobs; i++)
 				iolat_eng_wake(r->jobs[i].eng);
@@ -1121,6 +1138,7 @@ static int run_jobs(struct runner *r, uint64_t start, char *err, size_t errlen)
 	now = mono_ns();
 	res->duration_ns = now - start;
 	ret = iolat_report_finish(r->rep, now);
+	iolat_report_set_interrupted(r->rep, res->interrupted);
 	for (unsigned i = 0; i < r->nr_jobs; i++) {
 		struct rjob *j = &r->jobs[i];
 

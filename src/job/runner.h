@@ -55,6 +55,7 @@ struct iolat_runner_result {
 	bool device_known;             /* nr_requests/rotational came from sysfs */
 	char disk[32];                 /* "vda", "" when unknown */
 	uint64_t duration_ns;
+	bool interrupted;              /* *opts->stop ended the run before its end */
 	uint64_t nr_submitted;         /* I/Os handed to an engine */
 	uint64_t nr_completed;         /* completions seen (== nr_submitted at the end) */
 	uint64_t nr_errors;            /* failed I/Os: errors, short transfers, bad data */

@@ -56,7 +56,8 @@ python3 -m json.tool "$dir/out.json" >/dev/null || fail "the JSON does not parse
 python3 - "$dir/out.json" <<'PY' || fail "JSON fields"
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["schema_version"] == 1, doc.get("schema_version")
+assert doc["schema_version"] == 2, doc.get("schema_version")
+assert doc["interrupted"] is False, doc.get("interrupted")
 groups = {g["name"]: g for g in doc["groups"]}
 for name in ("main", "system/fbpkg"):
     g = groups[name]
@@ -66,6 +67,8 @@ for name in ("main", "system/fbpkg"):
     for key in ("p50", "p90", "p99", "max"):
         assert key in g["lat_us"], (name, key)
     assert g["errors"] == 0, (name, g["errors"])
+    for key in ("depth_final", "depth_min"):
+        assert isinstance(g[key], int) and (g[key] == -1 or g[key] >= 1), (name, key, g[key])
 assert groups["main"]["read"]["ios"] > 0, "main did no reads"
 assert groups["system/fbpkg"]["write"]["ios"] > 0, "fbpkg did no writes"
 assert groups["main"]["target_us"] == 5000, groups["main"]["target_us"]

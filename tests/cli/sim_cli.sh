@@ -66,7 +66,7 @@ cmp -s "$dir/t1" "$dir/t2" || fail "same seed, different table"
 cmp -s "$dir/t1" "$dir/t3" && fail "seed 2 gave the same table as seed 1"
 "$IOLAT" sim "$job" --output-format=json >"$dir/j1" 2>/dev/null || fail "json exit $?"
 "$IOLAT" sim --output-format json "$job" >"$dir/j2" 2>/dev/null
-grep -q '"schema_version": *1' "$dir/j1" || fail "json lacks schema_version"
+grep -q '"schema_version": *2' "$dir/j1" || fail "json lacks schema_version"
 cmp -s "$dir/j1" "$dir/j2" || fail "same seed, different json"
 if command -v python3 >/dev/null; then
 	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/j1" || fail "json does not parse"

@@ -145,7 +145,7 @@ static void test_inheritance_and_keys(void **state)
 		"bs=64k\n"
 		"time_based\n"
 		"runtime=2m\n"
-		"cgroup=/bulk/\n"
+		"cgroup=bulk\n"
 		"[a]\n"
 		"bs=8k\n"
 		"[global]\n"
@@ -169,7 +169,9 @@ static void test_inheritance_and_keys(void **state)
 		"rw=readwrite\n"
 		"group=new/leaf\n"
 		"direct = 1\n"
-		"ioflags=none\n");
+		"ioflags=none\n"
+		"[group:bulk]\n"
+		"[group:new/leaf]\n");
 	const struct iolat_job *a = &jf->jobs[0], *b = &jf->jobs[1], *c = &jf->jobs[2];
 
 	assert_int_equal(a->bs, 8192);
@@ -204,7 +206,15 @@ static void test_inheritance_and_keys(void **state)
 	assert_string_equal(jf->groups[2].path, "new/leaf");
 	assert_int_equal(jf->groups[2].parent, 1);
 	assert_int_equal(c->group, 2);
-	assert_int_equal(jf->groups[2].line, 28);
+	assert_int_equal(jf->groups[2].line, 32);     /* its [group:PATH] section */
+	/* each key's own line, inherited from [global] or set in the job */
+	assert_int_equal(iolat_job_key_line(c, "group"), 28);
+	assert_int_equal(iolat_job_key_line(a, "cgroup"), 6);
+	assert_int_equal(iolat_job_key_line(a, "group"), 6);
+	assert_int_equal(iolat_job_key_line(a, "bs"), 8);
+	assert_int_equal(iolat_job_key_line(b, "bs"), 3);
+	assert_int_equal(iolat_job_key_line(b, "verify"), 21);
+	assert_int_equal(iolat_job_key_line(a, "verify"), 7);   /* default: the job's header */
 	iolat_jobfile_free(jf);
 }
 
@@ -304,7 +314,27 @@ static const struct err_case err_cases[] = {
 	{ "[j]\nburst_off=1s\n", 2, "burst_off", "burst_on" },
 	{ "[group:a]\n[group:b]\n[group:a]\n[j]\n", 3, NULL, "already declared at line 1" },
 	{ "[group:/]\n[j]\n", 1, NULL, "other than the root" },
-	{ "[group:a/]\n[group:a]\n[j]\n", 2, NULL, "already declared" },
+	{ "[group:a/]\n[j]\n", 1, NULL, "without a leading or trailing '/'" },
+	{ "[group:/a]\n[j]\n", 1, NULL, "without a leading or trailing '/'" },
+	{ "[group:a]\n[j]\ngroup=/a\n", 3, "group", "without a leading or trailing '/'" },
+	{ "[group:a]\n[j]\ngroup=a/\n", 3, "group", "without a leading or trailing '/'" },
+	/* a job's group must be declared (or be the parent of a declared one) */
+	{ "[group:main]\ntarget=1ms\n[j]\ngroup=mian\n", 4, "group",
+	  "declared by a [group:PATH] section (got 'mian'; did you mean 'main'?)" },
+	{ "[global]\ngroup=web\n[j]\n[group:db]\n", 2, "group", "(got 'web')" },
+	{ "[group:a/b]\n[j]\ngroup=a/c\n", 3, "group", "did you mean 'a/b'?" },
+	/* unknown keys: the nearest key, or what fio's key is called here */
+	{ "[j]\niodpeth=4\n", 2, "iodpeth", "did you mean 'iodepth'?" },
+	{ "[j]\nblocksz=4k\n", 2, "blocksz", "did you mean 'blocksize'?" },
+	{ "[global]\nrandseed=7\n[j]\n", 2, "randseed", "seed= here" },
+	{ "[j]\nlatency_target=5ms\n", 2, "latency_target", "target= in a [group:PATH]" },
+	{ "[j]\nzzzzzz=1\n", 2, "zzzzzz", "a known key (see" },
+	/* fio keys taken with their fio meaning only */
+	{ "[j]\nrandrepeat=0\n", 2, "randrepeat", "give seed= another value" },
+	{ "[j]\nnorandommap=0\n", 2, "norandommap", "no random map" },
+	{ "[global]\npercentile_list=99:101\n[j]\n", 2, "percentile_list", "(0, 100]" },
+	{ "[global]\npercentile_list=99:\n[j]\n", 2, "percentile_list", "after the last ':'" },
+	{ "[j]\nname=\n", 2, "name", "a name of 1 to" },
 	{ "[j\nbs=4k\n", 1, NULL, "expected ']'" },
 	{ "[j] x\n", 1, NULL, "nothing after ']'" },
 	{ "[]\n", 1, NULL, "expected a name" },

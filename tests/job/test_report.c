@@ -312,12 +312,13 @@ static void test_table_and_json(void **state)
 		lines += *c == '\n';
 	assert_int_equal(lines, 6);
 
-	/* JSON: valid, schema 1, escapes, both rows and jobs */
+	/* JSON: valid, schema 2, escapes, both rows and jobs */
 	if (!t_json_valid(o.json))
 		fail_msg("invalid JSON:\n%s", o.json);
-	assert_non_null(strstr(o.json, "\"schema_version\": 1,"));
+	assert_non_null(strstr(o.json, "\"schema_version\": 2,"));
+	assert_non_null(strstr(o.json, "\"interrupted\": false,"));
 	assert_non_null(strstr(o.json, "\"name\": \"\\\"odd\\\\name\""));
-	assert_non_null(strstr(o.json, "\"depth_final\": \"max\""));
+	assert_non_null(strstr(o.json, "\"depth_final\": -1,"));   /* unlimited, as in the CSV */
 	assert_non_null(strstr(o.json, "\"io_stat\": \"depth=max"));
 	assert_non_null(strstr(o.json, "\"target_us\": 5000.000"));
 	assert_non_null(strstr(o.json, "\"duration_s\": 1.000000"));
@@ -371,19 +372,31 @@ static void test_csv(void **state)
 	snprintf(header, sizeof(header), "%s\n", iolat_report_csv_header());
 	assert_string_equal(iolat_report_csv_header(),
 			    "time_s,ios,iops,mib_s,p50_us,p90_us,p99_us,max_us,depth,inflight,"
-			    "use_delay,scale_events,throttled_ms,windows_missed");
+			    "use_delay,scale_events,throttled_ms,windows_missed,group");
 	assert_int_equal(strncmp(csv, header, strlen(header)), 0);
 	unsigned lines = 0;
 	for (char *c = csv; *c; c++)
 		lines += *c == '\n';
 	assert_int_equal(lines, 11);   /* header + 10 intervals (9 samples + finish) */
 	assert_non_null(strstr(csv, "\n0.100,100,1000.0,3.906,"));
-	assert_non_null(strstr(csv, ",-1,0,0,0,0.000,0\n"));   /* depth max = -1 */
+	assert_non_null(strstr(csv, ",-1,0,0,0,0.000,0,"));   /* depth max = -1 */
+	{
+		/* every data line ends with the row's group path */
+		struct iolat_report_row row;
+		char tail[IOLAT_GROUP_PATH_MAX + 4];
+		unsigned with = 0;
+
+		assert_int_equal(iolat_report_row(r, 0, &row), 0);   /* t_capture(r, 2): row 0 */
+		snprintf(tail, sizeof(tail), ",%s\n", row.name);
+		for (char *c = strstr(csv, tail); c; c = strstr(c + 1, tail))
+			with++;
+		assert_int_equal(with, 10);
+	}
 	free(csv);
 
 	/* the unbound root row leaves the controller columns empty */
 	csv = t_capture(r, 5, &len);
-	assert_non_null(strstr(csv, ",,,,,\n"));
+	assert_non_null(strstr(csv, ",,,,,,(root)\n"));
 	free(csv);
 	assert_int_equal(iolat_report_write_csv(r, 9, stdout), -EINVAL);
 	iolat_report_destroy(r);

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli_stop.c - SIGINT/SIGTERM/SIGHUP handling for the iolat commands (see
+ * cli_stop.h). The first signal sets iolat_cli_stop_flag and records which
+ * signal it was; a second one restores the default action and re-raises
+ * itself, which kills the process once the handler returns.
+ * Context: install/restore on the CLI's main thread; the handler runs on any
+ * thread and uses only async-signal-safe calls.
+ */
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "cli_stop.h"
+
+atomic_bool iolat_cli_stop_flag;
+static volatile sig_atomic_t stop_signo;
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define NR_STOP_SIGNALS (sizeof(stop_signals) / sizeof(stop_signals[0]))
+static struct sigaction saved[NR_STOP_SIGNALS];
+static bool installed[NR_STOP_SIGNALS];
+
+static void on_stop_signal(int sig)
+{
+	if (stop_signo) {
+		struct sigaction dfl;
+
+		/* The second request: die of it (delivered when we return). */
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		sigaction(sig, &dfl, NULL);
+		raise(sig);
+		return;
+	}
+	stop_signo = sig;
+	atomic_store(&iolat_cli_stop_flag, true);
+}
+
+void iolat_cli_stop_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	for (unsigned i = 0; i < NR_STOP_SIGNALS; i++)
+		sigaddset(&sa.sa_mask, stop_signals[i]);
+	stop_signo = 0;
+	atomic_store(&iolat_cli_stop_flag, false);
+	for (unsigned i = 0; i < NR_STOP_SIGNALS; i++) {
+		installed[i] = false;
+		if (sigaction(stop_signals[i], NULL, &saved[i]) < 0 ||
+		    (stop_signals[i] == SIGHUP && saved[i].sa_handler == SIG_IGN))
+			continue;   /* started under nohup: leave SIGHUP ignored */
+		installed[i] = sigaction(stop_signals[i], &sa, NULL) == 0;
+	}
+}
+
+void iolat_cli_stop_restore(void)
+{
+	for (unsigned i = 0; i < NR_STOP_SIGNALS; i++) {
+		if (installed[i])
+			sigaction(stop_signals[i], &saved[i], NULL);
+		installed[i] = false;
+	}
+}
+
+int iolat_cli_stop_signal(void)
+{
+	return stop_signo;
+}
+
+int iolat_cli_stop_exit_code(void)
+{
+	return stop_signo ? 128 + stop_signo : 0;
+}

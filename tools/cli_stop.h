@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli_stop.h - how iolat's commands are stopped: SIGINT, SIGTERM and SIGHUP
+ * all request a stop (the command reports what ran and exits with
+ * 128 + the signal's number); a second one of any of them kills the process
+ * with that signal's default action. SIGHUP ignored when the command started
+ * (nohup) stays ignored; SIGINT and SIGTERM are always handled (a shell starts
+ * background commands with SIGINT ignored, and `kill -INT` should still stop them).
+ * Context: install/restore on the CLI's main thread; the handler only stores
+ * to atomics.
+ */
+#ifndef IOLAT_TOOLS_CLI_STOP_H
+#define IOLAT_TOOLS_CLI_STOP_H
+
+#include <stdatomic.h>
+
+/* The flag the handlers set; the runners poll it (runner.h, sim_run.h). */
+extern atomic_bool iolat_cli_stop_flag;
+
+/* Install the handlers and clear the flag. */
+void iolat_cli_stop_install(void);
+
+/* Put back the handlers that were there before iolat_cli_stop_install(). */
+void iolat_cli_stop_restore(void);
+
+/* The signal that requested the stop, or 0. */
+int iolat_cli_stop_signal(void);
+
+/* The exit code of a command stopped by a signal: 128 + its number. */
+int iolat_cli_stop_exit_code(void);
+
+#endif
