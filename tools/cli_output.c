@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cli_output.h"
@@ -36,6 +37,14 @@ static int refuse(const char *cmd, const char *opt, const char *path, const char
 	return IOLAT_EXIT_USAGE;
 }
 
+/* @path is on a read-only filesystem (which access() does not see for root). */
+static bool read_only(const char *path)
+{
+	struct statvfs vfs;
+
+	return statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+}
+
 /* A new entry @path can be made: its parent is a directory we may write. */
 static int check_parent(const char *cmd, const char *opt, const char *path)
 {
@@ -47,7 +56,7 @@ static int check_parent(const char *cmd, const char *opt, const char *path)
 		return refuse(cmd, opt, path, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		return refuse(cmd, opt, path, "its parent is not a directory");
-	if (access(dir, W_OK | X_OK) < 0)
+	if (access(dir, W_OK | X_OK) < 0 || read_only(dir))
 		return refuse(cmd, opt, path, "cannot create it: its directory is not writable");
 	return 0;
 }
@@ -63,7 +72,7 @@ int iolat_cli_check_output(const char *cmd, const char *path)
 					 refuse(cmd, "--output", path, strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return refuse(cmd, "--output", path, "is a directory (expected a file)");
-	if (access(path, W_OK) < 0)
+	if (access(path, W_OK) < 0 || read_only(path))
 		return refuse(cmd, "--output", path, "not writable");
 	return 0;
 }
@@ -79,7 +88,7 @@ int iolat_cli_check_logdir(const char *cmd, const char *dir)
 					 refuse(cmd, "--log", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		return refuse(cmd, "--log", dir, "not a directory");
-	if (access(dir, W_OK | X_OK) < 0)
+	if (access(dir, W_OK | X_OK) < 0 || read_only(dir))
 		return refuse(cmd, "--log", dir, "not writable");
 	return 0;
 }

@@ -4,13 +4,15 @@
  * the controller (src/job/runner.c) or without it (--no-control). Parses
  * options and the job file, shows a live progress line when stderr is a
  * terminal, prints the per-group table or JSON, writes the CSV time series
- * and plots with --log. Ctrl-C ends the run early and still reports.
+ * and plots with --log. SIGINT, SIGTERM and SIGHUP end the run early and it
+ * still reports (cli_stop.h).
  * Exit: 0 ok; 1 the run failed or I/Os failed (per-group counts on stderr);
- * 2 bad usage or bad job file (one line naming file, line and key).
+ * 2 bad usage or bad job file (one line naming file, line and key); 128+N
+ * stopped by signal N.
  * Hidden options for soak tests (scripts/soak.sh): --repeat N and --loop
  * SECONDS run the job file again and again in this one process; the report
  * is the last run's.
- * Context: the CLI's main thread (plus the SIGINT handler, which only sets a flag).
+ * Context: the CLI's main thread (plus the signal handler, which only sets a flag).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,24 +25,30 @@
 #include <unistd.h>
 
 #include "cli_opts.h"
+#include "cli_output.h"
 #include "cli_stop.h"
 #include "commands.h"
 #include "job/engines.h"
 #include "job/jobfile.h"
+#include "job/preflight.h"
 #include "job/report.h"
 #include "job/runner.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: iolat run JOBFILE [--output-format=normal|json] [--log DIR]\n"
-		"                 [--no-control] [--kernel-compat] [--faults OPTS] [-q]\n"
+		"usage: iolat run JOBFILE [--output-format=normal|json] [--output=FILE] [--log DIR]\n"
+		"                 [--no-control] [--kernel-compat] [--faults OPTS] [--parse-only] [-q]\n"
 		"\n"
 		"Runs JOBFILE's jobs on real files (or block devices) with the I/O engines,\n"
 		"every I/O admitted by the io.latency controller: groups ([group:PATH],\n"
 		"target=) whose I/O misses its target over a window get their looser siblings'\n"
 		"queue depth clamped. Files are created and filled first when missing or too\n"
-		"small (size=). The device's nr_requests and rotational flag are read from\n"
+		"small (size=), after every check has passed: free space, the file-size\n"
+		"limit, O_DIRECT, and for a block device that a job writes: not mounted, not\n"
+		"held, no filesystem or partition signature (allow_mounted_write=1,\n"
+		"allow_signature_write=1 override). A layout that fails or is interrupted\n"
+		"is undone. The device's nr_requests and rotational flag are read from\n"
 		"sysfs unless the job file sets them; the controller's queue depth is the\n"
 		"device's nr_requests capped at the jobs' total iodepth (what they can have\n"
 		"in flight). ioengine=uring falls back to psync when the kernel refuses\n"
@@ -49,8 +57,11 @@ static void usage(FILE *f)
 		"\n"
 		"options:\n"
 		"  --output-format=FMT  normal (the per-group table) or json\n"
+		"  --output=FILE        write the table or JSON to FILE instead of stdout\n"
 		"  --log DIR            per-window CSV time series per group, and plots\n"
 		"                       (latency.png, depth.png) when gnuplot is installed\n"
+		"  --parse-only         check the job file and everything a run would check,\n"
+		"                       say what the layout would do, and exit: no file touched\n"
 		"  --no-control         run without the controller (as control=0): a baseline\n"
 		"  --kernel-compat      the kernel's timer and HDD-mean behaviour\n"
 		"  --faults OPTS        options of ioengine=faulty:<engine> jobs:\n"
@@ -61,7 +72,11 @@ static void usage(FILE *f)
 		"environment: IOLAT_CHECK=1 checks the controller's invariants at every sample\n"
 		"and the I/O accounting at the end (a failed check: exit 1)\n"
 		"\n"
-		"exit status: 0 ok, 1 the run failed or I/Os failed, 2 bad usage or bad job file\n",
+		"Ctrl-C (SIGINT), SIGTERM or SIGHUP stop the run: what ran is reported\n"
+		"(\"interrupted\": true in JSON, a last line in the table); a second signal kills.\n"
+		"\n"
+		"exit status: 0 ok, 1 the run failed or I/Os failed, 2 bad usage or bad job file,\n"
+		"128+N stopped by signal N (130: Ctrl-C, 143: SIGTERM, 129: SIGHUP)\n",
 		iolat_job_engine_options_help("faulty"));
 }
 
@@ -131,12 +146,12 @@ static void report_errors(const struct iolat_runner_result *res)
 }
 
 /* The verify pass's verdict: a line on stdout (normal format), bad blocks on stderr. */
-static void report_verify(const struct iolat_runner_result *res, bool json)
+static void report_verify(const struct iolat_runner_result *res, bool json, FILE *out)
 {
 	if (!res->verify_ran)
 		return;
 	if (!json)
-		printf("verify: %" PRIu64 " blocks of %u bytes read back after the run (%" PRIu64
+		fprintf(out, "verify: %" PRIu64 " blocks of %u bytes read back after the run (%" PRIu64
 		       " set by successful writes): %" PRIu64 " bad; %" PRIu64 " not checked (their "
 		       "last write failed or overlapped another)\n", res->verify_checked,
 		       res->verify_block, res->verify_written, res->verify_bad,
@@ -144,6 +159,32 @@ static void report_verify(const struct iolat_runner_result *res, bool json)
 	if (res->verify_bad)
 		fprintf(stderr, "iolat run: verify: %" PRIu64 " blocks did not read back as written; "
 			"first: %s\n", res->verify_bad, res->verify_first_bad);
+}
+
+/* --parse-only: the job file and every check before a run; nothing is touched. */
+static int parse_only(const struct iolat_jobfile *jf, const char *faults, const char *file)
+{
+	struct iolat_preflight pf;
+	char err[IOLAT_JOBFILE_ERR_MAX], sz[32];
+	int ret = iolat_preflight_check(jf, faults, &pf, err, sizeof(err));
+
+	if (ret) {
+		fprintf(stderr, "iolat run: %s\n", err[0] ? err : strerror(-ret));
+		iolat_preflight_free(&pf);
+		return ret == -ENOMEM ? IOLAT_EXIT_FAILED : IOLAT_EXIT_USAGE;
+	}
+	printf("%s: ok (%u jobs, %u groups)\n", file, jf->nr_jobs, jf->nr_groups);
+	for (unsigned i = 0; i < pf.nr_files; i++) {
+		const struct iolat_pf_file *f = &pf.files[i];
+
+		printf("  %s: %s%s\n", f->path, f->blockdev ? "block device" :
+		       !f->layout ? "used as it is" : !f->exists ? "would be created, " :
+		       f->need > f->have ? "would be extended to " : "would be rewritten, ",
+		       f->blockdev || !f->layout ? "" :
+		       iolat_format_bytes(f->need > f->have ? f->need : f->have, sz, sizeof(sz)));
+	}
+	iolat_preflight_free(&pf);
+	return IOLAT_EXIT_OK;
 }
 
 static double now_s(void)
@@ -166,6 +207,7 @@ int iolat_cmd_run(int argc, char **argv)
 	struct iolat_runner_result *res = NULL;
 	char err[IOLAT_JOBFILE_ERR_MAX];
 	struct cli cli = { 0 };
+	FILE *out_f = NULL;
 	int ret, rc = IOLAT_EXIT_OK;
 
 	for (int i = 1; i < argc; i++) {
@@ -194,8 +236,16 @@ int iolat_cmd_run(int argc, char **argv)
 	o.control = common.control;
 	o.kernel_compat = common.kernel_compat;
 	ret = iolat_cli_load_jobfile("run", file, &jf);
-	if (ret)
+	if (!ret)
+		ret = iolat_cli_check_output("run", common.output);
+	if (!ret)
+		ret = iolat_cli_check_logdir("run", common.logdir);
+	if (!ret && common.parse_only)
+		ret = parse_only(jf, o.fault_options, file);
+	if (ret || common.parse_only) {
+		iolat_jobfile_free(jf);
 		return ret;
+	}
 	cli.tty = !quiet && isatty(STDERR_FILENO);
 	o.progress = on_progress;
 	o.note = on_note;
@@ -221,6 +271,8 @@ int iolat_cmd_run(int argc, char **argv)
 			fprintf(stderr, "iolat run: run %" PRIu64 " failed:\n", iters + 1);
 		fprintf(stderr, "iolat run: %s\n", err[0] ? err : strerror(-ret));
 		rc = ret == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
+		if (ret == -EINTR && iolat_cli_stop_signal())
+			rc = iolat_cli_stop_exit_code();
 		goto out;
 	}
 	if (res->interrupted)
@@ -230,40 +282,31 @@ int iolat_cmd_run(int argc, char **argv)
 		fprintf(stderr, "iolat run: %" PRIu64 " runs in %.1f s: %" PRIu64 " I/Os failed, %"
 			PRIu64 " blocks read back wrong, in all; the report is the last run's\n", iters,
 			now_s() - t0, failed_all, bad_all);
+	out_f = iolat_cli_open_output("run", common.output);
+	if (!out_f) {
+		rc = IOLAT_EXIT_FAILED;
+		goto out;
+	}
 	if (common.json) {
-		ret = iolat_report_write_json(res->report, stdout);
+		ret = iolat_report_write_json(res->report, out_f);
 	} else {
-		printf("device %s (%s, %s rule%s), nr_requests %u, %.1f s, controller %s\n",
+		fprintf(out_f, "device %s (%s, %s rule%s), nr_requests %u, %.1f s, controller %s\n",
 		       res->disk[0] ? res->disk : "unknown",
 		       res->rotational ? "rotational" : "non-rotational",
 		       res->rotational ? "mean" : "p90",
 		       res->device_known ? "" : ", defaults: not found in sysfs",
 		       res->nr_requests, (double)res->duration_ns / 1e9,
 		       !res->control ? "off" : res->kernel_compat ? "on (kernel compat)" : "on");
-		ret = iolat_report_write_table(res->report, stdout);
+		ret = iolat_report_write_table(res->report, out_f);
 	}
-	report_verify(res, common.json);
-	if (ret || fflush(stdout)) {
+	report_verify(res, common.json, out_f);
+	if (iolat_cli_close_output(out_f) || ret) {
 		fprintf(stderr, "iolat run: cannot write the report: %s\n", strerror(EIO));
 		rc = IOLAT_EXIT_FAILED;
 		goto out;
 	}
-	if (common.logdir) {
-		unsigned flags = 0;
-
-		ret = iolat_report_write_log(res->report, common.logdir, &flags, err, sizeof(err));
-		if (ret) {
-			fprintf(stderr, "iolat run: --log %s: %s\n", common.logdir,
-				err[0] ? err : strerror(-ret));
-			rc = IOLAT_EXIT_FAILED;
-		} else if (flags & IOLAT_LOG_NO_GNUPLOT) {
-			fprintf(stderr, "iolat run: gnuplot not found: CSV written to %s, plots skipped\n",
-				common.logdir);
-		} else if (flags & IOLAT_LOG_PLOT_FAILED) {
-			fprintf(stderr, "iolat run: gnuplot failed: CSV written to %s, no plots\n",
-				common.logdir);
-		}
-	}
+	if (common.logdir && iolat_cli_write_log("run", res->report, common.logdir))
+		rc = IOLAT_EXIT_FAILED;
 	if (res->nr_errors) {
 		report_errors(res);
 		rc = IOLAT_EXIT_FAILED;

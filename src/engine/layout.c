@@ -52,7 +52,12 @@ static int write_all(int fd, const unsigned char *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-static int fill_range(int fd, uint64_t from, uint64_t to, bool verify)
+static bool stopped(const atomic_bool *stop)
+{
+	return stop && atomic_load_explicit(stop, memory_order_relaxed);
+}
+
+static int fill_range(int fd, uint64_t from, uint64_t to, bool verify, const atomic_bool *stop)
 {
 	unsigned char *buf = NULL;
 	int ret = 0;
@@ -65,6 +70,11 @@ static int fill_range(int fd, uint64_t from, uint64_t to, bool verify)
 		from &= ~(uint64_t)(IOLAT_ENG_VERIFY_BLOCK - 1);
 	for (uint64_t off = from; off < to && !ret; off += LAYOUT_CHUNK) {
 		size_t n = to - off < LAYOUT_CHUNK ? (size_t)(to - off) : LAYOUT_CHUNK;
+
+		if (stopped(stop)) {
+			ret = -EINTR;
+			break;
+		}
 
 		if (verify) {
 			/* A tail shorter than a block gets random bytes. */
@@ -89,7 +99,8 @@ static int layout_blockdev(int fd, uint64_t size)
 	return bytes >= size ? 0 : -ENOSPC;
 }
 
-int iolat_eng_layout_file(const char *path, uint64_t size, unsigned flags, int *created)
+int iolat_eng_layout_file(const char *path, uint64_t size, unsigned flags, int *created,
+			  const atomic_bool *stop)
 {
 	bool verify = flags & IOLAT_ENG_LAYOUT_VERIFY;
 	bool fill = verify || (flags & IOLAT_ENG_LAYOUT_FILL);
@@ -148,9 +159,13 @@ int iolat_eng_layout_file(const char *path, uint64_t size, unsigned flags, int *
 		}
 	}
 	if (fill) {
-		ret = fill_range(fd, from, size, verify);
+		ret = fill_range(fd, from, size, verify, stop);
 		if (ret < 0)
 			goto out;
+	}
+	if (stopped(stop)) {
+		ret = -EINTR;
+		goto out;
 	}
 	if (fdatasync(fd) < 0) {
 		ret = -errno;

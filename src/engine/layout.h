@@ -9,6 +9,7 @@
 #ifndef IOLAT_ENGINE_LAYOUT_H
 #define IOLAT_ENGINE_LAYOUT_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #define IOLAT_ENG_LAYOUT_FILL   (1u << 0)  /* write data over [0, size) */
@@ -22,10 +23,15 @@
  * a smaller one is extended (and filled from its old end with FILL).
  * After writing, the data is synced and dropped from the page cache.
  * @created: if not NULL, set to 1 when this call created the file.
+ * @stop: NULL, or a flag looked at between 1 MiB writes: when it becomes
+ * true the layout ends at once with -EINTR (not synced).
+ * On failure a file this call created is removed; one it extended is left
+ * at its new size (the caller knows the old one and truncates it back).
  * Return: 0; -ENOSPC when the filesystem cannot hold it; -EINVAL for @size 0;
  * for a block device 0 when it is at least @size (nothing is written), else
- * -ENOSPC; -errno from open/fallocate/write/fsync.
+ * -ENOSPC; -EINTR when stopped; -errno from open/fallocate/write/fsync.
  */
-int iolat_eng_layout_file(const char *path, uint64_t size, unsigned flags, int *created);
+int iolat_eng_layout_file(const char *path, uint64_t size, unsigned flags, int *created,
+			  const atomic_bool *stop);
 
 #endif /* IOLAT_ENGINE_LAYOUT_H */

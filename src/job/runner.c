@@ -38,12 +38,13 @@
 #include "engine/devinfo.h"
 #include "engine/eng_faulty.h"
 #include "engine/engine.h"
-#include "engine/layout.h"
 #include "engine/verify.h"
 #include "iolatency.h"
 #include "iolatency_internal.h"   /* iolat_ctl_check_invariants() */
 #include "job/engines.h"
 #include "job/run_setup.h"
+#include "job/fileprep.h"
+#include "job/preflight.h"
 #include "job/vmap.h"
 #include "job/workload.h"
 #include "util/units.h"
@@ -125,6 +126,9 @@ struct runner {
 	char check_err[IOLAT_RUNNER_NOTE_MAX]; /* the first invariant violation */
 	struct rvfile *vfiles;        /* files with verify= writers */
 	unsigned nr_vfiles;
+	struct iolat_preflight pf;    /* the checked plan of files */
+	struct iolat_fileprep fp;     /* what the layout did, undone if no job ran */
+	bool jobs_ran;                /* the job threads started: keep the files */
 };
 
 /* A file whose writes are tracked for the verify pass. */
@@ -524,7 +528,7 @@ static int create_engine(struct runner *r, struct rjob *j, char *err, size_t err
 	if (engine_name(job, name, sizeof(name)))
 		return set_err(err, errlen, -EINVAL,
 			       "%s:%u: key 'ioengine': '%s' runs only in iolat sim",
-			       r->jf->file, job->line, job->ioengine);
+			       r->jf->file, iolat_job_key_line(job, "ioengine"), job->ioengine);
 	cfg.name = name;
 	ret = iolat_eng_create(&cfg, &j->eng, msg, sizeof(msg));
 	fallback = iolat_job_engine_fallback(inner, &label);
@@ -539,7 +543,7 @@ static int create_engine(struct runner *r, struct rjob *j, char *err, size_t err
 	}
 	if (ret == -EINVAL)
 		return set_err(err, errlen, ret, "%s:%u: key 'ioengine': %s", r->jf->file,
-			       job->line, msg);
+			       iolat_job_key_line(job, "ioengine"), msg);
 	if (ret < 0)
 		return set_err(err, errlen, ret, "job '%s': engine %s: %s", job->name, name, msg);
 	return 0;
@@ -555,8 +559,8 @@ static int open_file(struct runner *r, struct rjob *j, char *err, size_t errlen)
 		flags |= IOLAT_ENG_O_WRITE;
 	ret = iolat_eng_open(j->eng, job->filename ? job->filename : "", flags, &j->fidx);
 	if (ret == -EINVAL && job->direct)
-		return set_err(err, errlen, ret, "%s:%u: key 'direct': %s", r->jf->file, job->line,
-			       iolat_eng_errmsg(j->eng));
+		return set_err(err, errlen, ret, "%s:%u: key 'direct': %s", r->jf->file,
+			       iolat_job_key_line(job, "direct"), iolat_eng_errmsg(j->eng));
 	if (ret < 0)
 		return set_err(err, errlen, ret, "job '%s': %s", job->name,
 			       iolat_eng_errmsg(j->eng));
@@ -574,11 +578,12 @@ static int check_alignment(struct runner *r, struct rjob *j, char *err, size_t e
 	if (job->bs % a)
 		return set_err(err, errlen, -EINVAL,
 			       "%s:%u: key 'bs': %u is not a multiple of %u, as O_DIRECT needs "
-			       "(direct=1 on %s)", r->jf->file, job->line, job->bs, a, job->filename);
+			       "(direct=1 on %s)", r->jf->file, iolat_job_key_line(job, "bs"), job->bs, a,
+			       job->filename);
 	if (job->offset % a)
 		return set_err(err, errlen, -EINVAL,
 			       "%s:%u: key 'offset': %" PRIu64 " is not a multiple of %u, as "
-			       "O_DIRECT needs", r->jf->file, job->line, job->offset, a);
+			       "O_DIRECT needs", r->jf->file, iolat_job_key_line(job, "offset"), job->offset, a);
 	return 0;
 }
 
@@ -602,84 +607,6 @@ static int file_size(const char *path, uint64_t *size)
 		if (fseeko(f, 0, SEEK_END) == 0)
 			*size = (uint64_t)ftello(f);
 		fclose(f);
-	}
-	return 0;
-}
-
-/* What can be refused before touching any file. */
-static int check_jobs(struct runner *r, char *err, size_t errlen)
-{
-	const struct iolat_jobfile *jf = r->jf;
-	char name[64];
-
-	for (unsigned i = 0; i < jf->nr_jobs; i++) {
-		const struct iolat_job *job = &jf->jobs[i];
-
-		if (engine_name(job, name, sizeof(name)))
-			return set_err(err, errlen, -EINVAL,
-				       "%s:%u: key 'ioengine': '%s' runs only in iolat sim",
-				       jf->file, job->line, job->ioengine);
-		if (!diskless(job) && (!job->filename || !*job->filename))
-			return set_err(err, errlen, -EINVAL,
-				       "%s:%u: key 'filename': job '%s' names no file", jf->file,
-				       job->line, job->name);
-	}
-	return 0;
-}
-
-/* Create or extend every job's file to what its jobs need. */
-static int layout_files(struct runner *r, char *err, size_t errlen)
-{
-	const struct iolat_jobfile *jf = r->jf;
-
-	for (unsigned i = 0; i < jf->nr_jobs; i++) {
-		const struct iolat_job *job = &jf->jobs[i];
-		uint64_t need = 0, have;
-		unsigned flags = 0;
-		bool first = true;
-		int ret;
-
-		if (diskless(job))
-			continue;
-		if (!job->filename || !*job->filename)
-			return set_err(err, errlen, -EINVAL,
-				       "%s:%u: key 'filename': job '%s' names no file", jf->file,
-				       job->line, job->name);
-		/* Once per file: at its first job, over all jobs using it. */
-		for (unsigned k = 0; k < i && first; k++)
-			if (!diskless(&jf->jobs[k]) && jf->jobs[k].filename &&
-			    !strcmp(jf->jobs[k].filename, job->filename))
-				first = false;
-		if (!first)
-			continue;
-		ret = file_size(job->filename, &have);
-		if (ret)
-			return set_err(err, errlen, ret, "%s: %s", job->filename, strerror(-ret));
-		for (unsigned k = i; k < jf->nr_jobs; k++) {
-			const struct iolat_job *o = &jf->jobs[k];
-
-			if (diskless(o) || !o->filename || strcmp(o->filename, job->filename))
-				continue;
-			if (!o->size && !have)
-				return set_err(err, errlen, -EINVAL,
-					       "%s:%u: key 'size': needed to create %s", jf->file,
-					       o->line, o->filename);
-			if (o->size && o->offset + o->size > need)
-				need = o->offset + o->size;
-			if (o->rw != IOLAT_RW_WRITE && o->rw != IOLAT_RW_RANDWRITE)
-				flags |= IOLAT_ENG_LAYOUT_FILL;
-			if (o->verify != IOLAT_VERIFY_NONE)
-				flags |= IOLAT_ENG_LAYOUT_VERIFY;
-		}
-		if (need <= have && !(flags & IOLAT_ENG_LAYOUT_VERIFY))
-			continue;
-		if (need < have)
-			need = have;
-		note(r, "laying out %s (%" PRIu64 " MiB)", job->filename, need >> 20);
-		ret = iolat_eng_layout_file(job->filename, need, flags, NULL);
-		if (ret)
-			return set_err(err, errlen, ret, "%s: cannot lay out %" PRIu64 " bytes: %s",
-				       job->filename, need, strerror(-ret));
 	}
 	return 0;
 }
@@ -728,12 +655,13 @@ static int setup_jobs(struct runner *r, uint64_t start, char *err, size_t errlen
 			if (ret)
 				return set_err(err, errlen, ret,
 					       "%s:%u: key 'size': job '%s': the region is smaller than bs",
-					       jf->file, job->line, job->name);
+					       jf->file, iolat_job_key_line(job, "size"), job->name);
 			if (j->verify && (job->bs % IOLAT_ENG_VERIFY_BLOCK ||
 					  job->offset % IOLAT_ENG_VERIFY_BLOCK))
 				return set_err(err, errlen, -EINVAL,
 					       "%s:%u: key 'verify': needs bs and offset in multiples of %u",
-					       jf->file, job->line, IOLAT_ENG_VERIFY_BLOCK);
+					       jf->file, iolat_job_key_line(job, "verify"),
+					       IOLAT_ENG_VERIFY_BLOCK);
 			j->g = !r->ctl ? NULL : job->group < 0 ? iolat_ctl_root(r->ctl)
 							       : r->groups[job->group];
 			j->nr_slots = job->iodepth ? job->iodepth : 1;
@@ -1171,6 +1099,7 @@ static void teardown(struct runner *r)
 	if (r->ctl)
 		iolat_ctl_destroy(r->ctl);
 	free(r->groups);
+	iolat_preflight_free(&r->pf);
 	pthread_cond_destroy(&r->cv);
 	pthread_mutex_destroy(&r->lock);
 }
@@ -1223,15 +1152,17 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 	compat = r.o.kernel_compat >= 0 ? r.o.kernel_compat : jf->global.kernel_compat;
 	r.res->control = control;
 	r.res->kernel_compat = control && compat;
+	/* Every check before the first side effect (preflight.h). */
+	ret = iolat_preflight_check(jf, r.o.fault_options, &r.pf, err, errlen);
+	if (ret)
+		goto fail;
 	device_facts(&r);
 	if (control) {
 		ret = setup_controller(&r, compat ? IOLAT_CTL_KERNEL_COMPAT : 0, err, errlen);
 		if (ret)
 			goto fail;
 	}
-	ret = check_jobs(&r, err, errlen);
-	if (!ret)
-		ret = layout_files(&r, err, errlen);
+	ret = iolat_fileprep_layout(&r.fp, &r.pf, r.o.stop, r.o.note, r.o.ctx, err, errlen);
 	if (ret)
 		goto fail;
 	if (r.o.label)
@@ -1272,8 +1203,13 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 			goto fail;
 		}
 	}
+	if (r.o.stop && atomic_load(r.o.stop)) {
+		ret = set_err(err, errlen, -EINTR, "interrupted before the jobs started");
+		goto fail;
+	}
 	/* The workloads were set up to start at @start: start the clock now. */
 	iolat_report_start(r.rep, start);
+	r.jobs_ran = true;
 	ret = run_jobs(&r, start, err, errlen);
 	if (ret)
 		goto fail;
@@ -1292,6 +1228,7 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 		goto fail;
 	r.res->report = r.rep;
 	teardown(&r);
+	iolat_fileprep_free(&r.fp);
 	*out = r.res;
 	return 0;
 fail:
@@ -1300,6 +1237,9 @@ fail:
 	else if (err && errlen && !err[0])
 		set_err(err, errlen, ret, "%s: %s", jf->file, strerror(-ret));
 	teardown(&r);
+	if (!r.jobs_ran)
+		iolat_fileprep_undo(&r.fp, r.o.note, r.o.ctx);   /* nothing ran: leave nothing */
+	iolat_fileprep_free(&r.fp);
 	iolat_report_destroy(r.rep);
 	free(r.res);
 	return ret;
