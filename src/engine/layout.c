@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * layout.c - creates and fills job files (see layout.h): fallocate first so
- * that a full filesystem fails at once, then 1 MiB buffered writes of
- * pseudo-random data or verify blocks, fdatasync, and POSIX_FADV_DONTNEED
- * so the first reads of a run are not served from the page cache.
+ * layout.c - creates and fills job files (see layout.h): fallocate 64 MiB
+ * at a time just ahead of 1 MiB buffered writes of
+ * pseudo-random data or verify blocks, written back 32 MiB at a time as they
+ * go (a stop request is seen between writes), fdatasync, and
+ * POSIX_FADV_DONTNEED so the first reads of a run are not served from the
+ * page cache.
  * Owns no state; any thread may call it.
  */
 #include "engine/layout.h"
@@ -21,6 +23,8 @@
 #include <unistd.h>
 
 #define LAYOUT_CHUNK (1u << 20)
+#define LAYOUT_SYNC_STEP (32u << 20)   /* written back as the layout goes */
+#define LAYOUT_RESERVE_STEP (64ull << 20) /* fallocate()d just ahead of the writes */
 
 static void fill_random(unsigned char *buf, size_t len, uint64_t seed)
 {
@@ -57,9 +61,62 @@ static bool stopped(const atomic_bool *stop)
 	return stop && atomic_load_explicit(stop, memory_order_relaxed);
 }
 
-static int fill_range(int fd, uint64_t from, uint64_t to, bool verify, const atomic_bool *stop)
+/*
+ * Keep the dirty data of a layout bounded: at every LAYOUT_SYNC_STEP written,
+ * start writing that step back and wait for the step before it. The final
+ * fdatasync then has at most two steps to flush, so a stop request is seen
+ * within the time the device takes to write one step, and a big layout does
+ * not fill the page cache of a shared machine.
+ */
+static void pace_writeback(int fd, uint64_t from, uint64_t written_to)
+{
+	uint64_t done = written_to - from;
+
+	if (done % LAYOUT_SYNC_STEP)
+		return;
+	sync_file_range(fd, (off_t)(written_to - LAYOUT_SYNC_STEP), LAYOUT_SYNC_STEP,
+			SYNC_FILE_RANGE_WRITE);
+	if (done >= 2 * LAYOUT_SYNC_STEP)
+		sync_file_range(fd, (off_t)(written_to - 2 * LAYOUT_SYNC_STEP), LAYOUT_SYNC_STEP,
+				SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+				SYNC_FILE_RANGE_WAIT_AFTER);
+}
+
+/* One layout in progress. */
+struct lay {
+	int fd;
+	uint64_t size;           /* the target size */
+	uint64_t reserved;       /* fallocate()d up to here */
+	bool no_fallocate;       /* the filesystem has none: plain writes / ftruncate */
+	const atomic_bool *stop;
+};
+
+/*
+ * Reserve the blocks up to @upto, a step at a time just ahead of the writes
+ * (not the whole file at once: a stopped layout then has little to free, and
+ * the caller's statvfs check already refused a file that cannot fit).
+ */
+static int reserve_to(struct lay *l, uint64_t upto)
+{
+	while (!l->no_fallocate && l->reserved < upto && l->reserved < l->size) {
+		uint64_t n = l->size - l->reserved < LAYOUT_RESERVE_STEP ? l->size - l->reserved
+									 : LAYOUT_RESERVE_STEP;
+
+		if (fallocate(l->fd, 0, (off_t)l->reserved, (off_t)n) < 0) {
+			if (errno == ENOSPC || errno == EFBIG || errno == EINTR || errno == EIO)
+				return -errno;
+			l->no_fallocate = true;   /* EOPNOTSUPP and friends */
+			break;
+		}
+		l->reserved += n;
+	}
+	return 0;
+}
+
+static int fill_range(struct lay *l, uint64_t from, bool verify)
 {
 	unsigned char *buf = NULL;
+	uint64_t to = l->size;
 	int ret = 0;
 
 	if (posix_memalign((void **)&buf, 4096, LAYOUT_CHUNK))
@@ -71,11 +128,13 @@ static int fill_range(int fd, uint64_t from, uint64_t to, bool verify, const ato
 	for (uint64_t off = from; off < to && !ret; off += LAYOUT_CHUNK) {
 		size_t n = to - off < LAYOUT_CHUNK ? (size_t)(to - off) : LAYOUT_CHUNK;
 
-		if (stopped(stop)) {
+		if (stopped(l->stop)) {
 			ret = -EINTR;
 			break;
 		}
-
+		ret = reserve_to(l, off + n);
+		if (ret)
+			break;
 		if (verify) {
 			/* A tail shorter than a block gets random bytes. */
 			size_t whole = n - n % IOLAT_ENG_VERIFY_BLOCK;
@@ -84,9 +143,24 @@ static int fill_range(int fd, uint64_t from, uint64_t to, bool verify, const ato
 			if (whole < n)
 				fill_random(buf + whole, n - whole, off);
 		}
-		ret = write_all(fd, buf, n, off);
+		ret = write_all(l->fd, buf, n, off);
+		if (!ret)
+			pace_writeback(l->fd, from, off + n);
 	}
 	free(buf);
+	return ret;
+}
+
+/* Without FILL: reserve the blocks (a step at a time, looking at @stop), set the size. */
+static int reserve_range(struct lay *l)
+{
+	int ret = 0;
+
+	while (!ret && !l->no_fallocate && l->reserved < l->size) {
+		if (stopped(l->stop))
+			return -EINTR;
+		ret = reserve_to(l, l->reserved + LAYOUT_RESERVE_STEP);
+	}
 	return ret;
 }
 
@@ -107,6 +181,8 @@ int iolat_eng_layout_file(const char *path, uint64_t size, unsigned flags, int *
 	bool force = verify || (flags & IOLAT_ENG_LAYOUT_FORCE);
 	uint64_t from;
 	struct stat st;
+	bool made_it = false;
+	struct lay l;
 	int fd, ret = 0;
 
 	if (created)
@@ -116,7 +192,8 @@ int iolat_eng_layout_file(const char *path, uint64_t size, unsigned flags, int *
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
 		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd >= 0 && created)
+		made_it = fd >= 0;
+		if (made_it && created)
 			*created = 1;
 	}
 	if (fd < 0) {
@@ -145,23 +222,13 @@ int iolat_eng_layout_file(const char *path, uint64_t size, unsigned flags, int *
 	if ((uint64_t)st.st_size >= size && !force)
 		goto out;
 	from = force ? 0 : (uint64_t)st.st_size;
-
-	ret = fallocate(fd, 0, 0, (off_t)size);
-	if (ret < 0) {
+	l = (struct lay){ .fd = fd, .size = size, .reserved = (uint64_t)st.st_size, .stop = stop };
+	ret = fill ? fill_range(&l, from, verify) : reserve_range(&l);
+	if (ret < 0)
+		goto out;
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < size && ftruncate(fd, (off_t)size) < 0) {
 		ret = -errno;
-		if (ret == -ENOSPC || ret == -EFBIG)
-			goto out;
-		/* No fallocate here (EOPNOTSUPP and friends): set the size. */
-		ret = 0;
-		if ((uint64_t)st.st_size < size && ftruncate(fd, (off_t)size) < 0) {
-			ret = -errno;
-			goto out;
-		}
-	}
-	if (fill) {
-		ret = fill_range(fd, from, size, verify, stop);
-		if (ret < 0)
-			goto out;
+		goto out;
 	}
 	if (stopped(stop)) {
 		ret = -EINTR;
@@ -174,9 +241,7 @@ int iolat_eng_layout_file(const char *path, uint64_t size, unsigned flags, int *
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 out:
 	close(fd);
-	if (ret < 0 && created && *created) {
-		unlink(path);
-		*created = 0;
-	}
+	if (ret < 0 && !created && made_it)
+		unlink(path);   /* nobody else knows it was made: do not leave it */
 	return ret;
 }

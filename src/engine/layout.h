@@ -25,8 +25,10 @@
  * @created: if not NULL, set to 1 when this call created the file.
  * @stop: NULL, or a flag looked at between 1 MiB writes: when it becomes
  * true the layout ends at once with -EINTR (not synced).
- * On failure a file this call created is removed; one it extended is left
- * at its new size (the caller knows the old one and truncates it back).
+ * On failure a file this call created is removed when @created is NULL;
+ * otherwise *created says so and removing it is the caller's (it may report
+ * it). A file it extended is left at its new size (the caller knows the old
+ * one and truncates it back).
  * Return: 0; -ENOSPC when the filesystem cannot hold it; -EINVAL for @size 0;
  * for a block device 0 when it is at least @size (nothing is written), else
  * -ENOSPC; -EINTR when stopped; -errno from open/fallocate/write/fsync.

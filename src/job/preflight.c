@@ -207,8 +207,9 @@ static int check_blockdev(struct pf *p, struct iolat_pf_file *f, const struct io
 		return pf_err(p, w, "filename", "a device nothing else uses: %s is %s (set "
 			      "allow_mounted_write=1 to write anyway)", f->path, st.holder);
 	if (st.signature && !allow_sig)
-		return pf_err(p, w, "filename", "a device without data: %s holds a %s, which the "
-			      "writes would destroy (set allow_signature_write=1 to overwrite it)",
+		return pf_err(p, w, "filename", "a device without data: %s has a signature (%s), "
+			      "which the writes would destroy (set allow_signature_write=1 to "
+			      "overwrite it)",
 			      f->path, st.signature);
 	return 0;
 }
