@@ -2,14 +2,16 @@
 /*
  * cli_stop.c - SIGINT/SIGTERM/SIGHUP handling for the iolat commands (see
  * cli_stop.h). The first signal sets iolat_cli_stop_flag and records which
- * signal it was; a second one restores the default action and re-raises
- * itself, which kills the process once the handler returns.
+ * signal it was; a second one removes the files registered for that case,
+ * restores the default action and re-raises itself, which kills the process
+ * once the handler returns.
  * Context: install/restore on the CLI's main thread; the handler runs on any
  * thread and uses only async-signal-safe calls.
  */
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_stop.h"
 
@@ -21,10 +23,22 @@ static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 static struct sigaction saved[NR_STOP_SIGNALS];
 static bool installed[NR_STOP_SIGNALS];
 
+static const char *const *kill_unlink;
+static unsigned nr_kill_unlink;
+
+void iolat_cli_stop_unlink_on_kill(const char *const *paths, unsigned n)
+{
+	kill_unlink = paths;
+	nr_kill_unlink = paths ? n : 0;
+}
+
 static void on_stop_signal(int sig)
 {
 	if (stop_signo) {
 		struct sigaction dfl;
+
+		for (unsigned i = 0; i < nr_kill_unlink; i++)
+			unlink(kill_unlink[i]);
 
 		/* The second request: die of it (delivered when we return). */
 		memset(&dfl, 0, sizeof(dfl));
@@ -59,6 +73,7 @@ void iolat_cli_stop_install(void)
 
 void iolat_cli_stop_restore(void)
 {
+	iolat_cli_stop_unlink_on_kill(NULL, 0);
 	for (unsigned i = 0; i < NR_STOP_SIGNALS; i++) {
 		if (installed[i])
 			sigaction(stop_signals[i], &saved[i], NULL);

@@ -23,6 +23,13 @@ void iolat_cli_stop_install(void);
 /* Put back the handlers that were there before iolat_cli_stop_install(). */
 void iolat_cli_stop_restore(void);
 
+/*
+ * Files to remove even when a second signal kills the process (the demo's
+ * temporary files): unlink(2) is safe in a signal handler. @paths must stay
+ * valid until iolat_cli_stop_restore(); NULL/0 forgets them.
+ */
+void iolat_cli_stop_unlink_on_kill(const char *const *paths, unsigned n);
+
 /* The signal that requested the stop, or 0. */
 int iolat_cli_stop_signal(void);
 

@@ -7,23 +7,26 @@
  * answer), and with io.latency; then prints the reader's p50/p90/p99 and the
  * writer's MiB/s side by side. Real files in --dir (removed afterwards), or
  * the simulator with --sim. The job file it runs is shown with -v.
- * Exit: 0 ok, 1 a run failed, 2 bad usage.
- * Context: the CLI's main thread (plus a SIGINT handler that sets a flag).
+ * Exit: 0 ok, 1 a run failed, 2 bad usage, 128+N stopped by signal N.
+ * The temporary files are removed on every way out (cli_stop.h).
+ * Context: the CLI's main thread (plus the signal handler of cli_stop.c).
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cli_opts.h"
+#include "cli_stop.h"
 #include "commands.h"
 #include "iolatency.h"
 #include "job/jobfile.h"
+#include "job/preflight.h"
 #include "job/report.h"
 #include "job/runner.h"
 #include "job/run_sim.h"
@@ -59,14 +62,6 @@ struct demo {
 	unsigned mode;
 };
 
-static atomic_bool demo_stop;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	atomic_store(&demo_stop, true);
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -80,8 +75,9 @@ static void usage(FILE *f)
 		"the writer's MiB/s side by side.\n"
 		"\n"
 		"options:\n"
-		"  --dir D        where the two test files go (default: the working directory);\n"
-		"                 they are removed at the end\n"
+		"  --dir D        where the two test files go (default: the working directory):\n"
+		"                 %s + %s, removed at the end and on Ctrl-C, SIGTERM, SIGHUP;\n"
+		"                 refused when the filesystem lacks the space\n"
 		"  --sim          run on the simulated device instead (virtual time, no files)\n"
 		"  --device M     the simulator's model with --sim (default: its default)\n"
 		"  --seconds N    length of each of the three runs (default 10)\n"
@@ -96,7 +92,8 @@ static void usage(FILE *f)
 		"  --memleak      another demo: the article's leaking service in the simulator\n"
 		"                 (iolat demo --memleak --help)\n"
 		"\n"
-		"exit status: 0 ok, 1 a run failed, 2 bad usage\n", DEMO_CAP_PCT_DEF);
+		"exit status: 0 ok, 1 a run failed, 2 bad usage, 128+N stopped by signal N\n",
+		DEMO_READ_SIZE, DEMO_WRITE_SIZE, DEMO_CAP_PCT_DEF);
 }
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -241,7 +238,7 @@ static int run_mode(struct demo *d, enum demo_mode m)
 		iolat_sim_result_free(sr);
 	} else {
 		struct iolat_runner_opts ro = {
-			.control = -1, .kernel_compat = -1, .stop = &demo_stop,
+			.control = -1, .kernel_compat = -1, .stop = &iolat_cli_stop_flag,
 			.progress = on_progress, .note = on_note, .ctx = d,
 		};
 		struct iolat_runner_result *rr = NULL;
@@ -256,7 +253,7 @@ static int run_mode(struct demo *d, enum demo_mode m)
 		}
 		iolat_runner_result_free(rr);
 	}
-	if (ret)
+	if (ret && ret != -EINTR)   /* a stop is said once, at the end */
 		fprintf(stderr, "iolat demo: %s run: %s\n", mode_names[m],
 			err[0] ? err : strerror(-ret));
 	iolat_jobfile_free(jf);
@@ -352,6 +349,33 @@ static int parse_args(struct demo *d, int argc, char **argv, int *rc)
 }
 
 /*
+ * Before anything is written: --dir can take the two temporary files, and
+ * the user is told their size and that they go away at the end.
+ */
+static int check_dir(const struct demo *d)
+{
+	uint64_t need, rsz = 0, wsz = 0, avail;
+	struct statvfs vfs;
+	char a[32], b[32];
+
+	iolat_parse_size(DEMO_READ_SIZE, &rsz);
+	iolat_parse_size(DEMO_WRITE_SIZE, &wsz);
+	need = rsz + wsz;
+	if (access(d->dir, W_OK) != 0 || statvfs(d->dir, &vfs) != 0)
+		return bad_usage("--dir: cannot write in '%s'", d->dir);
+	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (avail < need + need / 10) {
+		fprintf(stderr, "iolat demo: --dir %s: the demo needs %s for two temporary files and "
+			"the filesystem has %s free (give another --dir, or --sim)\n", d->dir,
+			iolat_format_bytes(need, a, sizeof(a)), iolat_format_bytes(avail, b, sizeof(b)));
+		return IOLAT_EXIT_USAGE;
+	}
+	fprintf(stderr, "iolat demo: two temporary files, %s in all, in %s (removed at the "
+			"end, also on Ctrl-C)\n", iolat_format_bytes(need, a, sizeof(a)), d->dir);
+	return 0;
+}
+
+/*
  * The reader's target when --target is not given: about 1.5x what the reader
  * gets unloaded on each device (the advice of the kernel's documentation:
  * a little above what the device delivers), so that the writer's harm shows.
@@ -370,7 +394,7 @@ static const char *default_target(const struct demo *d)
 int iolat_cmd_demo(int argc, char **argv)
 {
 	struct demo d = { .dir = ".", .seconds = 10 };
-	struct sigaction sa = { .sa_handler = on_sigint }, old_sa;
+	const char *tmp_files[2] = { d.rpath, d.wpath };
 	int rc = IOLAT_EXIT_OK, ret;
 
 	for (int i = 1; i < argc; i++)
@@ -388,14 +412,14 @@ int iolat_cmd_demo(int argc, char **argv)
 		    (size_t)snprintf(d.wpath, sizeof(d.wpath), "%s/iolat-demo-%ld.write", d.dir,
 				     (long)getpid()) >= sizeof(d.wpath))
 			return bad_usage("--dir: '%s' is too long", d.dir);
-		if (access(d.dir, W_OK) != 0)
-			return bad_usage("--dir: cannot write in '%s'", d.dir);
+		rc = check_dir(&d);
+		if (rc)
+			return rc;
 	}
-	atomic_store(&demo_stop, false);
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESETHAND;
-	sigaction(SIGINT, &sa, &old_sa);
-	for (unsigned m = 0; m < NR_MODES && !atomic_load(&demo_stop); m++) {
+	iolat_cli_stop_install();
+	if (!d.sim)
+		iolat_cli_stop_unlink_on_kill(tmp_files, 2);
+	for (unsigned m = 0; m < NR_MODES && !atomic_load(&iolat_cli_stop_flag); m++) {
 		if (m == MODE_CAP && !d.cap_bps) {
 			/* io.max's answer: a fixed fraction of what the writer did alone. */
 			d.cap_bps = (uint64_t)(d.res[MODE_NONE].w_mib_s * 1048576.0 *
@@ -417,13 +441,17 @@ int iolat_cmd_demo(int argc, char **argv)
 			break;
 		}
 	}
-	sigaction(SIGINT, &old_sa, NULL);
 	if (!d.sim) {
+		/* Every way out passes here (a second signal: the handler unlinks). */
 		unlink(d.rpath);
 		unlink(d.wpath);
 	}
-	if (atomic_load(&demo_stop))
-		fprintf(stderr, "iolat demo: interrupted\n");
+	iolat_cli_stop_restore();
+	if (iolat_cli_stop_signal()) {
+		fprintf(stderr, "iolat demo: interrupted by signal %d%s\n", iolat_cli_stop_signal(),
+			d.sim ? "" : "; its temporary files are removed");
+		rc = iolat_cli_stop_exit_code();
+	}
 	if (d.res[MODE_NONE].ran)
 		print_table(&d);
 	for (unsigned m = 0; m < NR_MODES; m++)
