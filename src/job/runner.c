@@ -890,7 +890,7 @@ static int setup_verify(struct runner *r, char *err, size_t errlen)
 		vf->path = job->filename;
 		vf->base = base;
 		vf->end = end;
-		/* layout_files() wrote a regular file as verify blocks of generation 0. */
+		/* The layout (fileprep.c) wrote a regular file as verify blocks of generation 0. */
 		vf->formatted = stat(job->filename, &st) == 0 && S_ISREG(st.st_mode);
 		ret = iolat_vmap_create(base, end - base, block, vf->formatted, &vf->map);
 		if (ret)

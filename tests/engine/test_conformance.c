@@ -138,7 +138,7 @@ static int t_setup(void **state)
 	if ((size_t)snprintf(st->path, sizeof(st->path), "%s/conf-%u", g_dir, seq++) >=
 	    sizeof(st->path))
 		return -1;
-	ret = iolat_eng_layout_file(st->path, T_FILE_SIZE, IOLAT_ENG_LAYOUT_VERIFY, NULL);
+	ret = iolat_eng_layout_file(st->path, T_FILE_SIZE, IOLAT_ENG_LAYOUT_VERIFY, NULL, NULL);
 	if (ret < 0) {
 		print_error("%s: layout %s: %s\n", cfg->label, st->path, strerror(-ret));
 		return -1;

@@ -277,7 +277,7 @@ static void t_on_real_file(void **state)
 	struct iolat_eng_fault_stats st, sw;
 
 	assert_true((size_t)snprintf(path, sizeof(path), "%s/faulty", g_dir) < sizeof(path));
-	assert_int_equal(iolat_eng_layout_file(path, 256 * T_BS, IOLAT_ENG_LAYOUT_FILL, NULL), 0);
+	assert_int_equal(iolat_eng_layout_file(path, 256 * T_BS, IOLAT_ENG_LAYOUT_FILL, NULL, NULL), 0);
 	t_run("faulty:psync", "kind=eio+short+spike,rate=0.2,ms=20,seed=9", T_DEPTH, path, 600,
 	      false, &o, &st);
 	assert_int_equal(o.eio, st.eio);

@@ -250,8 +250,8 @@ static void t_layout(void **state)
 
 	assert_non_null(buf);
 	t_fmt(path, sizeof(path), "%s/layout", g_dir);
-	assert_int_equal(iolat_eng_layout_file(path, 0, 0, NULL), -EINVAL);
-	assert_int_equal(iolat_eng_layout_file(path, size, IOLAT_ENG_LAYOUT_VERIFY, &created), 0);
+	assert_int_equal(iolat_eng_layout_file(path, 0, 0, NULL, NULL), -EINVAL);
+	assert_int_equal(iolat_eng_layout_file(path, size, IOLAT_ENG_LAYOUT_VERIFY, &created, NULL), 0);
 	assert_int_equal(created, 1);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal((uint64_t)st.st_size, size);
@@ -269,13 +269,13 @@ static void t_layout(void **state)
 	/* Big enough already: left alone (same mtime, same content). */
 	struct stat st2;
 
-	assert_int_equal(iolat_eng_layout_file(path, size / 2, IOLAT_ENG_LAYOUT_FILL, &created), 0);
+	assert_int_equal(iolat_eng_layout_file(path, size / 2, IOLAT_ENG_LAYOUT_FILL, &created, NULL), 0);
 	assert_int_equal(created, 0);
 	assert_int_equal(stat(path, &st2), 0);
 	assert_int_equal(st2.st_size, st.st_size);
 	assert_int_equal(st2.st_mtim.tv_nsec, st.st_mtim.tv_nsec);
 	/* Extended with FILL: the old part is kept, the new part is data. */
-	assert_int_equal(iolat_eng_layout_file(path, size + 65536, IOLAT_ENG_LAYOUT_FILL, NULL), 0);
+	assert_int_equal(iolat_eng_layout_file(path, size + 65536, IOLAT_ENG_LAYOUT_FILL, NULL, NULL), 0);
 	assert_int_equal(stat(path, &st2), 0);
 	assert_int_equal((uint64_t)st2.st_size, size + 65536);
 	fd = open(path, O_RDONLY);
@@ -291,7 +291,7 @@ static void t_layout(void **state)
 	unlink(path);
 	/* A directory that does not exist. */
 	t_fmt(path, sizeof(path), "%s/no/such", g_dir);
-	assert_int_equal(iolat_eng_layout_file(path, 4096, 0, NULL), -ENOENT);
+	assert_int_equal(iolat_eng_layout_file(path, 4096, 0, NULL, NULL), -ENOENT);
 	iolat_eng_buf_free(buf);
 }
 

@@ -55,7 +55,7 @@ static int setup(void **state)
 	if (fd < 0)
 		return -1;
 	close(fd);
-	if (iolat_eng_layout_file(f.path, (uint64_t)NBLK * BLK, IOLAT_ENG_LAYOUT_VERIFY, NULL))
+	if (iolat_eng_layout_file(f.path, (uint64_t)NBLK * BLK, IOLAT_ENG_LAYOUT_VERIFY, NULL, NULL))
 		return -1;
 	f.fd = open(f.path, O_RDWR);
 	f.buf = malloc(4 * BLK);
