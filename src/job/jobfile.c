@@ -112,8 +112,9 @@ static const struct iolat_jobopt opts[] = {
 	/* fio's, accepted for familiarity */
 	{ .name = "name", .type = IOLAT_OPT_JOBNAME, .where = IOLAT_OPT_IN_JOB, JOBF(name),
 	  .help = "the job's name in reports (default: its section name)" },
-	{ .name = "ramp_time", .type = IOLAT_OPT_TIME_S, .where = IN_JOBS, JOBF(ramp_ns), .def = "0",
-	  .help = "run this long before runtime starts; its I/O is left out of the report" },
+	{ .name = "ramp_time", .type = IOLAT_OPT_TIME_S, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(ramp_ns),
+	  .def = "0", .help = "run this long before runtime starts; its I/O is left out of the "
+	  "report" },
 	{ .name = "randrepeat", .type = IOLAT_OPT_BOOL, .where = IN_JOBS, JOBF(randrepeat),
 	  .def = "1", .help = "always 1: the same seed= gives the same offsets (fio's default)" },
 	{ .name = "norandommap", .type = IOLAT_OPT_BOOL, .where = IN_JOBS, JOBF(norandommap),

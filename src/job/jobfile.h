@@ -103,7 +103,6 @@ struct iolat_job {
 	unsigned ioflags;                /* IOLAT_IO_META | IOLAT_IO_SWAP (iolatency.h) */
 	uint32_t rps;                    /* rw=hashd: requests per second */
 	uint32_t speed_pct;              /* rw=memhog: leak rate, % of the disk's write bandwidth */
-	uint64_t ramp_ns;                /* ramp_time: runs first, not reported */
 	bool randrepeat;                 /* fio's; always 1 here */
 	bool norandommap;                /* fio's; always 1 here */
 	bool allow_mounted_write;        /* write to a mounted or held block device */
@@ -125,6 +124,8 @@ struct iolat_jobfile_global {
 	uint64_t memory, swap;           /* bytes; 0: not given (16 GiB, 8 GiB) */
 	unsigned memleak_mode;           /* enum iolat_ml_mode: none|block|full|stock|nobypass */
 	unsigned oomd;                   /* enum iolat_oomd_preset: off|fb2018|resctl|desktop */
+	uint64_t ramp_ns;                /* ramp_time: the jobs run this long before
+					  * runtime starts; the report leaves it out */
 	double percentiles[IOLAT_MAX_PERCENTILES]; /* percentile_list=, in the JSON */
 	unsigned nr_percentiles;
 };

@@ -56,6 +56,7 @@ struct row {
 	bool bound;
 	uint32_t depth_min;
 	struct iolat_group_stat final;
+	struct iolat_group_stat base;  /* at the end of ramp_time: subtracted (zero: none) */
 	char io_stat[IO_STAT_MAX];
 	struct series_pt *pts;
 	size_t nr_pts, cap_pts;
@@ -229,6 +230,26 @@ int iolat_report_bind_group(struct iolat_report *r, unsigned gi, struct iolat_gr
 	return 0;
 }
 
+void iolat_report_end_ramp(struct iolat_report *r, uint64_t now_ns)
+{
+	pthread_mutex_lock(&r->lock);
+	for (unsigned i = 0; i < r->nr_rows; i++) {
+		struct row *w = &r->rows[i];
+
+		counts_init(&w->c);
+		iolat_hist_reset(&w->ihist);
+		w->i_ios = w->i_bytes = 0;
+		w->nr_pts = 0;
+		w->depth_min = IOLAT_DEPTH_MAX;
+		if (w->g)
+			iolat_group_stat(w->g, &w->base);
+	}
+	for (unsigned j = 0; j < r->jf->nr_jobs; j++)
+		counts_init(&r->jobs[j]);
+	r->start_ns = r->last_sample_ns = r->end_ns = now_ns;
+	pthread_mutex_unlock(&r->lock);
+}
+
 void iolat_report_start(struct iolat_report *r, uint64_t now_ns)
 {
 	pthread_mutex_lock(&r->lock);
@@ -297,9 +318,10 @@ static int sample_locked(struct iolat_report *r, uint64_t now_ns)
 			pt.depth = st.depth;
 			pt.inflight = st.inflight;
 			pt.use_delay = st.use_delay;
-			pt.scale_events = st.scale_downs + st.scale_ups;
-			pt.throttled_ns = st.throttled_ns;
-			pt.windows_missed = st.windows_missed;
+			pt.scale_events = st.scale_downs + st.scale_ups - w->base.scale_downs -
+					  w->base.scale_ups;
+			pt.throttled_ns = st.throttled_ns - w->base.throttled_ns;
+			pt.windows_missed = st.windows_missed - w->base.windows_missed;
 		}
 		if (dt == 0)
 			continue;   /* nothing to close: only the minimum depth is updated */
@@ -431,13 +453,13 @@ int iolat_report_row(const struct iolat_report *r, unsigned i, struct iolat_repo
 	out->depth_final = out->bound ? w->final.depth : 0;
 	out->depth_min = out->bound ? w->depth_min : 0;
 	if (out->bound) {
-		out->throttled_ns = w->final.throttled_ns;
-		out->delay_slept_ns = w->final.slept_ns;
-		out->windows_ok = w->final.windows_ok;
-		out->windows_missed = w->final.windows_missed;
-		out->scale_downs = w->final.scale_downs;
-		out->scale_ups = w->final.scale_ups;
-		out->nr_bypass = w->final.nr_bypass;
+		out->throttled_ns = w->final.throttled_ns - w->base.throttled_ns;
+		out->delay_slept_ns = w->final.slept_ns - w->base.slept_ns;
+		out->windows_ok = w->final.windows_ok - w->base.windows_ok;
+		out->windows_missed = w->final.windows_missed - w->base.windows_missed;
+		out->scale_downs = w->final.scale_downs - w->base.scale_downs;
+		out->scale_ups = w->final.scale_ups - w->base.scale_ups;
+		out->nr_bypass = w->final.nr_bypass - w->base.nr_bypass;
 	}
 	out->io_stat = out->bound ? w->io_stat : "";
 	out->faulty = c->faulty;
@@ -535,7 +557,21 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void json_counts(FILE *f, const struct io_counts *c, uint64_t dur, const char *ind)
+/* ",\n<ind>"percentiles_us": {"99.5": ...}" for percentile_list=; nothing without it. */
+static void json_percentiles(FILE *f, const struct iolat_hist *h,
+			     const struct iolat_jobfile_global *g, const char *ind)
+{
+	if (!g->nr_percentiles)
+		return;
+	fprintf(f, ",\n%s\"percentiles_us\": {", ind);
+	for (unsigned i = 0; i < g->nr_percentiles; i++)
+		fprintf(f, "%s\"%g\": %.3f", i ? ", " : "", g->percentiles[i],
+			(double)iolat_hist_percentile(h, g->percentiles[i]) / 1e3);
+	fprintf(f, "}");
+}
+
+static void json_counts(FILE *f, const struct io_counts *c, uint64_t dur, const char *ind,
+			const struct iolat_jobfile_global *g)
 {
 	const struct iolat_hist *h = &c->hist;
 	fprintf(f, "%s\"read\": {\"ios\": %llu, \"bytes\": %llu},\n", ind,
@@ -551,6 +587,7 @@ static void json_counts(FILE *f, const struct io_counts *c, uint64_t dur, const 
 		(double)iolat_hist_percentile(h, 50) / 1e3, (double)iolat_hist_percentile(h, 90) / 1e3,
 		(double)iolat_hist_percentile(h, 99) / 1e3, (double)iolat_hist_percentile(h, 99.9) / 1e3,
 		(double)iolat_hist_max(h) / 1e3);
+	json_percentiles(f, h, g, ind);
 }
 
 /* ",\n<ind>"injected": {...}" when a faulty engine ran; nothing otherwise. */
@@ -622,7 +659,7 @@ int iolat_report_write_json(const struct iolat_report *r, FILE *f)
 		else
 			fprintf(f, "null");
 		fprintf(f, ",\n");
-		json_counts(f, &w->c, dur, "      ");
+		json_counts(f, &w->c, dur, "      ", &jf->global);
 		fprintf(f, ",\n      \"controlled\": %s", row.bound ? "true" : "false");
 		if (row.bound) {
 			fprintf(f, ",\n      \"depth_final\": ");
@@ -652,7 +689,7 @@ int iolat_report_write_json(const struct iolat_report *r, FILE *f)
 		fprintf(f, ",\n      \"rw\": \"%s\",\n      \"bs\": %u,\n      \"iodepth\": %u,\n"
 			"      \"numjobs\": %u,\n", iolat_rw_name(job->rw), job->bs, job->iodepth,
 			job->numjobs);
-		json_counts(f, &r->jobs[j], dur, "      ");
+		json_counts(f, &r->jobs[j], dur, "      ", &jf->global);
 		json_faults(f, &r->jobs[j], "      ");
 		fprintf(f, "\n    }");
 	}

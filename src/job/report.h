@@ -61,6 +61,13 @@ int iolat_report_bind_group(struct iolat_report *r, unsigned gi, struct iolat_gr
 void iolat_report_start(struct iolat_report *r, uint64_t now_ns);
 
 /**
+ * iolat_report_end_ramp() - ramp_time is over at @now_ns: forget every I/O
+ * and sample so far, count the controller's windows, scale events and
+ * throttled time from here, and make @now_ns time 0 of the series.
+ */
+void iolat_report_end_ramp(struct iolat_report *r, uint64_t now_ns);
+
+/**
  * iolat_report_add_io() - one completed I/O of job @job_index (any clone).
  * @bytes: its length; counted only when @err is 0.
  * @lat_ns: its latency as the runner measures it (admission to completion).

@@ -243,6 +243,15 @@ static void stop_ev(void *arg, uint64_t data, uint64_t now)
 	stop_run(arg, now);
 }
 
+/* ramp_time is over: the report counts from here (the series below keep it). */
+static void ramp_ev(void *arg, uint64_t data, uint64_t now)
+{
+	struct sim *s = arg;
+
+	if (!s->stopped)
+		iolat_report_end_ramp(s->rep, now);
+}
+
 static void sample_ev(void *arg, uint64_t data, uint64_t now)
 {
 	struct sim *s = arg;
@@ -537,7 +546,7 @@ static int setup_jobs(struct sim *s, char *err, size_t errlen)
 			struct iolat_wl_params p = {
 				.seed = s->res->seed, .job_index = i, .clone = c,
 				.size = job->offset < s->dev->capacity ? s->dev->capacity - job->offset : 0,
-				.start_ns = s->t0,
+				.start_ns = s->t0, .ramp_ns = s->jf->global.ramp_ns,
 			};
 			uint64_t end;
 			int ret = iolat_workload_init(&j->wl, job, &p);
@@ -666,6 +675,8 @@ static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t 
 
 	if (s->t_end != UINT64_MAX)
 		iolat_sim_evq_at(&s->q, s->t_end, stop_ev, s, 0);
+	if (jf->global.ramp_ns)
+		iolat_sim_evq_at(&s->q, s->t0 + jf->global.ramp_ns, ramp_ev, s, 0);
 	if (s->ctl)
 		iolat_sim_evq_after(&s->q, SIM_TICK_NS, tick_ev, s, 0);
 	iolat_sim_evq_after(&s->q, res->sample_ns, sample_ev, s, 0);

@@ -640,7 +640,7 @@ static int setup_jobs(struct runner *r, uint64_t start, char *err, size_t errlen
 			struct rjob *j = &r->jobs[r->nr_jobs];
 			struct iolat_wl_params wp = {
 				.seed = jf->global.seed, .job_index = i, .clone = c,
-				.size = region, .start_ns = start,
+				.size = region, .start_ns = start, .ramp_ns = jf->global.ramp_ns,
 			};
 			size_t bs = job->bs;
 
@@ -1002,7 +1002,8 @@ static int run_jobs(struct runner *r, uint64_t start, char *err, size_t errlen)
 	uint64_t sample_ns = r->o.sample_ns ? r->o.sample_ns
 					    : iolat_job_default_sample_ns(r->jf, RUNNER_DEF_SAMPLE_NS);
 	uint64_t prog_ns = r->o.progress_ns ? r->o.progress_ns : NSEC_PER_SEC;
-	uint64_t next_sample = start + sample_ns, next_prog = start + prog_ns;
+	uint64_t ramp_end = r->jf->global.ramp_ns ? start + r->jf->global.ramp_ns : 0;
+	uint64_t next_sample = (ramp_end ? ramp_end : start) + sample_ns, next_prog = start + prog_ns;
 	uint64_t total = 0, last_ios = 0, last_bytes = 0, last_ns = start, now;
 	bool all_done = false;
 	int ret;
@@ -1033,6 +1034,9 @@ static int run_jobs(struct runner *r, uint64_t start, char *err, size_t errlen)
 	while (!all_done) {
 		uint64_t wake = next_sample < next_prog || !r->o.progress ? next_sample : next_prog;
 
+		if (ramp_end && ramp_end < wake)
+			wake = ramp_end;
+
 		/* Look at the stop request at least every RUNNER_STOP_POLL_NS. */
 		now = mono_ns();
 		wait_until(r, wake < now + RUNNER_STOP_POLL_NS ? wake : now + RUNNER_STOP_POLL_NS);
@@ -1048,6 +1052,12 @@ static int run_jobs(struct runner *r, uint64_t start, char *err, size_t errlen)
 		pthread_mutex_lock(&r->lock);
 		all_done = r->nr_finished == r->nr_jobs;
 		pthread_mutex_unlock(&r->lock);
+		if (ramp_end && now >= ramp_end && !all_done) {
+			/* ramp_time is over: the report starts from here. */
+			iolat_report_end_ramp(r->rep, now);
+			ramp_end = 0;
+			next_sample = now + sample_ns;
+		}
 		if (now >= next_sample && !all_done) {
 			iolat_report_sample(r->rep, now);
 			check_now(r, "during the run");

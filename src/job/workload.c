@@ -110,7 +110,8 @@ int iolat_workload_init(struct iolat_workload *wl, const struct iolat_job *job,
 	if (wl->burst_on_ns > UINT64_MAX / 4 || wl->burst_off_ns > UINT64_MAX / 4)
 		return -EINVAL;
 	wl->start_ns = sat_add(p->start_ns, job->startdelay_ns);
-	wl->end_ns = job->runtime_ns ? sat_add(wl->start_ns, job->runtime_ns) : UINT64_MAX;
+	wl->end_ns = job->runtime_ns ? sat_add(sat_add(wl->start_ns, p->ramp_ns), job->runtime_ns)
+				     : UINT64_MAX;
 	wl->io_limit = job->time_based ? UINT64_MAX : wl->nr_blocks;
 
 	uint64_t seed = iolat_workload_seed(p->seed, p->job_index, p->clone);

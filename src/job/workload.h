@@ -42,6 +42,7 @@ struct iolat_wl_params {
 	unsigned clone;      /* 0..numjobs-1 */
 	uint64_t size;       /* bytes of the region when job->size is 0: the file's size minus job->offset */
 	uint64_t start_ns;   /* the run's start; startdelay counts from here */
+	uint64_t ramp_ns;    /* ramp_time: runtime starts this long after startdelay */
 };
 
 struct iolat_workload {
@@ -100,7 +101,7 @@ void iolat_workload_completed(struct iolat_workload *wl, uint64_t now_ns);
 /** iolat_workload_done() - no further I/O will be issued at or after @now_ns. */
 bool iolat_workload_done(const struct iolat_workload *wl, uint64_t now_ns);
 
-/** iolat_workload_end_ns() - start + startdelay + runtime, or UINT64_MAX. */
+/** iolat_workload_end_ns() - start + startdelay + ramp + runtime, or UINT64_MAX. */
 uint64_t iolat_workload_end_ns(const struct iolat_workload *wl);
 
 /** iolat_workload_seed() - the seed a job clone's streams derive from (for messages). */

@@ -44,6 +44,16 @@ for engine in null "faulty:null"; do
 	done
 done
 
+# ramp_time (fio's): the jobs run 1 s first, the report covers the 1 s after.
+printf '[global]\nioengine=null\nsize=16m\nruntime=1s\nramp_time=1s\ntime_based=1\nfilename=%s/x\n[j]\nrw=randread\n' \
+	"$dir" >"$dir/ramp.fio"
+t0=$(now)
+"$IOLAT" run -q --output-format=json "$dir/ramp.fio" >"$dir/ramp.json" 2>"$dir/ramp.err" || fail "ramp_time: $(cat "$dir/ramp.err")"
+dt=$(elapsed "$t0")
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert 0.9 < d["duration_s"] < 1.3, d["duration_s"]' \
+	"$dir/ramp.json" && awk -v d="$dt" 'BEGIN { exit !(d >= 1.9) }' &&
+	echo "ok   ramp_time=1s runtime=1s: ran ${dt}s, reported 1 s" || fail "ramp_time: ran ${dt}s: $(grep duration "$dir/ramp.json")"
+
 # 2. Signals stop `iolat run` and it reports.
 printf '[global]\nioengine=null\nsize=16m\nruntime=60s\ntime_based=1\nfilename=%s/x\n[j]\nrw=randread\nbs=4k\n' \
 	"$dir" >"$dir/long.fio"

@@ -93,5 +93,28 @@ else
 	grep -q gnuplot "$dir/err" || fail "--log: no note that plots were skipped"
 fi
 
+# --log CSVs carry the group path in their last column.
+awk -F, 'NR > 1 && $NF != "system/fbpkg" { bad = 1 } END { exit bad }' "$dir/log/system.fbpkg.csv" ||
+	fail "--log: system.fbpkg.csv rows do not end with the group path"
+
+# fio's ramp_time: the jobs run it first, the report leaves it out; and
+# percentile_list adds percentiles to the JSON.
+printf '[global]\nruntime=3s\nramp_time=2s\npercentile_list=99.5:99.99\n[group:a]\ntarget=1ms\n[j]\ngroup=a\nrw=randread\n' \
+	>"$dir/ramp.ini"
+printf '[global]\nruntime=3s\n[group:a]\ntarget=1ms\n[j]\ngroup=a\nrw=randread\n' >"$dir/noramp.ini"
+"$IOLAT" sim "$dir/ramp.ini" >"$dir/ramp.txt" && "$IOLAT" sim --output-format=json "$dir/ramp.ini" >"$dir/ramp.json" &&
+	"$IOLAT" sim --output-format=json "$dir/noramp.ini" >"$dir/noramp.json" || fail "ramp_time runs failed"
+grep -q ' 5.000 s virtual' "$dir/ramp.txt" || fail "ramp_time: the run did not last ramp + runtime"
+python3 - "$dir/ramp.json" "$dir/noramp.json" <<'PY' || fail "ramp_time / percentile_list JSON"
+import json, sys
+r, n = (json.load(open(p)) for p in sys.argv[1:3])
+assert r["duration_s"] == 3.0, r["duration_s"]
+ri, ni = r["groups"][0]["read"]["ios"], n["groups"][0]["read"]["ios"]
+assert abs(ri - ni) <= 0.02 * ni, (ri, ni)   # 3 s measured either way, not 5
+assert set(r["groups"][0]["lat_us"]) >= {"p50", "p99"}
+assert list(r["groups"][0]["percentiles_us"]) == ["99.5", "99.99"], r["groups"][0]
+assert "percentiles_us" not in n["groups"][0]
+PY
+
 [ $failed -eq 0 ] && echo "sim_cli: all ok"
 exit $failed
