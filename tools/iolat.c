@@ -36,8 +36,9 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
 	fprintf(f, "  %-10s %s\n", "help", "this text; `iolat help keys` lists every job-file key");
 	fprintf(f, "  %-10s %s\n", "help CMD", "the options of CMD (same as `iolat CMD --help`)");
-	fprintf(f, "  %-10s %s\n", "--version", "print the version");
-	fprintf(f, "\nexit status: 0 ok, 1 run failed (I/O errors), 2 bad usage or bad job file\n");
+	fprintf(f, "  %-13s %s\n", "-V, --version", "print the version");
+	fprintf(f, "\nexit status: 0 ok, 1 run failed (I/O errors), 2 bad usage or bad job file,\n"
+		   "128+N stopped by signal N (130: Ctrl-C)\n");
 }
 
 static const struct subcommand *find_subcommand(const char *name)
@@ -88,7 +89,7 @@ int main(int argc, char **argv)
 		return IOLAT_EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
-	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0) {
 		printf("iolat %s\n", IOLAT_VERSION_STRING);
 		return IOLAT_EXIT_OK;
 	}

@@ -116,5 +116,22 @@ assert list(r["groups"][0]["percentiles_us"]) == ["99.5", "99.99"], r["groups"][
 assert "percentiles_us" not in n["groups"][0]
 PY
 
+# A long simulation shows its progress on a terminal (not with -q, not in a pipe).
+if command -v script >/dev/null; then
+	# a day of virtual time, stopped by SIGINT after 2.5 s of wall time
+	sed 's/^runtime=.*/runtime=86400s/' examples/sim-protect-ssd.ini >"$dir/long.ini"
+	script -qefc "timeout -s INT 2.5 $IOLAT sim $dir/long.ini >/dev/null" /dev/null >"$dir/tty.out" 2>&1
+	grep -q 's/86400s virtual, [0-9]*%, [0-9]*s wall\] Ctrl-C stops and reports' "$dir/tty.out" ||
+		fail "no progress line on a terminal: $(tr '\r' '\n' <"$dir/tty.out" | tail -2)"
+	grep -q 'interrupted by signal 2: reporting the .* virtual s reached' "$dir/tty.out" ||
+		fail "no interruption line on a terminal"
+	script -qefc "timeout -s INT 2.5 $IOLAT sim -q $dir/long.ini >/dev/null" /dev/null >"$dir/tty.out" 2>&1
+	grep -q 'virtual, ' "$dir/tty.out" && fail "-q still shows progress"
+	timeout -s INT 2.5 "$IOLAT" sim "$dir/long.ini" 2>"$dir/err" >/dev/null
+	grep -q 'virtual, ' "$dir/err" && fail "progress written to a non-terminal: $(head -c 100 "$dir/err")"
+else
+	echo "(no 'script' command: the terminal progress line is not checked)"
+fi
+
 [ $failed -eq 0 ] && echo "sim_cli: all ok"
 exit $failed
