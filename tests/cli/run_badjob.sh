@@ -87,6 +87,19 @@ check key_typo "key_typo\.fio:4: key 'iodetph': expected a known key; did you me
 printf '[global]\nrandseed=3\n[j]\nfilename=%s\nsize=1m\n' "$nm" >"$dir/fio_key.fio"
 check fio_key "fio_key\.fio:2: key 'randseed': expected a known key: fio's randseed is seed= here"
 
+# --parse-only: every check, what the layout would do, nothing touched.
+printf '[group:a]\n[j]\ngroup=a\nfilename=%s\nsize=1m\n' "$nm" >"$dir/parse_ok.fio"
+out=$("$IOLAT" run --parse-only "$dir/parse_ok.fio" 2>&1); rc=$?
+if [ $rc -eq 0 ] && echo "$out" | grep -q "ok (1 jobs, 1 groups)" &&
+   echo "$out" | grep -q "$nm: would be created, 1.00 MiB" && [ ! -e "$nm" ]; then
+	echo "ok   --parse-only: $(echo "$out" | tr '\n' '|')"
+else
+	echo "FAIL --parse-only: rc=$rc: $out"; failed=1
+fi
+check parse_only_bad "huge\.fio:5: key 'size': a size that fits" "$dir/huge.fio" --parse-only
+"$IOLAT" sim --parse-only "$dir/group_typo.fio" >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL sim --parse-only accepted a misspelled group"; failed=1; }
+
 check missing_file "does-not-exist\.fio.*No such file" "$dir/does-not-exist.fio"
 check directory "$dir.*(directory|cannot read)" "$dir"
 
