@@ -93,6 +93,11 @@ else
 	grep -q gnuplot "$dir/err" || fail "--log: no note that plots were skipped"
 fi
 
+# --output=FILE: the same bytes as stdout, nothing on stdout.
+"$IOLAT" sim "$job" --output-format=json --output="$dir/out.json" >"$dir/stdout" 2>&1 &&
+	"$IOLAT" sim "$job" --output-format=json >"$dir/direct.json" || fail "--output: exit $?"
+cmp -s "$dir/out.json" "$dir/direct.json" && [ ! -s "$dir/stdout" ] || fail "--output differs from stdout"
+
 # --log CSVs carry the group path in their last column.
 awk -F, 'NR > 1 && $NF != "system/fbpkg" { bad = 1 } END { exit bad }' "$dir/log/system.fbpkg.csv" ||
 	fail "--log: system.fbpkg.csv rows do not end with the group path"
