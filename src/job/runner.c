@@ -996,6 +996,39 @@ static void wait_until(struct runner *r, uint64_t t)
 	pthread_mutex_unlock(&r->lock);
 }
 
+/* One thread per job clone; on failure the started ones are stopped and joined. */
+static int start_threads(struct runner *r, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < r->nr_jobs; i++) {
+		int ret = pthread_create(&r->jobs[i].thread, NULL, job_main, &r->jobs[i]);
+
+		if (ret) {
+			atomic_store(&r->stop_all, true);
+			for (unsigned k = 0; k < i; k++)
+				iolat_eng_wake(r->jobs[k].eng);
+			for (unsigned k = 0; k < i; k++)
+				pthread_join(r->jobs[k].thread, NULL);
+			return set_err(err, errlen, -ret, "cannot start a job thread: %s",
+				       strerror(ret));
+		}
+		r->jobs[i].started = true;
+	}
+	return 0;
+}
+
+/* A stop was requested (a signal): end every job, and say the run was cut short. */
+static void forward_stop(struct runner *r)
+{
+	if (!r->o.stop || !atomic_load(r->o.stop) || stopping(r))
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->res->interrupted = r->nr_finished < r->nr_jobs;
+	pthread_mutex_unlock(&r->lock);
+	atomic_store(&r->stop_all, true);
+	for (unsigned i = 0; i < r->nr_jobs; i++)
+		iolat_eng_wake(r->jobs[i].eng);
+}
+
 static int run_jobs(struct runner *r, uint64_t start, char *err, size_t errlen)
 {
 	struct iolat_runner_result *res = r->res;
@@ -1018,19 +1051,9 @@ static int run_jobs(struct runner *r, uint64_t start, char *err, size_t errlen)
 		if (end - start > total)
 			total = end - start;
 	}
-	for (unsigned i = 0; i < r->nr_jobs; i++) {
-		ret = pthread_create(&r->jobs[i].thread, NULL, job_main, &r->jobs[i]);
-		if (ret) {
-			atomic_store(&r->stop_all, true);
-			for (unsigned k = 0; k < i; k++)
-				iolat_eng_wake(r->jobs[k].eng);
-			for (unsigned k = 0; k < i; k++)
-				pthread_join(r->jobs[k].thread, NULL);
-			return set_err(err, errlen, -ret, "cannot start a job thread: %s",
-				       strerror(ret));
-		}
-		r->jobs[i].started = true;
-	}
+	ret = start_threads(r, err, errlen);
+	if (ret)
+		return ret;
 	while (!all_done) {
 		uint64_t wake = next_sample < next_prog || !r->o.progress ? next_sample : next_prog;
 
@@ -1041,14 +1064,7 @@ static int run_jobs(struct runner *r, uint64_t start, char *err, size_t errlen)
 		now = mono_ns();
 		wait_until(r, wake < now + RUNNER_STOP_POLL_NS ? wake : now + RUNNER_STOP_POLL_NS);
 		now = mono_ns();
-		if (r->o.stop && atomic_load(r->o.stop) && !stopping(r)) {
-			pthread_mutex_lock(&r->lock);
-			res->interrupted = r->nr_finished < r->nr_jobs;
-			pthread_mutex_unlock(&r->lock);
-			atomic_store(&r->stop_all, true);
-			for (unsigned i = 0; i < r->nr_jobs; i++)
-				iolat_eng_wake(r->jobs[i].eng);
-		}
+		forward_stop(r);
 		pthread_mutex_lock(&r->lock);
 		all_done = r->nr_finished == r->nr_jobs;
 		pthread_mutex_unlock(&r->lock);

@@ -79,7 +79,10 @@ struct iolat_runner_result {
 
 /**
  * iolat_runner_run() - run @jf on real files.
- * Files are laid out first (created and filled when missing or too small);
+ * Every check comes first (preflight.h: files, devices, space, O_DIRECT,
+ * fault options); then files are laid out (created and filled when missing
+ * or too small), a layout undone (fileprep.h) when it fails, is stopped, or
+ * the run fails before any job started;
  * jobs asking for io_uring fall back to psync, with a note, when the kernel
  * refuses io_uring. Failed I/Os are counted in the result and the report, not
  * returned.
@@ -93,10 +96,14 @@ struct iolat_runner_result {
  * are checked at every sample and at the end, and so is the accounting: no
  * I/O completed twice, every submitted I/O completed, and per group the
  * controller's completions equal the admissions (less cancelled waiters).
- * Return: 0 when the run took place; -EINVAL when the job file cannot run
- * (no filename=, size= needed, ioengine=sim, O_DIRECT refused, bad fault
- * options); -EUCLEAN when a check failed (IOLAT_CHECK); other negative
- * errnos for setup failures (open, layout, memory).
+ * A stop request (@opts->stop) during the run ends it early: the result says
+ * interrupted and covers what ran.
+ * Return: 0 when the run took place (also when stopped); -EINVAL when the
+ * job file cannot run (no filename=, size= needed, ioengine=sim, O_DIRECT
+ * refused, bad fault options, a mounted or signed device to write, no room);
+ * -EINTR when stopped before any job started (nothing is left behind);
+ * -EUCLEAN when a check failed (IOLAT_CHECK); other negative errnos for setup
+ * failures (open, layout, memory).
  * Context: any thread; blocks for the run.
  */
 int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_opts *opts,
