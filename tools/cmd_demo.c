@@ -208,6 +208,15 @@ static void collect(struct demo *d, enum demo_mode m, const struct iolat_report 
 	d->res[m].ran = true;
 }
 
+/* A mode stopped by a signal says so in its row. */
+static void mark_cut_short(struct demo *d, enum demo_mode m, bool interrupted)
+{
+	size_t n = strlen(d->res[m].label);
+
+	if (interrupted)
+		snprintf(d->res[m].label + n, sizeof(d->res[m].label) - n, " (stopped)");
+}
+
 static int run_mode(struct demo *d, enum demo_mode m)
 {
 	char text[4096], err[IOLAT_JOBFILE_ERR_MAX];
@@ -225,12 +234,14 @@ static int run_mode(struct demo *d, enum demo_mode m)
 		return ret;
 	}
 	if (d->sim) {
-		struct iolat_sim_opts so = { .control = -1, .kernel_compat = -1 };
+		struct iolat_sim_opts so = { .control = -1, .kernel_compat = -1,
+					     .stop = &iolat_cli_stop_flag };
 		struct iolat_sim_result *sr = NULL;
 
 		ret = iolat_sim_run(jf, &so, &sr, err, sizeof(err));
 		if (!ret) {
 			collect(d, m, sr->report);
+			mark_cut_short(d, m, sr->interrupted);
 			snprintf(d->disk, sizeof(d->disk), "sim %s", sr->device);
 			d->rotational = sr->rotational;
 			d->nr_requests = sr->nr_requests;
@@ -247,6 +258,7 @@ static int run_mode(struct demo *d, enum demo_mode m)
 		clear_line(d);
 		if (!ret) {
 			collect(d, m, rr->report);
+			mark_cut_short(d, m, rr->interrupted);
 			snprintf(d->disk, sizeof(d->disk), "%s", rr->disk[0] ? rr->disk : "unknown");
 			d->rotational = rr->rotational;
 			d->nr_requests = rr->nr_requests;

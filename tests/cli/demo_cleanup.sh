@@ -46,6 +46,12 @@ demo_stopped 2 INT TERM
 [ $rc -eq 143 ] && [ ! -s "$dir/out" ] || fail "SIGINT then SIGTERM: exit $rc, want 143 and no report"
 [ -z "$(leftovers)" ] && echo "ok   killed by a second signal: nothing left" || fail "killed: left $(leftovers)"
 
+# `iolat demo --sim` stops on SIGINT too, and marks the mode it cut short.
+"$IOLAT" demo --sim --seconds 3600 >"$dir/out" 2>"$dir/err" &
+pid=$!; sleep 2; kill -INT "$pid"; wait "$pid"; rc=$?; pid=
+[ $rc -eq 130 ] && grep -q '^no control (stopped) ' "$dir/out" && echo "ok   demo --sim: SIGINT, exit 130" ||
+	fail "demo --sim: exit $rc, want 130 and a '(stopped)' row: $(cat "$dir/out" "$dir/err")"
+
 # A run that fails: a bad --cap is refused before anything; a bad --target too.
 "$IOLAT" demo --dir "$dir/files" --cap nope >/dev/null 2>"$dir/err"
 [ $? -eq 2 ] && [ -z "$(leftovers)" ] || fail "--cap nope: $(cat "$dir/err"), left $(leftovers)"
