@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PKGS=(build-essential clang pkg-config liburing-dev libcmocka-dev python3 gnuplot-nox fio valgrind)
+PKGS=(build-essential clang pkg-config liburing-dev libcmocka-dev python3 gnuplot-nox fio valgrind
+      e2fsprogs util-linux bsdutils)   # mkfs.ext4, losetup, script: tests/cli/run_blockdev.sh, sim_cli.sh
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

@@ -16,6 +16,7 @@ dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-stop-XXXXXX") || { echo "skip: no tem
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; rm -rf "$dir"; }
 trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
 failed=0
 fail() { echo "FAIL $*"; failed=1; }
 now() { date +%s.%N; }
