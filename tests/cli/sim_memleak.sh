@@ -23,7 +23,9 @@ device=hdd
 memory=4g
 swap=1g
 memleak_mode=${1:-full}
-[group:workload]
+[group:${2:-workload}]
+[group:system/hog]
+[group:system/bg]
 [web]
 rw=hashd
 group=${2:-workload}
@@ -69,7 +71,7 @@ badjob mixed "mixed.ini:[0-9]+: key 'rw'" "$(job; printf '[other]\nrw=randread\n
 badjob group "group.ini:[0-9]+: key 'group': rw=hashd runs in group workload" "$(job full web)"
 badjob mode "mode.ini:[0-9]+: key 'memleak_mode'" "$(job half)"
 badjob nohog "nohog.ini: the leaking-service scenario needs" \
-	"$(printf '[web]\nrw=hashd\ngroup=workload\n')"
+	"$(printf '[group:workload]\n[web]\nrw=hashd\ngroup=workload\n')"
 badjob huge "huge.ini: key 'memory': at most 256g" "$(job | sed 's/^memory=4g/memory=300t/')"
 badjob tiny "tiny.ini: key 'memory': at least 3g" "$(job | sed 's/^memory=4g/memory=2g/')"
 badjob speed "speed.ini:[0-9]+: key 'speed'" "$(job | sed 's/^speed=50/speed=0/')"
