@@ -9,27 +9,34 @@
  * Context: the loop thread, as the inner engine; wake from any thread.
  */
 #include "engine/eng_faulty.h"
+#include "engine/engopt.h"
 #include "util/rng.h"
 #include "util/units.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define FAULT_MS_DEF 100u
 
 enum fault_dir { FDIR_ANY, FDIR_READ, FDIR_WRITE };
 
-struct faulty_priv {
-	struct iolat_eng *inner;
-	/* options */
+/* The options, as the table below fills them. */
+struct faulty_opts {
 	unsigned kinds;             /* IOLAT_FAULT_* */
 	double rate;
 	uint64_t after, count;
-	bool persist;
+	uint64_t persist;           /* 0 or 1 */
 	uint64_t hold_ns;           /* ms option */
-	enum fault_dir dir;
-	uint64_t rng;               /* splitmix64 state */
+	unsigned dir;               /* enum fault_dir */
+	uint64_t seed;
+};
+
+struct faulty_priv {
+	struct iolat_eng *inner;
+	struct faulty_opts o;
+	uint64_t rng;               /* splitmix64 state, from o.seed */
 	/* state */
 	uint64_t countdown;
 	uint64_t injected;
@@ -40,9 +47,54 @@ struct faulty_priv {
 	struct iolat_eng_fault_stats st;
 };
 
-static const char faulty_help[] =
-	"kind=eio|enospc|short|spike|stall (join with '+'), rate=P, after=N, "
-	"persist=0|1, count=N, ms=N, dir=read|write|any, seed=N";
+static const struct iolat_eng_opt_choice kind_names[] = {
+	{ "eio", IOLAT_FAULT_EIO }, { "enospc", IOLAT_FAULT_ENOSPC },
+	{ "short", IOLAT_FAULT_SHORT }, { "spike", IOLAT_FAULT_SPIKE },
+	{ "stall", IOLAT_FAULT_STALL }, { "none", 0 }, { NULL, 0 },
+};
+
+static const struct iolat_eng_opt_choice dir_names[] = {
+	{ "read", FDIR_READ }, { "write", FDIR_WRITE }, { "any", FDIR_ANY }, { NULL, 0 },
+};
+
+#define FOPT(f) .off = offsetof(struct faulty_opts, f)
+
+/* The options (eng_faulty.h has what each does); their order is the help's. */
+static const struct iolat_eng_opt faulty_opts_table[] = {
+	{ .name = "kind", .type = IOLAT_EOPT_FLAGS, FOPT(kinds), .choices = kind_names,
+	  .def = "none", .help = "faults to inject" },
+	{ .name = "rate", .type = IOLAT_EOPT_DOUBLE, FOPT(rate), .dmin = 0.0, .dmax = 1.0,
+	  .def = "1", .value_word = "P", .help = "chance an eligible I/O past the countdown faults" },
+	{ .name = "after", .type = IOLAT_EOPT_U64, FOPT(after), .max = UINT64_MAX, .def = "0",
+	  .help = "countdown: the first N eligible I/Os pass" },
+	{ .name = "persist", .type = IOLAT_EOPT_U64, FOPT(persist), .max = 1, .def = "1",
+	  .value_word = "0|1", .help = "1: keep injecting; 0: transient (count defaults to 1)" },
+	{ .name = "count", .type = IOLAT_EOPT_U64, FOPT(count), .max = UINT64_MAX, .def = "0",
+	  .help = "stop after N injections (0: no limit)" },
+	{ .name = "ms", .type = IOLAT_EOPT_U64, FOPT(hold_ns), .max = 3600000,
+	  .scale = NSEC_PER_MSEC, .def = "100",
+	  .help = "spike: hold the completion N ms; stall: no completion for N ms" },
+	{ .name = "dir", .type = IOLAT_EOPT_CHOICE, FOPT(dir), .choices = dir_names,
+	  .def = "any", .help = "which I/Os are eligible" },
+	{ .name = "seed", .type = IOLAT_EOPT_U64, FOPT(seed), .max = UINT64_MAX, .def = "1",
+	  .help = "the PRNG seed" },
+	{ .name = NULL },
+};
+#define FAULTY_OPT_COUNT 4   /* index of "count" in the table */
+
+static char faulty_help[256];   /* the table's help line, made once (pthread_once) */
+static pthread_once_t faulty_help_once = PTHREAD_ONCE_INIT;
+
+static void make_help(void)
+{
+	iolat_eng_opts_help(faulty_opts_table, faulty_help, sizeof(faulty_help));
+}
+
+static const char *help_line(void)
+{
+	pthread_once(&faulty_help_once, make_help);
+	return faulty_help;
+}
 
 /* The fault picker draws from a plain splitmix64 stream (util/rng.h). */
 static double rng_unit(uint64_t *s)
@@ -50,120 +102,18 @@ static double rng_unit(uint64_t *s)
 	return iolat_u64_to_unit(iolat_splitmix64(s));
 }
 
-static int parse_kinds(const char *v, size_t len, unsigned *kinds)
-{
-	static const struct { const char *name; unsigned bit; } names[] = {
-		{ "eio", IOLAT_FAULT_EIO }, { "enospc", IOLAT_FAULT_ENOSPC },
-		{ "short", IOLAT_FAULT_SHORT }, { "spike", IOLAT_FAULT_SPIKE },
-		{ "stall", IOLAT_FAULT_STALL }, { "none", 0 },
-	};
-	size_t i = 0;
-
-	*kinds = 0;
-	while (i < len) {
-		size_t j = i, k;
-
-		while (j < len && v[j] != '+' && v[j] != '|')
-			j++;
-		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-			if (strlen(names[k].name) == j - i && !strncmp(names[k].name, v + i, j - i))
-				break;
-		if (k == sizeof(names) / sizeof(names[0]))
-			return -EINVAL;
-		*kinds |= names[k].bit;
-		i = j + 1;
-	}
-	return 0;
-}
-
-static int parse_u64(const char *v, size_t len, uint64_t *out)
-{
-	char buf[32], *end;
-
-	if (!len || len >= sizeof(buf) || v[0] == '-')
-		return -EINVAL;
-	memcpy(buf, v, len);
-	buf[len] = '\0';
-	errno = 0;
-	*out = strtoull(buf, &end, 0);
-	return errno || *end ? -EINVAL : 0;
-}
-
-/* Parse "key=val,key=val"; 0 or -EINVAL with a message. */
+/* Parse "key=val,key=val" through the table; 0 or -EINVAL with a message. */
 static int parse_options(struct iolat_eng *e, struct faulty_priv *p, const char *opts)
 {
-	bool count_set = false;
-	const char *s = opts;
+	char why[160];
+	uint64_t set;
 
-	p->rate = 1.0;
-	p->persist = true;
-	p->hold_ns = FAULT_MS_DEF * NSEC_PER_MSEC;
-	p->rng = 1;
-	while (s && *s) {
-		const char *end = strchr(s, ','), *eq;
-		size_t len = end ? (size_t)(end - s) : strlen(s), klen, vlen;
-		const char *v;
-		uint64_t u = 0;
-		int bad = 0;
-
-		eq = memchr(s, '=', len);
-		if (!len)
-			goto next;
-		if (!eq)
-			return iolat_eng_set_errmsg(e, -EINVAL,
-				"faulty: option '%.*s' needs a value (%s)", (int)len, s, faulty_help);
-		klen = (size_t)(eq - s);
-		v = eq + 1;
-		vlen = len - klen - 1;
-#define KEY(name) (klen == strlen(name) && !strncmp(s, name, klen))
-		if (KEY("kind")) {
-			bad = parse_kinds(v, vlen, &p->kinds);
-		} else if (KEY("rate")) {
-			char buf[32], *rend;
-
-			bad = vlen == 0 || vlen >= sizeof(buf);
-			if (!bad) {
-				memcpy(buf, v, vlen);
-				buf[vlen] = '\0';
-				p->rate = strtod(buf, &rend);
-				bad = *rend || !(p->rate >= 0.0 && p->rate <= 1.0);
-			}
-		} else if (KEY("after")) {
-			bad = parse_u64(v, vlen, &p->after);
-		} else if (KEY("count")) {
-			bad = parse_u64(v, vlen, &p->count);
-			count_set = true;
-		} else if (KEY("persist")) {
-			bad = parse_u64(v, vlen, &u) || u > 1;
-			p->persist = u;
-		} else if (KEY("ms")) {
-			bad = parse_u64(v, vlen, &u) || u > 3600000;
-			p->hold_ns = u * NSEC_PER_MSEC;
-		} else if (KEY("seed")) {
-			bad = parse_u64(v, vlen, &p->rng);
-		} else if (KEY("dir")) {
-			if (vlen == 3 && !strncmp(v, "any", 3))
-				p->dir = FDIR_ANY;
-			else if (vlen == 4 && !strncmp(v, "read", 4))
-				p->dir = FDIR_READ;
-			else if (vlen == 5 && !strncmp(v, "write", 5))
-				p->dir = FDIR_WRITE;
-			else
-				bad = 1;
-		} else {
-			return iolat_eng_set_errmsg(e, -EINVAL, "faulty: unknown option '%.*s' (%s)",
-						    (int)klen, s, faulty_help);
-		}
-#undef KEY
-		if (bad)
-			return iolat_eng_set_errmsg(e, -EINVAL, "faulty: bad value in '%.*s' (%s)",
-						    (int)len, s, faulty_help);
-next:
-		s = end ? end + 1 : NULL;
-	}
-	if (!p->persist && !count_set)
-		p->count = 1;
-	p->countdown = p->after;
+	if (iolat_eng_opts_parse(faulty_opts_table, &p->o, opts, &set, why, sizeof(why)))
+		return iolat_eng_set_errmsg(e, -EINVAL, "faulty: %s (%s)", why, help_line());
+	if (!p->o.persist && !(set & (1ull << FAULTY_OPT_COUNT)))
+		p->o.count = 1;
+	p->rng = p->o.seed;
+	p->countdown = p->o.after;
 	return 0;
 }
 
@@ -244,10 +194,10 @@ static uint32_t short_len(const struct iolat_eng *e, const struct iolat_eng_req 
 static unsigned choose_fault(struct iolat_eng *e, struct faulty_priv *p,
 			     const struct iolat_eng_req *req)
 {
-	unsigned cand = p->kinds, n = 0, pick;
+	unsigned cand = p->o.kinds, n = 0, pick;
 
-	if ((p->dir == FDIR_READ && req->dir != IOLAT_ENG_READ) ||
-	    (p->dir == FDIR_WRITE && req->dir != IOLAT_ENG_WRITE))
+	if ((p->o.dir == FDIR_READ && req->dir != IOLAT_ENG_READ) ||
+	    (p->o.dir == FDIR_WRITE && req->dir != IOLAT_ENG_WRITE))
 		return 0;
 	if (req->dir != IOLAT_ENG_WRITE)
 		cand &= ~IOLAT_FAULT_ENOSPC;
@@ -263,9 +213,9 @@ static unsigned choose_fault(struct iolat_eng *e, struct faulty_priv *p,
 		p->countdown--;
 		return 0;
 	}
-	if (p->count && p->injected >= p->count)
+	if (p->o.count && p->injected >= p->o.count)
 		return 0;
-	if (p->rate < 1.0 && rng_unit(&p->rng) >= p->rate)
+	if (p->o.rate < 1.0 && rng_unit(&p->rng) >= p->o.rate)
 		return 0;
 	for (unsigned b = cand; b; b &= b - 1)
 		n++;
@@ -285,7 +235,7 @@ static void inner_done(struct iolat_eng *e, struct faulty_priv *p, struct iolat_
 	if (fault == IOLAT_FAULT_SHORT)
 		req->len = req->saved_len_;
 	if (fault == IOLAT_FAULT_SPIKE) {
-		release = req->done_ns + p->hold_ns;
+		release = req->done_ns + p->o.hold_ns;
 		p->st.held++;
 	}
 	if (p->stall_until && req->done_ns < p->stall_until) {
@@ -304,7 +254,7 @@ static int faulty_queue(struct iolat_eng *e, struct iolat_eng_req *req)
 	int ret;
 
 	p->st.seen++;
-	fault = p->kinds ? choose_fault(e, p, req) : 0;
+	fault = p->o.kinds ? choose_fault(e, p, req) : 0;
 	switch (fault) {
 	case IOLAT_FAULT_EIO:
 	case IOLAT_FAULT_ENOSPC:
@@ -323,7 +273,7 @@ static int faulty_queue(struct iolat_eng *e, struct iolat_eng_req *req)
 		req->len = short_len(e, req);
 		break;
 	case IOLAT_FAULT_STALL:
-		p->stall_until = iolat_eng_now(e) + p->hold_ns;
+		p->stall_until = iolat_eng_now(e) + p->o.hold_ns;
 		/* Completions already waiting are held too. */
 		for (struct iolat_eng_req *r = p->out_head; r; r = r->next_) {
 			if (r->priv_ < p->stall_until) {
@@ -488,7 +438,7 @@ int iolat_eng_faulty_stats(const struct iolat_eng *e, struct iolat_eng_fault_sta
 const struct iolat_engine_ops iolat_eng_faulty_ops = {
 	.name = "faulty",
 	.flags = IOLAT_ENG_F_WRAPPER,
-	.options_help = faulty_help,
+	.options = faulty_opts_table,
 	.init = faulty_init,
 	.open = faulty_open,
 	.queue = faulty_queue,

@@ -2,7 +2,8 @@
 /*
  * eng_faulty.h - the fault-injecting wrapper engine "faulty:<inner>": its
  * options and the counts of what it injected, which tests compare with what
- * they observed. The options (config "options", "key=val,key=val"):
+ * they observed. The options (config "options", "key=val,key=val"; declared
+ * as data in eng_faulty.c's table, parsed by engopt.c):
  *
  *   kind=eio|enospc|short|spike|stall  joined with '+'; none: pass-through
  *   rate=P      chance an eligible I/O past the countdown faults (default 1)

@@ -75,11 +75,11 @@ bool iolat_eng_available(const char *name)
 	return ops && !(ops->flags & IOLAT_ENG_F_NOT_BUILT);
 }
 
-const char *iolat_eng_options_help(const char *name)
+const struct iolat_eng_opt *iolat_eng_options(const char *name)
 {
 	const struct iolat_engine_ops *ops = name ? find_ops(name, strlen(name)) : NULL;
 
-	return ops ? ops->options_help : NULL;
+	return ops ? ops->options : NULL;
 }
 
 uint64_t iolat_eng_mono_ns(void)

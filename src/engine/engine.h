@@ -23,6 +23,8 @@
 
 #include <iolatency.h>
 
+#include "engine/engopt.h"
+
 /* Alignment of the buffers we allocate (iolat_eng_buf_alloc()). */
 #define IOLAT_ENG_BUF_ALIGN     4096u
 /* O_DIRECT alignment used when the device's logical block size is unknown. */
@@ -116,9 +118,9 @@ struct iolat_engine_ops {
 	 * (the kernel refuses io_uring: psync); NULL: none. */
 	const char *fallback;
 	unsigned flags;                             /* IOLAT_ENG_F_* */
-	/* Its options ("key=val,..." in iolat_eng_config.options), one line for
-	 * --help; NULL: it takes none. */
-	const char *options_help;
+	/* Its options ("key=val,..." in iolat_eng_config.options), as a table
+	 * (engopt.h); NULL: it takes none. */
+	const struct iolat_eng_opt *options;
 	/* Set up e->priv. @inner is the rest of the name for a wrapper, else NULL. */
 	int (*init)(struct iolat_eng *e, const struct iolat_eng_config *cfg,
 		    const char *inner);
@@ -260,11 +262,8 @@ const struct iolat_engine_ops *iolat_eng_lookup(const char *name, size_t len);
 const char *iolat_eng_default_name(void);
 /** iolat_eng_available() - @name (without options) is an engine of this build. */
 bool iolat_eng_available(const char *name);
-/**
- * iolat_eng_options_help() - one line listing the options of engine @name
- * (without options), for --help; NULL for an unknown engine or one with none.
- */
-const char *iolat_eng_options_help(const char *name);
+/** iolat_eng_options() - the option table of engine @name, NULL if it has none. */
+const struct iolat_eng_opt *iolat_eng_options(const char *name);
 
 /* ---- for engine implementations ---- */
 
