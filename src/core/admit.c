@@ -84,8 +84,7 @@ static int admit_from(struct iolat_io *io, struct iolat_group *lvl);
 /*
  * The common case inline: the parent's cookie is the one we acted on.
  * Acquire: pairs with the release stores that move a parent's cookie
- * (window.c iolat_check_latencies, timer.c tick_parent, ctl.c
- * iolat_child_lat_reset_locked), so the scale_lat and child_nr_samples
+ * (ctl.h grp_cookie_step_locked, ctl.c iolat_child_lat_reset_locked), so the scale_lat and child_nr_samples
  * written before the move are seen with it (docs/controller.md, Memory ordering).
  */
 static inline void check_scale_fast(struct iolat_group *g)

@@ -23,6 +23,7 @@
 
 #include "iolatency.h"
 #include "iolatency_internal.h"
+#include "core/scale.h"
 #include "core/spin.h"
 #include "util/units.h"
 
@@ -155,6 +156,20 @@ static inline bool ctl_compat_b1(const struct iolat_ctl *ctl)
 static inline bool ctl_compat_timer(const struct iolat_ctl *ctl)
 {
 	return ctl->flags & IOLAT_CTL_COMPAT_TIMER;
+}
+
+/*
+ * Move a parent's cookie one step (docs/controller.md R7); the caller holds
+ * p->child_lock. Release: pairs with the children's acquire loads of the
+ * cookie in admit.c (check_scale_fast, admit, iolat_check_scale_change), so
+ * the scale_lat and child_nr_samples written before the move are seen with it.
+ */
+static inline void grp_cookie_step_locked(struct iolat_group *p, bool up)
+{
+	atomic_store_explicit(&p->child_cookie,
+			      iolat_cookie_step(atomic_load(&p->child_cookie),
+						atomic_load(&p->ctl->qd), up),
+			      memory_order_release);
 }
 
 /* Arena set-up (ctl.c), used by src/sync to place the arena. */

@@ -117,13 +117,7 @@ void iolat_check_latencies(struct iolat_group *g, uint64_t now)
 		/* Only the group that asked for throttling may release it here. */
 		if (atomic_load_explicit(&p->scale_grp, memory_order_relaxed) == g->idx) {
 			atomic_store_explicit(&p->last_scale_event, now, memory_order_relaxed);
-			/* Release: pairs with the children's acquire loads of the
-			 * cookie in admit.c (check_scale_fast, admit,
-			 * iolat_check_scale_change). */
-			atomic_store_explicit(&p->child_cookie,
-				iolat_cookie_step(atomic_load(&p->child_cookie),
-						  atomic_load(&g->ctl->qd), true),
-				memory_order_release);
+			grp_cookie_step_locked(p, true);   /* release: see ctl.h */
 		}
 	} else {
 		uint64_t scale_lat = atomic_load_explicit(&p->scale_lat, memory_order_relaxed);
@@ -137,12 +131,8 @@ void iolat_check_latencies(struct iolat_group *g, uint64_t now)
 				atomic_store_explicit(&p->scale_lat, target, memory_order_relaxed);
 				atomic_store_explicit(&p->scale_grp, g->idx, memory_order_relaxed);
 			}
-			/* Release: publishes scale_lat (and child_nr_samples above)
-			 * with the cookie to admit.c's acquire loads. */
-			atomic_store_explicit(&p->child_cookie,
-				iolat_cookie_step(atomic_load(&p->child_cookie),
-						  atomic_load(&g->ctl->qd), false),
-				memory_order_release);
+			/* Release (see ctl.h): publishes scale_lat with the cookie. */
+			grp_cookie_step_locked(p, false);
 		}
 	}
 	g->cur_stat.nr = g->cur_stat.sum_ns = g->cur_stat.missed = 0;
