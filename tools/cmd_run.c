@@ -36,9 +36,6 @@
 
 static void usage(FILE *f)
 {
-	char faults[256];
-
-	iolat_job_engine_options_help("faulty", faults, sizeof(faults));
 	fprintf(f,
 		"usage: iolat run JOBFILE [--output-format=normal|json] [--output=FILE] [--log DIR]\n"
 		"                 [--no-control] [--kernel-compat] [--faults OPTS] [--parse-only] [-q]\n"
@@ -80,7 +77,7 @@ static void usage(FILE *f)
 		"\n"
 		"exit status: 0 ok, 1 the run failed or I/Os failed, 2 bad usage or bad job file,\n"
 		"128+N stopped by signal N (130: Ctrl-C, 143: SIGTERM, 129: SIGHUP)\n",
-		faults);
+		iolat_job_engine_options_help("faulty"));
 }
 
 static int bad_usage(const char *fmt, const char *arg)

@@ -14,7 +14,6 @@
 #include "util/units.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,20 +81,6 @@ static const struct iolat_eng_opt faulty_opts_table[] = {
 };
 #define FAULTY_OPT_COUNT 4   /* index of "count" in the table */
 
-static char faulty_help[256];   /* the table's help line, made once (pthread_once) */
-static pthread_once_t faulty_help_once = PTHREAD_ONCE_INIT;
-
-static void make_help(void)
-{
-	iolat_eng_opts_help(faulty_opts_table, faulty_help, sizeof(faulty_help));
-}
-
-static const char *help_line(void)
-{
-	pthread_once(&faulty_help_once, make_help);
-	return faulty_help;
-}
-
 /* The fault picker draws from a plain splitmix64 stream (util/rng.h). */
 static double rng_unit(uint64_t *s)
 {
@@ -109,7 +94,8 @@ static int parse_options(struct iolat_eng *e, struct faulty_priv *p, const char 
 	uint64_t set;
 
 	if (iolat_eng_opts_parse(faulty_opts_table, &p->o, opts, &set, why, sizeof(why)))
-		return iolat_eng_set_errmsg(e, -EINVAL, "faulty: %s (%s)", why, help_line());
+		return iolat_eng_set_errmsg(e, -EINVAL, "faulty: %s (%s)", why,
+					    iolat_eng_options_help("faulty"));
 	if (!p->o.persist && !(set & (1ull << FAULTY_OPT_COUNT)))
 		p->o.count = 1;
 	p->rng = p->o.seed;

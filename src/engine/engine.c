@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -73,6 +74,31 @@ bool iolat_eng_available(const char *name)
 	const struct iolat_engine_ops *ops = name ? find_ops(name, strlen(name)) : NULL;
 
 	return ops && !(ops->flags & IOLAT_ENG_F_NOT_BUILT);
+}
+
+/* Each engine's options help line, made once from its table. */
+#define HELP_MAX 256
+static char options_help[NR_ENGINES][HELP_MAX];
+static pthread_once_t options_help_once = PTHREAD_ONCE_INIT;
+
+static void make_options_help(void)
+{
+	for (size_t i = 0; i < NR_ENGINES; i++)
+		if (engines[i]->options)
+			iolat_eng_opts_help(engines[i]->options, options_help[i], HELP_MAX);
+}
+
+const char *iolat_eng_options_help(const char *name)
+{
+	const struct iolat_engine_ops *ops = name ? find_ops(name, strlen(name)) : NULL;
+
+	if (!ops || !ops->options)
+		return NULL;
+	pthread_once(&options_help_once, make_options_help);
+	for (size_t i = 0; i < NR_ENGINES; i++)
+		if (engines[i] == ops)
+			return options_help[i];
+	return NULL;
 }
 
 const struct iolat_eng_opt *iolat_eng_options(const char *name)

@@ -264,6 +264,12 @@ const char *iolat_eng_default_name(void);
 bool iolat_eng_available(const char *name);
 /** iolat_eng_options() - the option table of engine @name, NULL if it has none. */
 const struct iolat_eng_opt *iolat_eng_options(const char *name);
+/**
+ * iolat_eng_options_help() - one line listing the options of engine @name,
+ * made from its table (iolat_eng_opts_help()), for --help; NULL for an
+ * unknown engine or one with none. Constant once made; any thread.
+ */
+const char *iolat_eng_options_help(const char *name);
 
 /* ---- for engine implementations ---- */
 

@@ -98,13 +98,9 @@ bool iolat_job_engine_diskless(const char *engine)
 	return ops && (ops->flags & IOLAT_ENG_F_DISKLESS);
 }
 
-int iolat_job_engine_options_help(const char *name, char *buf, size_t len)
+const char *iolat_job_engine_options_help(const char *name)
 {
-	const struct iolat_eng_opt *tbl = iolat_eng_options(name);
+	const char *help = iolat_eng_options_help(name);
 
-	if (tbl)
-		return iolat_eng_opts_help(tbl, buf, len);
-	if (buf && len)
-		buf[0] = '\0';
-	return 0;
+	return help ? help : "";
 }

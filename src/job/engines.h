@@ -48,10 +48,9 @@ bool iolat_job_engine_diskless(const char *engine);
 
 /**
  * iolat_job_engine_options_help() - one line listing the options of engine
- * @name ("faulty" for ioengine=faulty:<engine>), for --help, from the
+ * @name ("faulty" for ioengine=faulty:<engine>), for --help, made from the
  * engine's option table; "" when it takes none or is unknown.
- * As snprintf: the length needed.
  */
-int iolat_job_engine_options_help(const char *name, char *buf, size_t len);
+const char *iolat_job_engine_options_help(const char *name);
 
 #endif /* IOLAT_JOB_ENGINES_H */

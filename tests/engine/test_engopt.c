@@ -126,6 +126,8 @@ static void t_faulty_table(void **state)
 	assert_null(iolat_eng_options("psync"));
 	assert_int_equal(iolat_eng_opts_parse(tbl, opts, "", NULL, err, sizeof(err)), 0);
 	iolat_eng_opts_help(tbl, help, sizeof(help));
+	assert_string_equal(iolat_eng_options_help("faulty"), help);
+	assert_null(iolat_eng_options_help("psync"));
 	for (const struct iolat_eng_opt *o = tbl; o->name; o++) {
 		char key[40];
 
