@@ -1,85 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The results collector (see report.h): per-row cumulative and per-interval
- * histograms and counters, the per-interval time series, the controller
- * figures copied from bound groups, and the table/JSON/CSV/gnuplot writers.
+ * report.c - the results collector (see report.h): per-row cumulative and
+ * per-interval histograms and counters, the per-interval time series, the
+ * controller figures copied from bound groups, and reading them back. The
+ * writers are report_table.c, report_json.c and report_csv.c (CSV, plots).
  * Determinism: rows and jobs are written in job-file order, every number with
  * a fixed printf format, nothing depends on wall time or addresses.
  * Context: one mutex guards the counters: iolat_report_add_io() from any
  * thread; the rest from the runner's thread. Writers only read finished data.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "job/hist.h"
 #include "job/report.h"
+#include "job/report_priv.h"
 #include "util/units.h"
-
-#define ROOT_NAME    "(root)"
-#define IO_STAT_MAX  256
-
-struct series_pt {
-	uint64_t t_ns;            /* end of the interval, since start */
-	uint64_t dt_ns;           /* its length */
-	uint64_t ios, bytes;      /* completed in it */
-	uint64_t p50_ns, p90_ns, p99_ns, max_ns;
-	bool bound;               /* the controller figures below are valid */
-	uint32_t depth, inflight;
-	int use_delay;
-	uint64_t scale_events, throttled_ns, windows_missed;
-};
-
-struct io_counts {
-	uint64_t ios_r, ios_w, bytes_r, bytes_w, errors;
-	struct iolat_hist hist;   /* cumulative */
-	bool faulty;              /* iolat_report_add_faults() was called for it */
-	struct iolat_report_faults faults;
-};
-
-struct row {
-	const char *name;         /* group path or ROOT_NAME (not owned) */
-	int parent;               /* row index of the parent group, or -1 */
-	uint64_t target_ns;
-	bool shown;
-	struct io_counts c;
-	struct iolat_hist ihist;  /* current interval */
-	uint64_t i_ios, i_bytes;
-	struct iolat_group *g;    /* bound until finish */
-	bool bound;
-	uint32_t depth_min;
-	struct iolat_group_stat final;
-	struct iolat_group_stat base;  /* at the end of ramp_time: subtracted (zero: none) */
-	char io_stat[IO_STAT_MAX];
-	struct series_pt *pts;
-	size_t nr_pts, cap_pts;
-	char file[IOLAT_GROUP_PATH_MAX + 16];   /* CSV name */
-};
-
-struct iolat_report {
-	const struct iolat_jobfile *jf;
-	char *label;
-	uint64_t sample_interval_ns;
-	uint32_t nr_requests;
-	bool no_control;            /* the run had no controller */
-	pthread_mutex_t lock;
-	unsigned nr_rows;         /* nr_groups + 1 (root) */
-	struct row *rows;
-	struct io_counts *jobs;
-	uint64_t start_ns, last_sample_ns, end_ns;
-	bool started, finished;
-	bool verify_set;
-	bool interrupted;           /* the run was stopped before its end */
-	struct iolat_report_verify verify;
-	char verify_first_bad[320];
-};
 
 unsigned iolat_report_root_index(const struct iolat_report *r)
 {
@@ -397,19 +336,6 @@ uint64_t iolat_report_duration_ns(const struct iolat_report *r)
 
 /* ---- read back ---- */
 
-/* Visible row @i -> index in rows[], or -1. */
-static int visible_row(const struct iolat_report *r, unsigned i)
-{
-	unsigned seen = 0;
-	for (unsigned k = 0; k < r->nr_rows; k++) {
-		if (!r->rows[k].shown)
-			continue;
-		if (seen++ == i)
-			return (int)k;
-	}
-	return -1;
-}
-
 unsigned iolat_report_nr_rows(const struct iolat_report *r)
 {
 	unsigned n = 0;
@@ -418,14 +344,9 @@ unsigned iolat_report_nr_rows(const struct iolat_report *r)
 	return n;
 }
 
-static double per_sec(uint64_t x, uint64_t dur_ns)
-{
-	return dur_ns ? (double)x * 1e9 / (double)dur_ns : 0.0;
-}
-
 int iolat_report_row(const struct iolat_report *r, unsigned i, struct iolat_report_row *out)
 {
-	int k = r ? visible_row(r, i) : -1;
+	int k = r ? report_visible_row(r, i) : -1;
 	if (k < 0 || !out)
 		return -EINVAL;
 	const struct row *w = &r->rows[k];
@@ -447,8 +368,8 @@ int iolat_report_row(const struct iolat_report *r, unsigned i, struct iolat_repo
 	out->lat_p99_ns = iolat_hist_percentile(&c->hist, 99);
 	out->lat_p999_ns = iolat_hist_percentile(&c->hist, 99.9);
 	out->lat_max_ns = iolat_hist_max(&c->hist);
-	out->iops = per_sec(c->ios_r + c->ios_w, dur);
-	out->mib_s = per_sec(c->bytes_r + c->bytes_w, dur) / 1048576.0;
+	out->iops = report_per_sec(c->ios_r + c->ios_w, dur);
+	out->mib_s = report_per_sec(c->bytes_r + c->bytes_w, dur) / 1048576.0;
 	out->bound = w->bound && r->finished;
 	out->depth_final = out->bound ? w->final.depth : 0;
 	out->depth_min = out->bound ? w->depth_min : 0;
@@ -467,447 +388,7 @@ int iolat_report_row(const struct iolat_report *r, unsigned i, struct iolat_repo
 	return 0;
 }
 
-/* ---- formatting ---- */
-
-const char *iolat_format_latency(uint64_t ns, char *buf, size_t len)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%lluns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1fus", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.2fms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.3fs", (double)ns / 1e9);
-	return buf;
-}
-
-static const char *fmt_depth(uint32_t d, char *buf, size_t len)
-{
-	if (d == IOLAT_DEPTH_MAX)
-		snprintf(buf, len, "max");
-	else
-		snprintf(buf, len, "%u", d);
-	return buf;
-}
-
-int iolat_report_write_table(const struct iolat_report *r, FILE *f)
-{
-	unsigned n = iolat_report_nr_rows(r);
-	int namew = 5;
-	char b[8][48];
-
-	for (unsigned i = 0; i < n; i++) {
-		struct iolat_report_row row;
-		iolat_report_row(r, i, &row);
-		int l = (int)strlen(row.name);
-		if (l > namew)
-			namew = l;
-	}
-	if (r->label)
-		fprintf(f, "== %s ==\n", r->label);
-	fprintf(f, "%-*s %10s %9s %9s %9s %9s %9s %9s %9s %9s %13s %11s %6s\n", namew, "group",
-		"IOPS", "MiB/s", "p50", "p90", "p99", "max", "depth", "depth_min", "throttled",
-		"windows ok/x", "scale -/+", "errors");
-	for (unsigned i = 0; i < n; i++) {
-		struct iolat_report_row row;
-		iolat_report_row(r, i, &row);
-		fprintf(f, "%-*s %10.1f %9.2f %9s %9s %9s %9s ", namew, row.name, row.iops, row.mib_s,
-			iolat_format_latency(row.lat_p50_ns, b[0], sizeof(b[0])),
-			iolat_format_latency(row.lat_p90_ns, b[1], sizeof(b[1])),
-			iolat_format_latency(row.lat_p99_ns, b[2], sizeof(b[2])),
-			iolat_format_latency(row.lat_max_ns, b[3], sizeof(b[3])));
-		if (row.bound) {
-			snprintf(b[6], sizeof(b[6]), "%llu/%llu", (unsigned long long)row.windows_ok,
-				 (unsigned long long)row.windows_missed);
-			snprintf(b[7], sizeof(b[7]), "%llu/%llu", (unsigned long long)row.scale_downs,
-				 (unsigned long long)row.scale_ups);
-			fprintf(f, "%9s %9s %9s %13s %11s",
-				fmt_depth(row.depth_final, b[4], sizeof(b[4])),
-				fmt_depth(row.depth_min, b[5], sizeof(b[5])),
-				iolat_format_latency(row.throttled_ns, b[0], sizeof(b[0])), b[6], b[7]);
-		} else {
-			fprintf(f, "%9s %9s %9s %13s %11s", "-", "-", "-", "-", "-");
-		}
-		fprintf(f, " %6llu\n", (unsigned long long)row.errors);
-	}
-	if (r->interrupted)
-		fprintf(f, "interrupted: the figures above cover the %.3f s that ran\n",
-			(double)iolat_report_duration_ns(r) / 1e9);
-	return ferror(f) ? -EIO : 0;
-}
-
 void iolat_report_set_interrupted(struct iolat_report *r, bool interrupted)
 {
 	r->interrupted = interrupted;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-/* ",\n<ind>"percentiles_us": {"99.5": ...}" for percentile_list=; nothing without it. */
-static void json_percentiles(FILE *f, const struct iolat_hist *h,
-			     const struct iolat_jobfile_global *g, const char *ind)
-{
-	if (!g->nr_percentiles)
-		return;
-	fprintf(f, ",\n%s\"percentiles_us\": {", ind);
-	for (unsigned i = 0; i < g->nr_percentiles; i++)
-		fprintf(f, "%s\"%g\": %.3f", i ? ", " : "", g->percentiles[i],
-			(double)iolat_hist_percentile(h, g->percentiles[i]) / 1e3);
-	fprintf(f, "}");
-}
-
-static void json_counts(FILE *f, const struct io_counts *c, uint64_t dur, const char *ind,
-			const struct iolat_jobfile_global *g)
-{
-	const struct iolat_hist *h = &c->hist;
-	fprintf(f, "%s\"read\": {\"ios\": %llu, \"bytes\": %llu},\n", ind,
-		(unsigned long long)c->ios_r, (unsigned long long)c->bytes_r);
-	fprintf(f, "%s\"write\": {\"ios\": %llu, \"bytes\": %llu},\n", ind,
-		(unsigned long long)c->ios_w, (unsigned long long)c->bytes_w);
-	fprintf(f, "%s\"errors\": %llu,\n", ind, (unsigned long long)c->errors);
-	fprintf(f, "%s\"iops\": %.3f,\n", ind, per_sec(c->ios_r + c->ios_w, dur));
-	fprintf(f, "%s\"mib_s\": %.3f,\n", ind, per_sec(c->bytes_r + c->bytes_w, dur) / 1048576.0);
-	fprintf(f, "%s\"lat_us\": {\"min\": %.3f, \"mean\": %.3f, \"p50\": %.3f, \"p90\": %.3f, "
-		"\"p99\": %.3f, \"p99.9\": %.3f, \"max\": %.3f}", ind,
-		(double)iolat_hist_min(h) / 1e3, (double)iolat_hist_mean(h) / 1e3,
-		(double)iolat_hist_percentile(h, 50) / 1e3, (double)iolat_hist_percentile(h, 90) / 1e3,
-		(double)iolat_hist_percentile(h, 99) / 1e3, (double)iolat_hist_percentile(h, 99.9) / 1e3,
-		(double)iolat_hist_max(h) / 1e3);
-	json_percentiles(f, h, g, ind);
-}
-
-/* ",\n<ind>"injected": {...}" when a faulty engine ran; nothing otherwise. */
-static void json_faults(FILE *f, const struct io_counts *c, const char *ind)
-{
-	const struct iolat_report_faults *x = &c->faults;
-
-	if (!c->faulty)
-		return;
-	fprintf(f, ",\n%s\"injected\": {\"errors\": %llu, \"eio\": %llu, \"enospc\": %llu, "
-		"\"short\": %llu, \"spikes\": %llu, \"stalls\": %llu, \"held\": %llu}", ind,
-		(unsigned long long)(x->eio + x->enospc + x->short_io), (unsigned long long)x->eio,
-		(unsigned long long)x->enospc, (unsigned long long)x->short_io,
-		(unsigned long long)x->spikes, (unsigned long long)x->stalls,
-		(unsigned long long)x->held);
-}
-
-/* A depth: an integer, -1 for unlimited ("max"), as in the CSV. */
-static void json_depth(FILE *f, uint32_t d)
-{
-	if (d == IOLAT_DEPTH_MAX)
-		fprintf(f, "-1");
-	else
-		fprintf(f, "%u", d);
-}
-
-int iolat_report_write_json(const struct iolat_report *r, FILE *f)
-{
-	const struct iolat_jobfile *jf = r->jf;
-	uint64_t dur = iolat_report_duration_ns(r);
-	unsigned n = iolat_report_nr_rows(r);
-
-	fprintf(f, "{\n  \"schema_version\": %d,\n  \"label\": ", IOLAT_REPORT_SCHEMA_VERSION);
-	if (r->label)
-		json_str(f, r->label);
-	else
-		fprintf(f, "null");
-	fprintf(f, ",\n  \"file\": ");
-	json_str(f, jf->file);
-	fprintf(f, ",\n  \"seed\": %llu,\n", (unsigned long long)jf->global.seed);
-	fprintf(f, "  \"control\": %s,\n", jf->global.control && !r->no_control ? "true" : "false");
-	fprintf(f, "  \"duration_s\": %.6f,\n", (double)dur / 1e9);
-	fprintf(f, "  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
-	fprintf(f, "  \"sample_interval_s\": %.6f,\n", (double)r->sample_interval_ns / 1e9);
-	if (r->verify_set) {
-		const struct iolat_report_verify *v = &r->verify;
-
-		fprintf(f, "  \"verify\": {\"block_bytes\": %u, \"blocks_checked\": %llu, "
-			"\"blocks_written\": %llu, \"blocks_bad\": %llu, \"blocks_unspecified\": %llu, "
-			"\"first_bad\": ", v->block, (unsigned long long)v->checked,
-			(unsigned long long)v->written, (unsigned long long)v->bad,
-			(unsigned long long)v->unspecified);
-		if (v->first_bad[0])
-			json_str(f, v->first_bad);
-		else
-			fprintf(f, "null");
-		fprintf(f, "},\n");
-	}
-	fprintf(f, "  \"groups\": [");
-	for (unsigned i = 0; i < n; i++) {
-		struct iolat_report_row row;
-		const struct row *w = &r->rows[visible_row(r, i)];
-		iolat_report_row(r, i, &row);
-		fprintf(f, "%s\n    {\n      \"name\": ", i ? "," : "");
-		json_str(f, row.name);
-		fprintf(f, ",\n      \"target_us\": ");
-		if (row.target_ns)
-			fprintf(f, "%.3f", (double)row.target_ns / 1e3);
-		else
-			fprintf(f, "null");
-		fprintf(f, ",\n");
-		json_counts(f, &w->c, dur, "      ", &jf->global);
-		fprintf(f, ",\n      \"controlled\": %s", row.bound ? "true" : "false");
-		if (row.bound) {
-			fprintf(f, ",\n      \"depth_final\": ");
-			json_depth(f, row.depth_final);
-			fprintf(f, ",\n      \"depth_min\": ");
-			json_depth(f, row.depth_min);
-			fprintf(f, ",\n      \"throttled_ms\": %.3f", (double)row.throttled_ns / 1e6);
-			fprintf(f, ",\n      \"delay_slept_ms\": %.3f", (double)row.delay_slept_ns / 1e6);
-			fprintf(f, ",\n      \"windows_ok\": %llu,\n      \"windows_missed\": %llu",
-				(unsigned long long)row.windows_ok, (unsigned long long)row.windows_missed);
-			fprintf(f, ",\n      \"scale_downs\": %llu,\n      \"scale_ups\": %llu",
-				(unsigned long long)row.scale_downs, (unsigned long long)row.scale_ups);
-			fprintf(f, ",\n      \"bypass_ios\": %llu", (unsigned long long)row.nr_bypass);
-			fprintf(f, ",\n      \"io_stat\": ");
-			json_str(f, row.io_stat);
-		}
-		json_faults(f, &w->c, "      ");
-		fprintf(f, ",\n      \"samples\": %zu\n    }", w->nr_pts);
-	}
-	fprintf(f, "\n  ],\n  \"jobs\": [");
-	for (unsigned j = 0; j < jf->nr_jobs; j++) {
-		const struct iolat_job *job = &jf->jobs[j];
-		fprintf(f, "%s\n    {\n      \"name\": ", j ? "," : "");
-		json_str(f, job->name);
-		fprintf(f, ",\n      \"group\": ");
-		json_str(f, job->group < 0 ? ROOT_NAME : jf->groups[job->group].path);
-		fprintf(f, ",\n      \"rw\": \"%s\",\n      \"bs\": %u,\n      \"iodepth\": %u,\n"
-			"      \"numjobs\": %u,\n", iolat_rw_name(job->rw), job->bs, job->iodepth,
-			job->numjobs);
-		json_counts(f, &r->jobs[j], dur, "      ", &jf->global);
-		json_faults(f, &r->jobs[j], "      ");
-		fprintf(f, "\n    }");
-	}
-	fprintf(f, "\n  ]\n}\n");
-	return ferror(f) ? -EIO : 0;
-}
-
-/* ---- CSV and plots ---- */
-
-static const char csv_header[] =
-	"time_s,ios,iops,mib_s,p50_us,p90_us,p99_us,max_us,depth,inflight,use_delay,"
-	"scale_events,throttled_ms,windows_missed,group";
-
-const char *iolat_report_csv_header(void)
-{
-	return csv_header;
-}
-
-int iolat_report_write_csv(const struct iolat_report *r, unsigned i, FILE *f)
-{
-	int k = visible_row(r, i);
-	if (k < 0)
-		return -EINVAL;
-	const struct row *w = &r->rows[k];
-
-	fprintf(f, "%s\n", csv_header);
-	for (size_t p = 0; p < w->nr_pts; p++) {
-		const struct series_pt *pt = &w->pts[p];
-		fprintf(f, "%.3f,%llu,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,", (double)pt->t_ns / 1e9,
-			(unsigned long long)pt->ios, per_sec(pt->ios, pt->dt_ns),
-			per_sec(pt->bytes, pt->dt_ns) / 1048576.0, (double)pt->p50_ns / 1e3,
-			(double)pt->p90_ns / 1e3, (double)pt->p99_ns / 1e3, (double)pt->max_ns / 1e3);
-		if (pt->bound)
-			fprintf(f, "%lld,%u,%d,%llu,%.3f,%llu,",
-				pt->depth == IOLAT_DEPTH_MAX ? -1LL : (long long)pt->depth, pt->inflight,
-				pt->use_delay, (unsigned long long)pt->scale_events,
-				(double)pt->throttled_ns / 1e6, (unsigned long long)pt->windows_missed);
-		else
-			fprintf(f, ",,,,,,");
-		/* Group paths hold no ',' or '"' (jobfile.c checks them). */
-		fprintf(f, "%s\n", w->name);
-	}
-	return ferror(f) ? -EIO : 0;
-}
-
-static int write_file(const char *dir, const char *name, int (*fn)(const struct iolat_report *,
-		      unsigned, FILE *), const struct iolat_report *r, unsigned i, char *err, size_t errlen)
-{
-	char path[4096];
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path)) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: path too long", dir);
-		return -ENAMETOOLONG;
-	}
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		int e = errno;
-		if (err && errlen)
-			snprintf(err, errlen, "%s: cannot create: %s", path, strerror(e));
-		return -e;
-	}
-	int ret = fn(r, i, f);
-	if (fclose(f) != 0 && !ret)
-		ret = -EIO;
-	if (ret && err && errlen)
-		snprintf(err, errlen, "%s: write failed: %s", path, strerror(-ret));
-	return ret;
-}
-
-static int write_gnuplot(const struct iolat_report *r, unsigned unused, FILE *f)
-{
-	unsigned n = iolat_report_nr_rows(r);
-	bool any_bound = false;
-	(void)unused;
-
-	fprintf(f, "# gnuplot script written by iolat: latency and depth over time per group.\n"
-		   "# Run it in this directory: gnuplot plot.gp\n"
-		   "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-		   "  set terminal pngcairo size 1200,600 noenhanced\n"
-		   "} else {\n"
-		   "  set terminal png size 1200,600 noenhanced\n"
-		   "}\n"
-		   "set datafile separator ','\n"
-		   "set key outside right top\n"
-		   "set grid\n"
-		   "set xlabel 'time (s)'\n\n");
-	char label[128] = "";
-	if (r->label) {
-		snprintf(label, sizeof(label), ": %s", r->label);
-		for (char *c = label; *c; c++)
-			if (*c == '\'' || *c == '\\' || (unsigned char)*c < 0x20)
-				*c = ' ';
-	}
-	fprintf(f, "set output 'latency.png'\nset title 'p50 (dashed) and p99 latency per interval%s'\n"
-		   "set ylabel 'latency (ms)'\nset logscale y\nplot \\\n", label);
-	for (unsigned i = 0; i < n; i++) {
-		const struct row *w = &r->rows[visible_row(r, i)];
-		fprintf(f, "  '%s.csv' using 1:($7 > 0 ? $7/1000 : NaN) with lines lw 2 lc %u title '%s p99', \\\n"
-			   "  '%s.csv' using 1:($5 > 0 ? $5/1000 : NaN) with lines dt 2 lc %u title '%s p50'",
-			w->file, i + 1, w->name, w->file, i + 1, w->name);
-		if (w->target_ns)
-			fprintf(f, ", \\\n  %.3f with lines dt 3 lc %u title '%s target'",
-				(double)w->target_ns / 1e6, i + 1, w->name);
-		fprintf(f, "%s\n", i + 1 < n ? ", \\" : "");
-		any_bound |= w->bound;
-	}
-	fprintf(f, "unset logscale y\n\n");
-	fprintf(f, "set output 'depth.png'\n"
-		   "set title 'queue depth allowed per group (max shown as nr_requests = %u)'\n"
-		   "set ylabel 'depth'\nset yrange [0:*]\n", r->nr_requests);
-	if (!any_bound) {
-		fprintf(f, "set label 1 'no controller figures (control=0)' at graph 0.5,0.5 center\n"
-			   "plot NaN notitle\n");
-	} else {
-		fprintf(f, "plot \\\n");
-		bool first = true;
-		for (unsigned i = 0; i < n; i++) {
-			const struct row *w = &r->rows[visible_row(r, i)];
-			if (!w->bound)
-				continue;
-			fprintf(f, "%s  '%s.csv' using 1:($9 < 0 ? %u : $9) with steps lw 2 lc %u title '%s'",
-				first ? "" : ", \\\n", w->file, r->nr_requests, i + 1, w->name);
-			first = false;
-		}
-		fprintf(f, "\n");
-	}
-	return ferror(f) ? -EIO : 0;
-}
-
-static int csv_fn(const struct iolat_report *r, unsigned i, FILE *f)
-{
-	return iolat_report_write_csv(r, i, f);
-}
-
-/* Full path of an executable @name on PATH, or false. */
-static bool find_on_path(const char *name, char *out, size_t len)
-{
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		return false;
-	while (*path) {
-		const char *end = strchr(path, ':');
-		size_t n = end ? (size_t)(end - path) : strlen(path);
-		if (n && (size_t)snprintf(out, len, "%.*s/%s", (int)n, path, name) < len &&
-		    access(out, X_OK) == 0)
-			return true;
-		path += n + (end ? 1 : 0);
-	}
-	return false;
-}
-
-static int run_gnuplot(const char *gnuplot, const char *dir)
-{
-	pid_t pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		/* child: async-signal-safe calls only */
-		int fd = open("/dev/null", O_RDWR);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		if (chdir(dir) == 0)
-			execl(gnuplot, "gnuplot", "plot.gp", (char *)NULL);
-		_exit(127);
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			return -errno;
-	}
-	return (WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -EIO;
-}
-
-int iolat_report_write_log(const struct iolat_report *r, const char *dir, unsigned *flags_out,
-			   char *err, size_t errlen)
-{
-	unsigned flags = 0;
-	int ret;
-	char name[IOLAT_GROUP_PATH_MAX + 32], gp[4096];
-	struct stat st;
-
-	if (flags_out)
-		*flags_out = 0;
-	if (err && errlen)
-		err[0] = '\0';
-	if (!r || !dir || !*dir)
-		return -EINVAL;
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-		ret = -errno;
-		if (err && errlen)
-			snprintf(err, errlen, "%s: cannot create directory: %s", dir, strerror(-ret));
-		return ret;
-	}
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: not a directory", dir);
-		return -ENOTDIR;
-	}
-	unsigned n = iolat_report_nr_rows(r);
-	for (unsigned i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "%s.csv", r->rows[visible_row(r, i)].file);
-		ret = write_file(dir, name, csv_fn, r, i, err, errlen);
-		if (ret)
-			return ret;
-	}
-	ret = write_file(dir, "plot.gp", write_gnuplot, r, 0, err, errlen);
-	if (ret)
-		return ret;
-	if (!find_on_path("gnuplot", gp, sizeof(gp)))
-		flags |= IOLAT_LOG_NO_GNUPLOT;
-	else if (run_gnuplot(gp, dir) == 0)
-		flags |= IOLAT_LOG_PLOTTED;
-	else
-		flags |= IOLAT_LOG_PLOT_FAILED;
-	if (flags_out)
-		*flags_out = flags;
-	return 0;
 }
