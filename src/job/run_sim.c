@@ -2,7 +2,8 @@
 /*
  * run_sim.c - the job layer's virtual-time run (run_sim.h): a job file on a
  * simulated device (src/sim), in virtual time, through the real controller:
- * set-up, the submitters, the tick, sampling, the end of a run and the drain.
+ * the submitters, the tick, sampling, the end of a run and the drain, the
+ * results (set-up is run_sim_setup.c; the state, run_sim_priv.h).
  * Context: one thread per run; all state is local to the run.
  */
 
@@ -29,83 +30,11 @@
 
 #include "iolatency.h"
 #include "iolatency_internal.h"   /* iolat_window_ns() */
-#include "job/hist.h"
 #include "job/run_setup.h"
-#include "job/run_sim.h"
-#include "job/workload.h"
-#include "sim/device.h"
-#include "sim/event.h"
+#include "job/run_sim_priv.h"
 #include "util/grow.h"
-#include "util/units.h"
 
-/* Without a group with a target, sample every 100 ms. */
-#define SIM_DEF_SAMPLE_NS (100ull * NSEC_PER_MSEC)
-#define SIM_TICK_NS NSEC_PER_SEC
-#define SIM_POLL_EVENTS 16384u  /* events between looks at the stop request */
-/* I/O still in flight this long after the end means a wedged run. */
-#define SIM_MAX_DRAIN_NS (3600ull * NSEC_PER_SEC)
-
-struct sim;
-struct sim_job;
-
-/* One I/O slot of a submitter: lives from issue to completion. */
-struct sim_io {
-	struct iolat_io io;
-	struct iolat_waiter w;
-	struct iolat_sim_req req;
-	struct iolat_wl_io wl;
-	struct sim_job *job;
-	uint64_t issue_ns;
-	struct sim_io *next_free;
-};
-
-/* One job clone: a submitter. */
-struct sim_job {
-	struct sim *sim;
-	const struct iolat_job *job;
-	unsigned job_index;
-	unsigned row;              /* its group's row (subtree accounting starts here) */
-	struct iolat_group *g;     /* NULL without control */
-	struct iolat_workload wl;
-	struct sim_io *ios, *free;
-	uint32_t depth, inflight;
-	uint64_t pump_at;          /* earliest pending pump event; UINT64_MAX: none */
-	uint64_t sleep_until;      /* serving delay until then */
-	bool just_woke;            /* the round after a sleep is not checked again */
-	bool done;
-};
-
-/* Per row (jobfile group, then the root row): measurement state. */
-struct sim_row {
-	int parent;                /* row of the parent group, -1 at top level */
-	struct iolat_group *g;
-	struct iolat_hist hs;      /* this sample interval */
-	uint64_t s_bytes;
-	struct iolat_hist hw;      /* this latency window */
-	uint64_t w_idx;
-	size_t cap_samples, cap_windows;
-};
-
-struct sim {
-	const struct iolat_jobfile *jf;
-	struct iolat_sim_result *res;
-	struct iolat_sim_evq q;
-	struct iolat_clock clk;
-	struct iolat_sim_dev *dev;
-	struct iolat_ctl *ctl;
-	struct iolat_report *rep;
-	struct sim_job *jobs;
-	unsigned nr_jobs, active;
-	struct sim_row *rows;
-	unsigned nr_rows, root_row;
-	uint64_t t0, t_end;        /* t_end: UINT64_MAX until known */
-	uint64_t last_sample;
-	uint64_t inflight;         /* I/O issued and not completed */
-	bool stopped;              /* the measured run is over */
-	int error;                 /* first internal error (-ENOMEM) */
-};
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
+void sim_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -306,7 +235,7 @@ static void job_finished(struct sim_job *j, uint64_t now)
 		stop_run(s, now);
 }
 
-static void io_granted(struct iolat_waiter *w)
+void sim_io_granted(struct iolat_waiter *w)
 {
 	struct sim_io *io = (struct sim_io *)((char *)w - offsetof(struct sim_io, w));
 	struct sim *s = io->job->sim;
@@ -323,7 +252,7 @@ static void io_granted(struct iolat_waiter *w)
 	iolat_sim_dev_submit(s->dev, &io->req);
 }
 
-static void io_complete(struct iolat_sim_req *r, uint64_t now)
+void sim_io_complete(struct iolat_sim_req *r, uint64_t now)
 {
 	struct sim_io *io = r->owner;
 	struct sim_job *j = io->job;
@@ -418,183 +347,13 @@ static void pump(struct sim_job *j, uint64_t now)
 	}
 }
 
-/* ---- set-up ---- */
-
-static int setup_device(struct sim *s, char *err, size_t errlen)
-{
-	const struct iolat_jobfile *jf = s->jf;
-	const char *name = jf->global.device == IOLAT_DEVICE_DEFAULT ? "ssd" :
-			   iolat_device_name(jf->global.device);
-	const struct iolat_sim_model *m = iolat_sim_model_find(name);
-	struct iolat_sim_dev_config cfg = { .model = m, .seed = s->res->seed,
-					    .nr_requests = jf->global.nr_requests };
-	struct iolat_sim_dev_err why;
-	struct iolat_sim_kv *kv;
-	size_t bad = 0;
-	int ret;
-
-	if (!m) {
-		set_err(err, errlen, "%s: device=%s: no such simulated device", jf->file, name);
-		return -EINVAL;
-	}
-	kv = calloc(jf->nr_params ? jf->nr_params : 1, sizeof(*kv));
-	if (!kv)
-		return -ENOMEM;
-	for (unsigned i = 0; i < jf->nr_params; i++) {
-		const struct iolat_jobfile_param *p = &jf->params[i];
-		const struct iolat_sim_model *pm = iolat_sim_model_by_prefix(p->key);
-
-		if (pm != m) {
-			set_err(err, errlen, "%s:%u: key '%s': %s (this file has device=%s)",
-				jf->file, p->line, p->key,
-				pm ? "a parameter of another device model" :
-				     "not a device-model parameter", m->name);
-			free(kv);
-			return -EINVAL;
-		}
-		kv[i].key = p->key;
-		kv[i].value = p->value;
-	}
-	cfg.params = kv;
-	cfg.nr_params = jf->nr_params;
-	ret = iolat_sim_dev_create(&cfg, &s->q, &s->dev, &bad, &why);
-	if (ret && bad < jf->nr_params && (ret == -ENOENT || ret == -EINVAL || ret == -ERANGE)) {
-		const struct iolat_jobfile_param *p = &jf->params[bad];
-		const struct iolat_sim_param *pp = iolat_sim_param_find(m->params, p->key);
-
-		if (ret == -ENOENT)
-			set_err(err, errlen, "%s:%u: key '%s': unknown parameter of device=%s "
-				"(see iolat sim --help)", jf->file, p->line, p->key, m->name);
-		else if (ret == -EINVAL)
-			set_err(err, errlen, "%s:%u: key '%s': expected a number, got '%s'",
-				jf->file, p->line, p->key, p->value);
-		else
-			set_err(err, errlen, "%s:%u: key '%s': %s is out of range [%g..%g]",
-				jf->file, p->line, p->key, p->value, pp->min, pp->max);
-		ret = -EINVAL;
-	} else if (ret == -EDOM) {
-		unsigned line = 0;
-
-		/* Name the line of the key at fault, else of any key of this model. */
-		for (unsigned i = 0; i < jf->nr_params; i++)
-			if (!line || (why.key && !strcmp(jf->params[i].key, why.key)))
-				line = jf->params[i].line;
-		if (line)
-			set_err(err, errlen, "%s:%u: key '%s': %s", jf->file, line,
-				why.key ? why.key : "?", why.msg ? why.msg : "inconsistent parameters");
-		else
-			set_err(err, errlen, "%s: device=%s: %s", jf->file, m->name,
-				why.msg ? why.msg : "inconsistent parameters");
-		ret = -EINVAL;
-	}
-	free(kv);
-	if (!ret) {
-		s->res->device = m->name;
-		s->res->nr_requests = s->dev->nr_requests;
-		s->res->rotational = jf->global.rotational >= 0 ? jf->global.rotational : m->rotational;
-	}
-	return ret;
-}
-
-static int setup_controller(struct sim *s, unsigned flags, char *err, size_t errlen)
-{
-	const struct iolat_jobfile *jf = s->jf;
-	struct iolat_ctl_config cfg = {
-		.nr_requests = s->res->nr_requests,
-		.rotational = s->res->rotational,
-		.clock = &s->clk,
-		.flags = flags,
-	};
-	struct iolat_group **groups = calloc(jf->nr_groups + 1, sizeof(*groups));
-	int ret;
-
-	if (!groups)
-		return -ENOMEM;
-	ret = iolat_job_setup_controller(jf, cfg, &s->ctl, groups, err, errlen);
-	for (unsigned i = 0; !ret && i < jf->nr_groups; i++)
-		s->rows[i].g = groups[i];
-	free(groups);
-	if (ret)
-		return ret;
-	s->rows[s->root_row].g = iolat_ctl_root(s->ctl);
-	return 0;
-}
-
-static int setup_jobs(struct sim *s, char *err, size_t errlen)
-{
-	const struct iolat_jobfile *jf = s->jf;
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < jf->nr_jobs; i++)
-		n += jf->jobs[i].numjobs ? jf->jobs[i].numjobs : 1;
-	s->jobs = calloc(n ? n : 1, sizeof(*s->jobs));
-	if (!s->jobs)
-		return -ENOMEM;
-	s->t_end = 0;
-	for (unsigned i = 0; i < jf->nr_jobs; i++) {
-		const struct iolat_job *job = &jf->jobs[i];
-		unsigned clones = job->numjobs ? job->numjobs : 1;
-
-		if (!job->runtime_ns && !job->size) {
-			set_err(err, errlen, "%s:%u: job '%s': the simulator needs runtime= or size= "
-				"(the simulated device has no file size to stop at)",
-				jf->file, job->line, job->name);
-			return -EINVAL;
-		}
-		for (unsigned c = 0; c < clones; c++) {
-			struct sim_job *j = &s->jobs[s->nr_jobs];
-			struct iolat_wl_params p = {
-				.seed = s->res->seed, .job_index = i, .clone = c,
-				.size = job->offset < s->dev->capacity ? s->dev->capacity - job->offset : 0,
-				.start_ns = s->t0, .ramp_ns = s->jf->global.ramp_ns,
-			};
-			uint64_t end;
-			int ret = iolat_workload_init(&j->wl, job, &p);
-
-			if (ret) {
-				set_err(err, errlen, "%s:%u: job '%s': its region (offset=, size=) does "
-					"not fit the %llu-byte simulated device or is smaller than bs",
-					jf->file, job->line, job->name,
-					(unsigned long long)s->dev->capacity);
-				return -EINVAL;
-			}
-			j->sim = s;
-			j->job = job;
-			j->job_index = i;
-			j->row = job->group < 0 ? s->root_row : (unsigned)job->group;
-			j->g = s->ctl ? s->rows[j->row].g : NULL;
-			j->depth = job->iodepth ? job->iodepth : 1;
-			j->pump_at = UINT64_MAX;
-			j->ios = calloc(j->depth, sizeof(*j->ios));
-			if (!j->ios)
-				return -ENOMEM;
-			for (uint32_t k = 0; k < j->depth; k++) {
-				struct sim_io *io = &j->ios[k];
-
-				io->job = j;
-				io->w.granted = io_granted;
-				io->req.owner = io;
-				io->req.complete = io_complete;
-				io->next_free = j->free;
-				j->free = io;
-			}
-			s->nr_jobs++;
-			end = iolat_workload_end_ns(&j->wl);
-			if (end > s->t_end)
-				s->t_end = end;
-		}
-	}
-	s->active = s->nr_jobs;
-	return 0;
-}
-
 /*
  * Run events until the measured run ends. Every SIM_POLL_EVENTS events (a
  * fraction of a millisecond of wall time) look at the stop request and report
  * progress: neither changes what is simulated, so the output stays the same
  * for a job file and seed unless a stop cuts the run short.
  */
-static void run_events(struct sim *s, const struct iolat_sim_opts *o)
+static void event_loop(struct sim *s, const struct iolat_sim_opts *o)
 {
 	uint64_t n = 0;
 
@@ -616,106 +375,89 @@ static void run_events(struct sim *s, const struct iolat_sim_opts *o)
 	}
 }
 
+/* Start the clock's events, run until the end, then drain what is in flight. */
+static void run_events(struct sim *s, const struct iolat_sim_opts *o)
+{
+	uint64_t end;
+
+	iolat_report_start(s->rep, s->t0);
+	s->last_sample = s->t0;
+	if (s->t_end != UINT64_MAX)
+		iolat_sim_evq_at(&s->q, s->t_end, stop_ev, s, 0);
+	if (s->jf->global.ramp_ns)
+		iolat_sim_evq_at(&s->q, s->t0 + s->jf->global.ramp_ns, ramp_ev, s, 0);
+	if (s->ctl)
+		iolat_sim_evq_after(&s->q, SIM_TICK_NS, tick_ev, s, 0);
+	iolat_sim_evq_after(&s->q, s->res->sample_ns, sample_ev, s, 0);
+	for (unsigned i = 0; i < s->nr_jobs; i++)
+		schedule_pump(&s->jobs[i], s->t0);
+	if (!s->nr_jobs)
+		stop_run(s, s->t0);
+
+	event_loop(s, o);
+	/* Drain: complete what is in flight so the controller ends idle. */
+	end = iolat_sim_evq_now(&s->q);
+	while (s->inflight && !s->error && iolat_sim_evq_now(&s->q) - end < SIM_MAX_DRAIN_NS &&
+	       iolat_sim_evq_step(&s->q))
+		;
+	s->res->drain_ns = iolat_sim_evq_now(&s->q) - end;
+	s->res->events = s->q.nr_run;
+}
+
+/* After the drain: every I/O completed exactly once, the controller is idle. */
+static int check_idle(struct sim *s, char *err, size_t errlen)
+{
+	const struct iolat_jobfile *jf = s->jf;
+
+	if (s->inflight) {
+		sim_set_err(err, errlen, "%s: %llu I/Os never completed (a wedged controller?)",
+			    jf->file, (unsigned long long)s->inflight);
+		return -EIO;
+	}
+	for (unsigned i = 0; s->ctl && i < jf->nr_groups; i++) {
+		struct iolat_group_stat st;
+
+		if (!iolat_group_stat(s->rows[i].g, &st) && (st.inflight || st.waiters)) {
+			sim_set_err(err, errlen, "%s: group '%s' still has %u in flight and %u "
+				    "waiting after every I/O completed", jf->file,
+				    jf->groups[i].path, st.inflight, st.waiters);
+			s->inflight = 1;   /* keep the controller: destroying it would not be safe */
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
 static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t errlen)
 {
 	const struct iolat_jobfile *jf = s->jf;
 	struct iolat_sim_result *res = s->res;
 	bool control = o->control >= 0 ? o->control : jf->global.control;
 	bool compat = o->kernel_compat >= 0 ? o->kernel_compat : jf->global.kernel_compat;
-	char label[128];
-	struct iolat_report_cfg rcfg = { .jf = jf };
 	int ret;
 
 	res->control = control;
 	res->kernel_compat = control && compat;
 	res->seed = o->seed_set ? o->seed : jf->global.seed;
-	res->sample_ns = o->sample_ns ? o->sample_ns : iolat_job_default_sample_ns(jf, SIM_DEF_SAMPLE_NS);
+	res->sample_ns = o->sample_ns ? o->sample_ns
+				      : iolat_job_default_sample_ns(jf, SIM_DEF_SAMPLE_NS);
 	s->t0 = IOLAT_SIM_T0_NS;
 	iolat_sim_evq_init(&s->q, s->t0);
 	iolat_sim_evq_clock(&s->q, &s->clk);
 
-	ret = setup_device(s, err, errlen);
+	ret = sim_setup_device(s, err, errlen);
+	if (!ret && control)
+		ret = sim_setup_controller(s, compat ? IOLAT_CTL_KERNEL_COMPAT : 0, err, errlen);
+	if (!ret)
+		ret = sim_setup_jobs(s, err, errlen);
+	if (!ret)
+		ret = sim_setup_report(s, control, compat, o->label);
 	if (ret)
 		return ret;
-	if (control) {
-		ret = setup_controller(s, compat ? IOLAT_CTL_KERNEL_COMPAT : 0, err, errlen);
-		if (ret)
-			return ret;
-	}
-	ret = setup_jobs(s, err, errlen);
-	if (ret)
-		return ret;
-
-	if (o->label)
-		snprintf(label, sizeof(label), "%s", o->label);
-	else
-		snprintf(label, sizeof(label), "sim %s, seed %llu: %s", res->device,
-			 (unsigned long long)res->seed,
-			 !control ? "no control" : compat ? "io.latency (kernel compat)" :
-							    "io.latency");
-	rcfg.label = label;
-	rcfg.no_control = !control;
-	rcfg.sample_interval_ns = res->sample_ns;
-	rcfg.nr_requests = res->nr_requests;
-	ret = iolat_report_create(&rcfg, &s->rep);
-	if (ret)
-		return ret;
-	if (s->ctl) {
-		for (unsigned i = 0; i < jf->nr_groups; i++)
-			iolat_report_bind_group(s->rep, i, s->rows[i].g);
-		for (unsigned i = 0; i < s->nr_jobs; i++)
-			if (s->jobs[i].row == s->root_row) {
-				iolat_report_bind_group(s->rep, iolat_report_root_index(s->rep),
-							s->rows[s->root_row].g);
-				break;
-			}
-	}
-	iolat_report_start(s->rep, s->t0);
-	s->last_sample = s->t0;
-
-	if (s->t_end != UINT64_MAX)
-		iolat_sim_evq_at(&s->q, s->t_end, stop_ev, s, 0);
-	if (jf->global.ramp_ns)
-		iolat_sim_evq_at(&s->q, s->t0 + jf->global.ramp_ns, ramp_ev, s, 0);
-	if (s->ctl)
-		iolat_sim_evq_after(&s->q, SIM_TICK_NS, tick_ev, s, 0);
-	iolat_sim_evq_after(&s->q, res->sample_ns, sample_ev, s, 0);
-	for (unsigned i = 0; i < s->nr_jobs; i++)
-		schedule_pump(&s->jobs[i], s->t0);
-	if (!s->nr_jobs)
-		stop_run(s, s->t0);
-
 	run_events(s, o);
-	/* Drain: complete what is in flight so the controller ends idle. */
-	{
-		uint64_t end = iolat_sim_evq_now(&s->q);
-
-		while (s->inflight && !s->error && iolat_sim_evq_now(&s->q) - end < SIM_MAX_DRAIN_NS &&
-		       iolat_sim_evq_step(&s->q))
-			;
-		res->drain_ns = iolat_sim_evq_now(&s->q) - end;
-	}
-	res->events = s->q.nr_run;
 	if (s->error)
 		return s->error;
-	if (s->inflight) {
-		set_err(err, errlen, "%s: %llu I/Os never completed (a wedged controller?)",
-			jf->file, (unsigned long long)s->inflight);
-		return -EIO;
-	}
-	/* Every I/O completed exactly once: the controller must be idle again. */
-	for (unsigned i = 0; s->ctl && i < jf->nr_groups; i++) {
-		struct iolat_group_stat st;
-
-		if (!iolat_group_stat(s->rows[i].g, &st) && (st.inflight || st.waiters)) {
-			set_err(err, errlen, "%s: group '%s' still has %u in flight and %u waiting "
-				"after every I/O completed", jf->file, jf->groups[i].path,
-				st.inflight, st.waiters);
-			s->inflight = 1;   /* keep the controller: destroying it would not be safe */
-			return -EIO;
-		}
-	}
-	return 0;
+	return check_idle(s, err, errlen);
 }
 
 int iolat_sim_run(const struct iolat_jobfile *jf, const struct iolat_sim_opts *opts,
@@ -762,7 +504,7 @@ int iolat_sim_run(const struct iolat_jobfile *jf, const struct iolat_sim_opts *o
 	}
 	ret = run(s, opts ? opts : &defaults, err, errlen);
 	if (ret && err && errlen && !err[0])
-		set_err(err, errlen, "%s: simulation failed: %s", jf->file, strerror(-ret));
+		sim_set_err(err, errlen, "%s: simulation failed: %s", jf->file, strerror(-ret));
 out:
 	if (s) {
 		if (s->ctl && !s->inflight)
