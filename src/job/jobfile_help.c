@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jobfile_help.c - `iolat help keys`: the option table as text.
+ * Context: any thread; no global state.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "iolatency.h"
+#include "iolatency_internal.h"   /* iolat_parse_duration_unit() */
+#include "job/engines.h"
+#include "job/jobfile.h"
+#include "job/jobfile_priv.h"
+#include "util/units.h"
+#include "job/suggest.h"
+
+/* ------------------------------------------------------------------------ */
+/* `iolat help keys`                                                        */
+
+static const char *type_word(const struct iolat_jobopt *o)
+{
+	switch (o->type) {
+	case IOLAT_OPT_STR:     return "text";
+	case IOLAT_OPT_SIZE:    return "size";
+	case IOLAT_OPT_RATE:    return "bytes/s";
+	case IOLAT_OPT_TIME_S:  return "time(s)";
+	case IOLAT_OPT_TIME_US: return "time(us)";
+	case IOLAT_OPT_TARGET:  return "target";
+	case IOLAT_OPT_BOOL:    return "bool";
+	case IOLAT_OPT_UINT:    return "int";
+	case IOLAT_OPT_ENUM:    return "choice";
+	case IOLAT_OPT_ENGINE:  return "engine";
+	case IOLAT_OPT_GROUP:   return "path";
+	case IOLAT_OPT_IOFLAGS: return "flags";
+	case IOLAT_OPT_PARAM:   return "param";
+	case IOLAT_OPT_JOBNAME: return "text";
+	case IOLAT_OPT_PCTLIST: return "list";
+	}
+	return "?";
+}
+
+static const char *where_word(unsigned w)
+{
+	if (w == IN_JOBS)
+		return "global,job";
+	if (w == IOLAT_OPT_IN_GLOBAL)
+		return "global";
+	if (w == IOLAT_OPT_IN_GROUP)
+		return "group";
+	return "job";
+}
+
+/* snprintf into buf at *used, tracking the total length needed. */
+__attribute__((format(printf, 5, 6)))
+static void emit(char *buf, size_t len, size_t *used, int *err, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room = *used < len ? len - *used : 0;
+
+	va_start(ap, fmt);
+	int n = vsnprintf(room ? buf + *used : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		*err = -EINVAL;
+		return;
+	}
+	*used += (size_t)n;
+}
+
+int iolat_jobfile_format_keys(char *buf, size_t len)
+{
+	size_t used = 0;
+	int err = 0;
+
+	if (buf && len)
+		buf[0] = '\0';
+	else
+		buf = NULL, len = 0;
+	emit(buf, len, &used, &err, "%-16s %-9s %-11s %-8s %s\n", "KEY", "TYPE", "SECTIONS", "DEFAULT",
+	     "MEANING");
+	for (size_t i = 0; i < jf_nr_opts; i++) {
+		const struct iolat_jobopt *o = &jf_opts[i];
+		char name[40];
+		if (o->type == IOLAT_OPT_PARAM)
+			snprintf(name, sizeof(name), "%s*", o->name);
+		else if (o->alias)
+			snprintf(name, sizeof(name), "%s|%s", o->name, o->alias);
+		else
+			snprintf(name, sizeof(name), "%s", o->name);
+		emit(buf, len, &used, &err, "%-16s %-9s %-11s %-8s %s", name, type_word(o),
+		     where_word(o->where), o->def ? o->def : "-", o->help);
+		if (o->type == IOLAT_OPT_ENGINE) {
+			char list[160];
+
+			iolat_job_engine_choices(list, sizeof(list), "|");
+			emit(buf, len, &used, &err, " [%s]", list);
+		} else if (o->choices) {
+			emit(buf, len, &used, &err, " [%s]", o->choices);
+		}
+		emit(buf, len, &used, &err, "\n");
+	}
+	emit(buf, len, &used, &err,
+	     "\nSizes: 512, 4k, 1m, 2g (powers of 1024). Times: 10ns, 250us, 5ms, 30s, 2m, 1h.\n"
+	     "Sections: [global] (defaults for the jobs below it, device keys), [group:PATH]\n"
+	     "(a group; its parents are created implicitly), [NAME] (a job). A job's group=\n"
+	     "must be declared by a [group:PATH] section, or be the parent of one.\n"
+	     "Comments: ';' or '#'.\n");
+	{
+		size_t room = used < len ? len - used : 0;
+		int n = iolat_fio_format_keys(room ? buf + used : NULL, room);
+
+		if (n < 0)
+			err = -EINVAL;
+		else
+			used += (size_t)n;
+	}
+	if (err)
+		return err;
+	return used > INT_MAX ? -EOVERFLOW : (int)used;
+}

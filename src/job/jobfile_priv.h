@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jobfile_priv.h - PRIVATE to the job-file parser's files: jobfile_table.c
+ * (the option table, names), jobfile_value.c (value parsers), jobfile_apply.c
+ * (groups, applying one key), jobfile.c (the INI reader, entry points) and
+ * jobfile_help.c (`iolat help keys`). The parser's state and what the files
+ * call of each other.
+ * Context: any thread; a parser belongs to one call.
+ */
+#ifndef IOLAT_JOB_JOBFILE_PRIV_H
+#define IOLAT_JOB_JOBFILE_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job/jobfile.h"
+
+#define MAX_FILE_BYTES  (16u << 20)   /* parse_file() refuses larger files */
+#define MAX_JOBS        4096u
+#define MAX_GROUPS      1024u          /* the controller's default arena */
+#define MAX_PARAMS      1024u
+#define MAX_KEY_LEN     63u
+#define MAX_VALUE_LEN   4095u
+#define MAX_ECHO        40u            /* bytes of user text echoed in a message */
+#define MAX_FILE_ECHO   200u           /* bytes of a file name in a message */
+
+enum section { SEC_NONE, SEC_GLOBAL, SEC_JOB, SEC_GROUP };
+
+struct parser {
+	struct iolat_jobfile *jf;
+	char *err;
+	size_t errlen;
+	unsigned line;
+	enum section sec;
+	struct iolat_job defaults;       /* [global] values so far */
+	unsigned def_lines[IOLAT_JOB_MAX_KEYS];     /* line each default was set at (0: built-in) */
+	unsigned cur_lines[IOLAT_JOB_MAX_KEYS];     /* same for the current job */
+	int cur_group;                   /* SEC_GROUP: the group */
+	unsigned cap_jobs, cap_groups, cap_params;
+};
+
+/* Keys valid in [global] (as defaults) and in jobs. */
+#define IN_JOBS  (IOLAT_OPT_IN_GLOBAL | IOLAT_OPT_IN_JOB)
+
+/* The option table (jobfile_table.c) and its length. */
+extern const struct iolat_jobopt jf_opts[];
+extern const size_t jf_nr_opts;
+
+/* jobfile.c: messages ("FILE:LINE: key 'KEY': expected ..."; returns -EINVAL),
+ * out of memory (-ENOMEM), user text made printable for a message, and
+ * growing the parser's arrays. */
+__attribute__((format(printf, 4, 5)))
+int jf_perr(struct parser *p, unsigned line, const char *key, const char *fmt, ...);
+int jf_oom(struct parser *p);
+void jf_echo(char *dst, size_t dlen, const char *s, size_t n);
+void jf_echo_max(char *dst, size_t dlen, const char *s, size_t n, size_t max);
+int jf_grow(void **arr, unsigned *cap, unsigned need, size_t elem);
+
+/* jobfile_value.c: characters and values. */
+bool jf_is_digit(char c);
+bool jf_is_space(char c);
+int jf_parse_bool(const char *s, bool *out);
+int jf_parse_uint(const char *s, uint64_t *out);
+int jf_choice_index(const char *choices, const char *word);   /* in "a|b|c", or -1 */
+
+/* jobfile_apply.c: the option called @key; group paths; applying one value
+ * to @base (a job, the defaults, a group) as option @o says. */
+const struct iolat_jobopt *jf_find_opt(const char *key);
+int jf_normalise_group_path(const char *s, char *out, size_t outlen, const char **why);
+int jf_get_group(struct parser *p, const char *path, unsigned line, const char *key);
+int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
+	     const char *key, const char *v);
+
+#endif /* IOLAT_JOB_JOBFILE_PRIV_H */

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jobfile_table.c - the job file's option table (every key's type, field, range,
+ * default and help: the single source) and the names of enum values.
+ * Context: any thread; no global state.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "iolatency.h"
+#include "iolatency_internal.h"   /* iolat_parse_duration_unit() */
+#include "job/engines.h"
+#include "job/jobfile.h"
+#include "job/jobfile_priv.h"
+#include "util/units.h"
+#include "job/suggest.h"
+
+/* ------------------------------------------------------------------------ */
+/* The option table                                                         */
+
+#define JOBF(f)  .off = offsetof(struct iolat_job, f), .fsize = sizeof(((struct iolat_job *)0)->f)
+#define GLOBF(f) .off = offsetof(struct iolat_jobfile_global, f), \
+		 .fsize = sizeof(((struct iolat_jobfile_global *)0)->f)
+#define GRPF(f)  .off = offsetof(struct iolat_jobfile_group, f), \
+		 .fsize = sizeof(((struct iolat_jobfile_group *)0)->f)
+
+const struct iolat_jobopt jf_opts[] = {
+	/* where the I/O goes */
+	{ .name = "filename", .type = IOLAT_OPT_STR, .where = IN_JOBS, JOBF(filename),
+	  .help = "file or block device to do I/O on" },
+	{ .name = "size", .type = IOLAT_OPT_SIZE, .where = IN_JOBS, JOBF(size),
+	  .help = "bytes of the region the job works on (default: the file's size)" },
+	{ .name = "offset", .type = IOLAT_OPT_SIZE, .where = IN_JOBS, JOBF(offset), .def = "0",
+	  .help = "start of the region in the file" },
+	/* the I/O pattern */
+	{ .name = "rw", .alias = "readwrite", .type = IOLAT_OPT_ENUM, .where = IN_JOBS, JOBF(rw),
+	  .min = IOLAT_RW_READ, .choices = "read|write|randread|randwrite|rw|randrw|hashd|memhog|bgservice",
+	  .def = "read", .help = "I/O pattern; rw/randrw mix reads and writes by rwmixread (readwrite = rw); "
+	  "hashd, memhog, bgservice: the leaking-service scenario (iolat sim)" },
+	{ .name = "rwmixread", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(rwmixread),
+	  .min = 0, .max = 100, .def = "50", .help = "percent of reads in a mixed workload" },
+	{ .name = "bs", .alias = "blocksize", .type = IOLAT_OPT_SIZE, .where = IN_JOBS, JOBF(bs),
+	  .min = 1, .max = 64u << 20, .def = "4k", .help = "block size of each I/O" },
+	{ .name = "iodepth", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(iodepth),
+	  .min = 1, .max = 65536, .def = "1", .help = "I/Os kept in flight (closed loop)" },
+	{ .name = "direct", .type = IOLAT_OPT_BOOL, .where = IN_JOBS, JOBF(direct), .def = "0",
+	  .help = "use O_DIRECT (bypass the page cache)" },
+	{ .name = "ioengine", .type = IOLAT_OPT_ENGINE, .where = IN_JOBS, JOBF(ioengine),
+	  .help = "how I/O is issued (default: uring when available, else psync)" },
+	{ .name = "numjobs", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(numjobs),
+	  .min = 1, .max = 4096, .def = "1", .help = "clones of this job, each with its own stream" },
+	{ .name = "verify", .type = IOLAT_OPT_ENUM, .where = IN_JOBS, JOBF(verify),
+	  .min = IOLAT_VERIFY_NONE, .choices = "none|crc32c", .def = "none",
+	  .help = "write checksummed blocks and check them on read" },
+	/* time */
+	{ .name = "runtime", .type = IOLAT_OPT_TIME_S, .where = IN_JOBS, JOBF(runtime_ns),
+	  .help = "stop after this long (bare number: seconds)" },
+	{ .name = "time_based", .type = IOLAT_OPT_BOOL, .where = IN_JOBS, JOBF(time_based), .def = "0",
+	  .help = "keep going over the region until runtime has passed" },
+	{ .name = "startdelay", .type = IOLAT_OPT_TIME_S, .where = IN_JOBS, JOBF(startdelay_ns),
+	  .def = "0", .help = "start this long after the run (bare number: seconds)" },
+	{ .name = "thinktime", .type = IOLAT_OPT_TIME_US, .where = IN_JOBS, JOBF(thinktime_ns),
+	  .def = "0", .help = "pause after each completion (bare number: microseconds)" },
+	{ .name = "rate_iops", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(rate_iops),
+	  .min = 0, .max = 1000000000, .def = "0",
+	  .help = "open loop: Poisson arrivals at this mean rate (I/Os per second)" },
+	{ .name = "rate", .type = IOLAT_OPT_RATE, .where = IN_JOBS, JOBF(rate_bps),
+	  .max = 1ull << 50, .def = "0",
+	  .help = "static bandwidth cap in bytes/s, the io.max way (rate=10m: 10 MiB/s)" },
+	{ .name = "burst_on", .type = IOLAT_OPT_TIME_S, .where = IN_JOBS, JOBF(burst_on_ns),
+	  .def = "0", .help = "on/off cycle: issue for this long... (bare number: seconds)" },
+	{ .name = "burst_off", .type = IOLAT_OPT_TIME_S, .where = IN_JOBS, JOBF(burst_off_ns),
+	  .def = "0", .help = "...then pause this long (needs burst_on)" },
+	/* the controller */
+	{ .name = "group", .alias = "cgroup", .type = IOLAT_OPT_GROUP, .where = IN_JOBS, JOBF(group),
+	  .help = "group path the job's I/O belongs to (default: the root)" },
+	{ .name = "ioflags", .type = IOLAT_OPT_IOFLAGS, .where = IN_JOBS, JOBF(ioflags),
+	  .choices = "meta|swap|none", .def = "none",
+	  .help = "issue as bypass I/O: never waits, charged as delay when throttled" },
+	{ .name = "target", .type = IOLAT_OPT_TARGET, .where = IOLAT_OPT_IN_GROUP, GRPF(target_ns),
+	  .def = "max", .help = "the group's latency target (5ms, 750us; bare: us; max or 0: none, as "
+	  "the kernel's io.latency)" },
+	/* safety: writing to block devices */
+	{ .name = "allow_mounted_write", .type = IOLAT_OPT_BOOL, .where = IN_JOBS,
+	  JOBF(allow_mounted_write), .def = "0",
+	  .help = "1 lets a writing job use a block device that is mounted or held (as fio's)" },
+	{ .name = "allow_signature_write", .type = IOLAT_OPT_BOOL, .where = IN_JOBS,
+	  JOBF(allow_signature_write), .def = "0",
+	  .help = "1 lets a writing job overwrite a device that holds a filesystem, RAID, LVM, "
+	  "LUKS, swap or partition-table signature" },
+	/* fio's, accepted for familiarity */
+	{ .name = "name", .type = IOLAT_OPT_JOBNAME, .where = IOLAT_OPT_IN_JOB, JOBF(name),
+	  .help = "the job's name in reports (default: its section name)" },
+	{ .name = "ramp_time", .type = IOLAT_OPT_TIME_S, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(ramp_ns),
+	  .def = "0", .help = "run this long before runtime starts; its I/O is left out of the "
+	  "report" },
+	{ .name = "randrepeat", .type = IOLAT_OPT_BOOL, .where = IN_JOBS, JOBF(randrepeat),
+	  .def = "1", .help = "always 1: the same seed= gives the same offsets (fio's default)" },
+	{ .name = "norandommap", .type = IOLAT_OPT_BOOL, .where = IN_JOBS, JOBF(norandommap),
+	  .def = "1", .help = "always 1: random offsets are drawn independently, no block map" },
+	{ .name = "percentile_list", .type = IOLAT_OPT_PCTLIST, .where = IOLAT_OPT_IN_GLOBAL,
+	  GLOBF(percentiles), .help = "extra latency percentiles for the JSON, e.g. 99.5:99.99" },
+	/* device and controller ([global] only) */
+	{ .name = "device", .type = IOLAT_OPT_ENUM, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(device),
+	  .min = IOLAT_DEVICE_SSD, .choices = "ssd|hdd|bad-ssd",
+	  .help = "simulated device model (iolat sim)" },
+	{ .name = "nr_requests", .type = IOLAT_OPT_UINT, .where = IOLAT_OPT_IN_GLOBAL,
+	  GLOBF(nr_requests), .min = 1, .max = 65536,
+	  .help = "device queue depth the controller scales from (default 64)" },
+	{ .name = "rotational", .type = IOLAT_OPT_BOOL, .where = IOLAT_OPT_IN_GLOBAL,
+	  GLOBF(rotational), .help = "1: HDD mean rule, 0: SSD p90 rule (default: from the device)" },
+	{ .name = "control", .type = IOLAT_OPT_BOOL, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(control),
+	  .def = "1", .help = "0 runs the jobs without the controller (baseline)" },
+	{ .name = "kernel_compat", .type = IOLAT_OPT_BOOL, .where = IOLAT_OPT_IN_GLOBAL,
+	  GLOBF(kernel_compat), .def = "0",
+	  .help = "reproduce the kernel's timer and HDD-mean behaviour exactly" },
+	{ .name = "seed", .type = IOLAT_OPT_UINT, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(seed),
+	  .min = 0, .max = UINT64_MAX, .def = "1", .help = "random seed of the workloads and the simulator" },
+	{ .name = "hdd_", .type = IOLAT_OPT_PARAM, .where = IOLAT_OPT_IN_GLOBAL,
+	  .help = "HDD model parameters (checked by iolat sim)" },
+	{ .name = "ssd_", .type = IOLAT_OPT_PARAM, .where = IOLAT_OPT_IN_GLOBAL,
+	  .help = "SSD model parameters (checked by iolat sim)" },
+	{ .name = "badssd_", .type = IOLAT_OPT_PARAM, .where = IOLAT_OPT_IN_GLOBAL,
+	  .help = "bad-SSD model parameters (checked by iolat sim)" },
+	/* the leaking-service scenario (rw=hashd/memhog/bgservice; docs/memleak-model.md) */
+	{ .name = "memory", .type = IOLAT_OPT_SIZE, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(memory),
+	  .help = "leaking service: the machine's memory (default 16g)" },
+	{ .name = "swap", .type = IOLAT_OPT_SIZE, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(swap),
+	  .help = "leaking service: swap on the simulated disk (default 8g)" },
+	{ .name = "memleak_mode", .type = IOLAT_OPT_ENUM, .where = IOLAT_OPT_IN_GLOBAL,
+	  GLOBF(memleak_mode), .min = 0, .choices = "none|block|full|stock|nobypass", .def = "full",
+	  .help = "leaking service: io.latency off, block side, block + memory side, stock, no bypass" },
+	{ .name = "oomd", .type = IOLAT_OPT_ENUM, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(oomd),
+	  .min = 0, .choices = "off|fb2018|resctl|desktop", .def = "fb2018",
+	  .help = "leaking service: the oomd preset" },
+	{ .name = "memory_low", .type = IOLAT_OPT_SIZE, .where = IOLAT_OPT_IN_GROUP, GRPF(memory_low),
+	  .help = "leaking service: memory.low of workload (default 75% of the web's footprint)" },
+	{ .name = "rps", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(rps), .min = 1, .max = 100000,
+	  .def = "200", .help = "rw=hashd: requests per second (Poisson)" },
+	{ .name = "speed", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(speed_pct), .min = 1,
+	  .max = 10000, .def = "200", .help = "rw=memhog: leak rate, % of the disk's write bandwidth" },
+	{ .name = NULL },
+};
+
+#define NR_TABLE (sizeof(jf_opts) / sizeof(jf_opts[0]) - 1)
+_Static_assert(NR_TABLE <= IOLAT_JOB_MAX_KEYS, "struct iolat_job's key_line[] is too small");
+const size_t jf_nr_opts = NR_TABLE;
+
+const struct iolat_jobopt *iolat_jobfile_options(void)
+{
+	return jf_opts;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Names                                                                    */
+
+static const char *const rw_names[] = { "read", "write", "randread", "randwrite", "rw", "randrw",
+					"hashd", "memhog", "bgservice" };
+
+const char *iolat_rw_name(enum iolat_rw rw)
+{
+	return (unsigned)rw < sizeof(rw_names) / sizeof(rw_names[0]) ? rw_names[rw] : "?";
+}
+
+const char *iolat_device_name(enum iolat_device_kind d)
+{
+	switch (d) {
+	case IOLAT_DEVICE_DEFAULT: return "";
+	case IOLAT_DEVICE_SSD:     return "ssd";
+	case IOLAT_DEVICE_HDD:     return "hdd";
+	case IOLAT_DEVICE_BAD_SSD: return "bad-ssd";
+	}
+	return "?";
+}
+
+bool iolat_rw_is_random(enum iolat_rw rw)
+{
+	return rw == IOLAT_RW_RANDREAD || rw == IOLAT_RW_RANDWRITE || rw == IOLAT_RW_RANDRW;
+}
+
+bool iolat_rw_is_mixed(enum iolat_rw rw)
+{
+	return rw == IOLAT_RW_RW || rw == IOLAT_RW_RANDRW;
+}
+
+bool iolat_rw_has_write(enum iolat_rw rw)
+{
+	return rw != IOLAT_RW_READ && rw != IOLAT_RW_RANDREAD;
+}
