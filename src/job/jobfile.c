@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jobfile.c - the job-file parser's INI reader and entry points: fio's INI dialect ([global], one section a job, key=value,
- * ';'/'#' comments, bare boolean keys) plus [group:PATH] sections. Table-driven:
- * opts[] below gives every key's type, field, range, default and help; the
- * defaults themselves are applied by parsing their text, so the table is the
- * single source. Works on (pointer, length) slices: no fixed line buffer, NULs
- * and over-long lines are errors, never overflows. Owns struct iolat_jobfile's
- * memory. Does not know about engines or devices beyond their names.
+ * jobfile.c - the job-file parser's INI reader and entry points: fio's INI
+ * dialect ([global], one section a job, key=value, ';'/'#' comments, bare
+ * boolean keys) plus [group:PATH] sections. Table-driven: the option table
+ * (jobfile_table.c) gives every key's type, field, range, default and help;
+ * the defaults themselves are applied by parsing their text, so the table is
+ * the single source. Works on (pointer, length) slices: no fixed line buffer,
+ * NULs and over-long lines are errors, never overflows. Owns struct
+ * iolat_jobfile's memory. Engine names come from the engine registry
+ * (job/engines.h).
  * Context: any thread; no global state.
  */
 #include <errno.h>
