@@ -236,6 +236,8 @@ struct iolat_jobopt {
 	size_t fsize;          /* sizeof the field */
 	uint64_t min, max;     /* numeric range (max 0: none); ENUM: min is the first value */
 	const char *choices;   /* IOLAT_OPT_ENUM: "read|write|..." */
+	const char *value_aliases; /* IOLAT_OPT_ENUM: other spellings, "alias=choice|..."
+				    * ("readwrite=rw"); NULL: none */
 	const char *def;       /* default as text, or NULL for none */
 	const char *help;      /* one line */
 };

@@ -275,6 +275,82 @@ static int set_percentiles(struct parser *p, struct iolat_jobfile_global *g, con
  * Apply @key = @v (@v NULL: bare key) of option @o to @base (a job, the
  * global struct or a group, by o->where). Built-in defaults use line 0.
  */
+static int set_str(struct parser *p, const struct iolat_jobopt *o, void *base,
+		   const char *key, const char *v)
+{
+	char **f = (char **)((char *)base + o->off);
+	char *d;
+
+	if (!*v)
+		return jf_perr(p, p->line, key, "a non-empty value");
+	d = strdup(v);
+	if (!d)
+		return jf_oom(p);
+	free(*f);
+	*f = d;
+	return 0;
+}
+
+/* The choice @v stands for in @o's value aliases ("alias=choice|..."), or -1. */
+static int alias_index(const struct iolat_jobopt *o, const char *v)
+{
+	size_t vlen = strlen(v);
+
+	for (const char *a = o->value_aliases; a && *a;) {
+		const char *eq = strchr(a, '='), *end = strchr(a, '|');
+		size_t n = end ? (size_t)(end - a) : strlen(a);
+		char choice[64];
+
+		if (eq && (size_t)(eq - a) == vlen && !strncmp(a, v, vlen) &&
+		    n - vlen - 1 < sizeof(choice)) {
+			memcpy(choice, eq + 1, n - vlen - 1);
+			choice[n - vlen - 1] = '\0';
+			return jf_choice_index(o->choices, choice);
+		}
+		a += n + (end != NULL);
+	}
+	return -1;
+}
+
+static int set_enum(struct parser *p, const struct iolat_jobopt *o, void *base,
+		    const char *key, const char *v, const char *got)
+{
+	int idx = jf_choice_index(o->choices, v);
+
+	if (idx < 0)
+		idx = alias_index(o, v);
+	if (idx < 0) {
+		char list[128];
+
+		snprintf(list, sizeof(list), "%s", o->choices);
+		for (char *c = list; *c; c++)
+			if (*c == '|')
+				*c = ',';
+		return jf_perr(p, p->line, key, "one of %s (got '%s')", list, got);
+	}
+	store_uint(base, o, o->min + (uint64_t)idx);
+	return 0;
+}
+
+static int set_group(struct parser *p, const struct iolat_jobopt *o, void *base,
+		     const char *key, const char *v, const char *got)
+{
+	char path[IOLAT_GROUP_PATH_MAX];
+	const char *why = NULL;
+	int r = jf_normalise_group_path(v, path, sizeof(path), &why);
+	int gi = IOLAT_GROUP_ROOT;
+
+	if (r < 0)
+		return jf_perr(p, p->line, key, "%s (got '%s')", why, got);
+	if (r == 0) {
+		gi = jf_get_group(p, path, p->line, key);
+		if (gi < 0)
+			return gi;
+	}
+	store_uint(base, o, (uint64_t)(int64_t)gi);
+	return 0;
+}
+
 int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 		 const char *key, const char *v)
 {
@@ -290,17 +366,8 @@ int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 	jf_echo(got, sizeof(got), v, strlen(v));
 
 	switch (o->type) {
-	case IOLAT_OPT_STR: {
-		char **f = (char **)((char *)base + o->off);
-		if (!*v)
-			return jf_perr(p, p->line, key, "a non-empty value");
-		char *d = strdup(v);
-		if (!d)
-			return jf_oom(p);
-		free(*f);
-		*f = d;
-		return 0;
-	}
+	case IOLAT_OPT_STR:
+		return set_str(p, o, base, key, v);
 	case IOLAT_OPT_SIZE:
 	case IOLAT_OPT_RATE:
 		hint = size_hint(o);
@@ -341,40 +408,12 @@ int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 		store_uint(base, o, x);
 		return 0;
 	}
-	case IOLAT_OPT_ENUM: {
-		int idx = jf_choice_index(o->choices, v);
-		if (idx < 0 && strcmp(o->name, "verify") == 0 && strcmp(v, "0") == 0)
-			idx = IOLAT_VERIFY_NONE;
-		if (idx < 0 && strcmp(o->name, "rw") == 0 && strcmp(v, "readwrite") == 0)
-			idx = IOLAT_RW_RW;
-		if (idx < 0) {
-			char list[128];
-			snprintf(list, sizeof(list), "%s", o->choices);
-			for (char *c = list; *c; c++)
-				if (*c == '|')
-					*c = ',';
-			return jf_perr(p, p->line, key, "one of %s (got '%s')", list, got);
-		}
-		store_uint(base, o, o->min + (uint64_t)idx);
-		return 0;
-	}
+	case IOLAT_OPT_ENUM:
+		return set_enum(p, o, base, key, v, got);
 	case IOLAT_OPT_ENGINE:
 		return set_engine(p, (struct iolat_job *)base, key, v);
-	case IOLAT_OPT_GROUP: {
-		char path[IOLAT_GROUP_PATH_MAX];
-		const char *why = NULL;
-		int r = jf_normalise_group_path(v, path, sizeof(path), &why);
-		if (r < 0)
-			return jf_perr(p, p->line, key, "%s (got '%s')", why, got);
-		int gi = IOLAT_GROUP_ROOT;
-		if (r == 0) {
-			gi = jf_get_group(p, path, p->line, key);
-			if (gi < 0)
-				return gi;
-		}
-		store_uint(base, o, (uint64_t)(int64_t)gi);
-		return 0;
-	}
+	case IOLAT_OPT_GROUP:
+		return set_group(p, o, base, key, v, got);
 	case IOLAT_OPT_IOFLAGS:
 		return set_ioflags(p, (unsigned *)((char *)base + o->off), key, v);
 	case IOLAT_OPT_PARAM:

@@ -42,6 +42,7 @@ const struct iolat_jobopt jf_opts[] = {
 	/* the I/O pattern */
 	{ .name = "rw", .alias = "readwrite", .type = IOLAT_OPT_ENUM, .where = IN_JOBS, JOBF(rw),
 	  .min = IOLAT_RW_READ, .choices = "read|write|randread|randwrite|rw|randrw|hashd|memhog|bgservice",
+	  .value_aliases = "readwrite=rw",
 	  .def = "read", .help = "I/O pattern; rw/randrw mix reads and writes by rwmixread (readwrite = rw); "
 	  "hashd, memhog, bgservice: the leaking-service scenario (iolat sim)" },
 	{ .name = "rwmixread", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(rwmixread),
@@ -57,7 +58,7 @@ const struct iolat_jobopt jf_opts[] = {
 	{ .name = "numjobs", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(numjobs),
 	  .min = 1, .max = 4096, .def = "1", .help = "clones of this job, each with its own stream" },
 	{ .name = "verify", .type = IOLAT_OPT_ENUM, .where = IN_JOBS, JOBF(verify),
-	  .min = IOLAT_VERIFY_NONE, .choices = "none|crc32c", .def = "none",
+	  .min = IOLAT_VERIFY_NONE, .choices = "none|crc32c", .value_aliases = "0=none", .def = "none",
 	  .help = "write checksummed blocks and check them on read" },
 	/* time */
 	{ .name = "runtime", .type = IOLAT_OPT_TIME_S, .where = IN_JOBS, JOBF(runtime_ns),

@@ -462,6 +462,18 @@ static void test_sizes(void **state)
 	}
 }
 
+/* Value aliases come from the option table (readwrite = rw, verify=0 = none). */
+static void test_value_aliases(void **state)
+{
+	struct iolat_jobfile *jf = t_parse_ok("[j]\nrw=readwrite\nverify=0\n[k]\nverify=crc32c\n");
+
+	(void)state;
+	assert_int_equal(jf->jobs[0].rw, IOLAT_RW_RW);
+	assert_int_equal(jf->jobs[0].verify, IOLAT_VERIFY_NONE);
+	assert_int_equal(jf->jobs[1].verify, IOLAT_VERIFY_CRC32C);
+	iolat_jobfile_free(jf);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -604,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_errors_huge_input),
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_value_aliases),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_help_keys),
 		cmocka_unit_test(test_parse_file),
