@@ -261,10 +261,11 @@ static int do_key(struct parser *p, const char *key, const char *v)
 		base = (o->where & IOLAT_OPT_IN_JOB) ? (void *)&p->defaults : (void *)&p->jf->global;
 		if (o->type != IOLAT_OPT_PARAM)
 			p->def_lines[opt_index(o)] = p->line;
-		if (strcmp(o->name, "seed") == 0) {
+		if (o->has_given) {
+			/* The table says this key records that it was given. */
 			int r = jf_apply(p, o, base, key, v);
 			if (!r)
-				p->jf->global.seed_set = true;
+				*(bool *)((char *)&p->jf->global + o->given_off) = true;
 			return r;
 		}
 		break;

@@ -238,6 +238,8 @@ struct iolat_jobopt {
 	const char *choices;   /* IOLAT_OPT_ENUM: "read|write|..." */
 	const char *value_aliases; /* IOLAT_OPT_ENUM: other spellings, "alias=choice|..."
 				    * ("readwrite=rw"); NULL: none */
+	bool has_given;        /* [global] keys: when written, set the bool at given_off */
+	size_t given_off;      /* offsetof() that bool in iolat_jobfile_global ("seed_set") */
 	const char *def;       /* default as text, or NULL for none */
 	const char *help;      /* one line */
 };
