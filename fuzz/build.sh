@@ -38,7 +38,7 @@ for t in "${targets[@]}"; do
 	fuzz_jobfile)
 		if [ -f src/job/jobfile.c ] && [ -f fuzz/fuzz_jobfile.c ]; then
 			# The parser asks the engine registry which ioengine= names exist.
-			build fuzz_jobfile fuzz/fuzz_jobfile.c src/job/jobfile.c src/job/engines.c \
+			build fuzz_jobfile fuzz/fuzz_jobfile.c src/job/jobfile.c src/job/mode.c src/job/engines.c \
 				src/engine/*.c src/util/*.c
 		else
 			echo "fuzz/build.sh: skipping fuzz_jobfile (src/job/jobfile.c not there yet)"
