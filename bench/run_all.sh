@@ -117,7 +117,7 @@ if [ "$GEN_ONLY" = 0 ]; then
 		section 1 bench_fastpath sh -c "$O/bench/bench_fastpath $Q >$RES/fastpath.txt"
 		if command -v valgrind >/dev/null; then
 			if [ "$QUICK" = 1 ]; then NI="N1=20000 N2=60000"; else NI="N1=100000 N2=300000"; fi
-			section 1 callgrind sh -c "env BENCH=$O/bench/bench_fastpath $NI bash bench/fastpath_instructions.sh group1 tree3 disabled >$RES/fastpath_instructions.txt"
+			section 1 callgrind sh -c "env BENCH=$O/bench/bench_fastpath $NI bash bench/fastpath_instructions.sh group1 tree3 disabled >$RES/fastpath_instructions.txt && env IOLAT_BENCH_ADAPTIVE=1 BENCH=$O/bench/bench_fastpath $NI bash bench/fastpath_instructions.sh group1 >>$RES/fastpath_instructions.txt"
 		else
 			echo "valgrind not installed" >"$RES/fastpath_instructions.txt"
 		fi

@@ -35,7 +35,7 @@
 #define DEMO_WRITE_SIZE  "1g"
 #define DEMO_CAP_PCT_DEF 25u     /* static cap: this % of the uncontrolled writer */
 
-enum demo_mode { MODE_NONE, MODE_CAP, MODE_IOLAT, NR_MODES };
+enum demo_mode { MODE_NONE, MODE_CAP, MODE_IOLAT, MODE_ADAPTIVE, NR_MODES };
 
 struct demo {
 	const char *dir;
@@ -70,9 +70,9 @@ static void usage(FILE *f)
 		"\n"
 		"The io.latency story in one command: a 4 KiB random reader (group main,\n"
 		"with a latency target) beside a 1 MiB O_DIRECT writer at queue depth 32\n"
-		"(group system/fbpkg), run three times: with no control, with a static rate\n"
-		"cap on the writer, and with io.latency. Prints the reader's p50/p90/p99 and\n"
-		"the writer's MiB/s side by side.\n"
+		"(group system/fbpkg), run four times: with no control, with a static rate\n"
+		"cap on the writer, with io.latency (the kernel's rules) and with the adaptive\n"
+		"mode. Prints the reader's p50/p90/p99 and the writer's MiB/s side by side.\n"
 		"\n"
 		"options:\n"
 		"  --dir D        where the two test files go (default: the working directory):\n"
@@ -102,7 +102,7 @@ static int bad_usage(const char *fmt, const char *arg)
 }
 
 static const char *const mode_names[NR_MODES] = {
-	"no control", "static cap", "io.latency",
+	"no control", "static cap", "io.latency", "adaptive",
 };
 
 /* The job file of one mode. */
@@ -119,7 +119,7 @@ static int job_text(const struct demo *d, enum demo_mode m, char *buf, size_t le
 		"runtime=%us\n"
 		"time_based=1\n"
 		"direct=1\n"
-		"control=%d\n"
+		"control=%s\n"
 		"%s%s%s"
 		"\n"
 		"[group:main]\n"
@@ -143,7 +143,8 @@ static int job_text(const struct demo *d, enum demo_mode m, char *buf, size_t le
 		"bs=1m\n"
 		"iodepth=32\n"
 		"%s",
-		mode_names[m], d->seconds, m == MODE_IOLAT,
+		mode_names[m], d->seconds,
+		m == MODE_IOLAT ? "article" : m == MODE_ADAPTIVE ? "adaptive" : "0",
 		d->sim && d->device ? "device=" : "", d->sim && d->device ? d->device : "",
 		d->sim && d->device ? "\n" : "",
 		d->target_s,
@@ -442,9 +443,9 @@ int iolat_cmd_demo(int argc, char **argv)
 		if (m == MODE_CAP)
 			snprintf(d.res[m].label, sizeof(d.res[m].label), "static cap (%.0f MiB/s)",
 				 (double)d.cap_bps / 1048576.0);
-		else if (m == MODE_IOLAT)
-			snprintf(d.res[m].label, sizeof(d.res[m].label), "io.latency (target %s)",
-				 d.target_s);
+		else if (m == MODE_IOLAT || m == MODE_ADAPTIVE)
+			snprintf(d.res[m].label, sizeof(d.res[m].label), "%s (target %s)",
+				 mode_names[m], d.target_s);
 		else
 			snprintf(d.res[m].label, sizeof(d.res[m].label), "%s", mode_names[m]);
 		ret = run_mode(&d, m);

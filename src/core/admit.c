@@ -341,6 +341,10 @@ void iolat_check_scale_change(struct iolat_group *g)
 		if (atomic_load_explicit(&g->nr_samples, memory_order_relaxed) <= thresh)
 			return;
 	}
+	if (ctl_adaptive(g->ctl)) {
+		iolat_adapt_child_step(g, mine, cur);
+		return;
+	}
 	if (!up && atomic_load(&g->max_depth) == 1) {
 		/* Already at the floor: escalate to induced delay. */
 		iolat_delay_use(g);

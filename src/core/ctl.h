@@ -53,6 +53,39 @@ struct iolat_win_stat {
 	uint64_t nr, sum_ns, missed;
 };
 
+/*
+ * A throttled child's adaptive state. pace_watch (1 while the group is at
+ * depth 1) and the pace fields are read by the pace gate on any thread; the
+ * rest is written under adapt_lock by whoever applies a cookie change.
+ */
+struct iolat_adapt_child {
+	alignas(IOLAT_CACHELINE) _Atomic uint32_t pace_watch;
+	_Atomic uint32_t rung;
+	_Atomic uint64_t pace_bps;     /* 0 while rung == 0 */
+	_Atomic uint64_t next_issue;   /* the pace gate's virtual time, ns */
+	_Atomic uint64_t cal_bytes;    /* bytes let through while pace_watch */
+	_Atomic uint64_t paced_ios, paced_ns;
+	struct iolat_spin lock;        /* adapt_lock: the fields below */
+	uint64_t cal_snap_bytes, cal_snap_ns; /* at the last step applied */
+	_Atomic uint64_t pace_base_bps;
+	uint32_t undo_cookie;          /* cookie before the last up step; 0: none */
+	uint32_t undo_depth, undo_rung;
+	_Atomic uint32_t last_step;
+	_Atomic uint64_t undos;
+};
+
+/* A parent's probe back-off (under its child_lock; read racily by stats). */
+struct iolat_adapt_parent {
+	_Atomic uint32_t ceiling;      /* cookie at which children last hurt; 0: none */
+	uint32_t probe_from;           /* cookie before the probe step */
+	_Atomic bool probing;          /* children read it: a probe grows by half a step */
+	uint64_t probe_at, last_down_at;
+	uint64_t hold_min_ns;          /* the asker's shortest hold (20 windows, >= 2 s) */
+	_Atomic uint64_t hold_ns;
+	_Atomic uint32_t last_decision;
+	_Atomic uint64_t probes, probe_fails, holds;
+};
+
 struct iolat_group {
 	/* Identity and tree: written under ctl->tree_lock at create/destroy. */
 	struct iolat_ctl *ctl;
@@ -104,6 +137,10 @@ struct iolat_group {
 	_Atomic uint64_t scale_lat;    /* lowest target that asked */
 	_Atomic uint64_t last_scale_event;
 	_Atomic uint64_t child_nr_samples;
+
+	/* Adaptive mode (adaptive.c, pace.c); untouched in the other modes. */
+	struct iolat_adapt_child ad;   /* as a throttled child */
+	struct iolat_adapt_parent ap;  /* as a parent: under child_lock */
 };
 
 struct iolat_ctl {
@@ -116,6 +153,7 @@ struct iolat_ctl {
 	uint32_t nr_slots;             /* power of two */
 	_Atomic int enable_cnt;        /* groups with a target */
 	_Atomic uint32_t tick_armed;   /* a submit since the last tick */
+	_Atomic uint32_t pace_watchers;/* adaptive: groups at depth 1 (pace.c's fast exit) */
 	struct iolat_spin tree_lock;   /* group create/destroy/set_target */
 	struct iolat_spin tick_lock;   /* one tick at a time */
 	uint64_t tick_seq;             /* ticks run; tick_lock */
@@ -157,6 +195,11 @@ static inline bool ctl_compat_timer(const struct iolat_ctl *ctl)
 	return ctl->flags & IOLAT_CTL_COMPAT_TIMER;
 }
 
+static inline bool ctl_adaptive(const struct iolat_ctl *ctl)
+{
+	return ctl->flags & IOLAT_CTL_ADAPTIVE;
+}
+
 /* Arena set-up (ctl.c), used by src/sync to place the arena. */
 size_t iolat_core_ctl_size(const struct iolat_ctl_config *cfg);
 int iolat_core_ctl_check(const struct iolat_ctl_config *cfg);
@@ -182,6 +225,21 @@ void iolat_delay_add(struct iolat_group *g, uint64_t now, uint64_t delta);
 void iolat_delay_scale(struct iolat_group *g, uint64_t now);
 
 /* check.c: iolat_ctl_check_invariants(), declared in iolatency_internal.h. */
+
+/* adaptive.c: the adaptive mode's rules (docs/controller-adaptive.md). */
+void iolat_adapt_init(struct iolat_group *g, uint64_t now);
+/* Child: apply one cookie change (@mine -> @cur); the spared checks are done. */
+void iolat_adapt_child_step(struct iolat_group *g, uint32_t mine, uint32_t cur);
+/* Parent, under child_lock: may a miss bypass the 500 ms gap (a failed probe)? */
+bool iolat_adapt_early_revert(struct iolat_group *p, uint64_t now);
+/* Parent, under child_lock: the cookie after a miss / a good period of the
+ * asker; false from _up: hold (no step, no scale event). */
+uint32_t iolat_adapt_down(struct iolat_group *p, uint32_t old, uint32_t kernel_new,
+			  uint64_t now, uint64_t win_ns);
+bool iolat_adapt_up(struct iolat_group *p, uint32_t old, uint32_t *new, uint64_t now);
+void iolat_adapt_parent_reset(struct iolat_group *p);
+/* pace.c: rate of rung @rung from the calibrated base. */
+uint64_t iolat_pace_rate(uint64_t base_bps, uint32_t rung);
 
 /* ctl.c: reset a parent's throttling state and let its children see it. */
 void iolat_child_lat_reset_locked(struct iolat_group *p);

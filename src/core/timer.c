@@ -61,7 +61,8 @@ static bool tick_parent(struct iolat_group *p, uint64_t now, bool compat)
 			iolat_cookie_step(atomic_load(&p->child_cookie),
 					  atomic_load(&ctl->qd), true),
 			memory_order_release);
-	} else if (now - last >= IOLAT_SCALE_GRP_EXPIRY_NS) {
+	} else if (now - last >= IOLAT_SCALE_GRP_EXPIRY_NS && !ctl_adaptive(ctl)) {
+		/* (Adaptive keeps an active asker: its holds are decisions too.) */
 		atomic_store_explicit(&p->scale_grp, IOLAT_NO_GROUP, memory_order_relaxed);
 	}
 out:

@@ -131,7 +131,7 @@ static const struct iolat_jobopt opts[] = {
 	{ .name = "rotational", .type = IOLAT_OPT_BOOL, .where = IOLAT_OPT_IN_GLOBAL,
 	  GLOBF(rotational), .help = "1: HDD mean rule, 0: SSD p90 rule (default: from the device)" },
 	{ .name = "control", .type = IOLAT_OPT_BOOL, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(control),
-	  .def = "1", .help = "0 runs the jobs without the controller (baseline)" },
+	  .def = "1", .help = "0: no controller (baseline); article|kernel|adaptive: its behaviour" },
 	{ .name = "kernel_compat", .type = IOLAT_OPT_BOOL, .where = IOLAT_OPT_IN_GLOBAL,
 	  GLOBF(kernel_compat), .def = "0",
 	  .help = "reproduce the kernel's timer and HDD-mean behaviour exactly" },
@@ -771,8 +771,15 @@ static int apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 		break;
 	case IOLAT_OPT_BOOL: {
 		bool b;
+		if (strcmp(o->name, "control") == 0 && iolat_mode_parse(v)) {
+			/* control=MODE: on, with that behaviour */
+			((struct iolat_jobfile_global *)base)->mode = iolat_mode_parse(v);
+			v = "1";
+		}
 		if (parse_bool(v, &b))
-			return perr(p, p->line, key, "0 or 1 (got '%s')", got);
+			return perr(p, p->line, key, "%s (got '%s')",
+				    strcmp(o->name, "control") ? "0 or 1" :
+				    "0, 1, article, kernel or adaptive", got);
 		store_uint(base, o, b);
 		return 0;
 	}

@@ -414,6 +414,15 @@ static void pump(struct sim_job *j, uint64_t now)
 				return;
 			}
 		}
+		if (j->g && !(j->job->ioflags & (IOLAT_IO_META | IOLAT_IO_SWAP))) {
+			/* The adaptive mode's pace gate: a retry event when it says. */
+			uint64_t pace = iolat_group_pace_due(j->g, j->job->bs, now);
+
+			if (pace) {
+				schedule_pump(j, now + pace);
+				return;
+			}
+		}
 		issue(j, now);
 	}
 }
@@ -621,13 +630,18 @@ static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t 
 	const struct iolat_jobfile *jf = s->jf;
 	struct iolat_sim_result *res = s->res;
 	bool control = o->control >= 0 ? o->control : jf->global.control;
-	bool compat = o->kernel_compat >= 0 ? o->kernel_compat : jf->global.kernel_compat;
+	int mode = iolat_mode_pick(jf, o->mode, o->kernel_compat, o->default_mode);
+	bool compat;
 	char label[128];
 	struct iolat_report_cfg rcfg = { .jf = jf };
 	int ret;
 
+	if (o->kernel_compat == 0 && !o->mode && mode == IOLAT_MODE_KERNEL)
+		mode = IOLAT_MODE_ARTICLE; /* an explicit kernel_compat = 0 */
+	compat = mode == IOLAT_MODE_KERNEL;
 	res->control = control;
 	res->kernel_compat = control && compat;
+	res->mode = control ? mode : IOLAT_MODE_UNSET;
 	res->seed = o->seed_set ? o->seed : jf->global.seed;
 	res->sample_ns = o->sample_ns ? o->sample_ns : iolat_job_default_sample_ns(jf, SIM_DEF_SAMPLE_NS);
 	s->t0 = IOLAT_SIM_T0_NS;
@@ -638,7 +652,7 @@ static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t 
 	if (ret)
 		return ret;
 	if (control) {
-		ret = setup_controller(s, compat ? IOLAT_CTL_KERNEL_COMPAT : 0, err, errlen);
+		ret = setup_controller(s, iolat_mode_flags(mode), err, errlen);
 		if (ret)
 			return ret;
 	}
@@ -652,9 +666,10 @@ static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t 
 		snprintf(label, sizeof(label), "sim %s, seed %llu: %s", res->device,
 			 (unsigned long long)res->seed,
 			 !control ? "no control" : compat ? "io.latency (kernel compat)" :
-							    "io.latency");
+			 mode == IOLAT_MODE_ADAPTIVE ? "io.latency (adaptive)" : "io.latency");
 	rcfg.label = label;
 	rcfg.no_control = !control;
+	rcfg.adaptive = mode == IOLAT_MODE_ADAPTIVE;
 	rcfg.sample_interval_ns = res->sample_ns;
 	rcfg.nr_requests = res->nr_requests;
 	ret = iolat_report_create(&rcfg, &s->rep);

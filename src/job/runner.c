@@ -361,6 +361,15 @@ static void issue_due(struct rjob *j, uint64_t now)
 		struct iolat_eng_req *req = &s->req;
 		int ret;
 
+		if (j->g && !(j->job->ioflags & (IOLAT_IO_META | IOLAT_IO_SWAP))) {
+			/* The adaptive mode's pace gate: wait, then ask again. */
+			uint64_t pace = iolat_group_pace_due(j->g, j->job->bs, now);
+
+			if (pace) {
+				j->delay_until = now + pace;
+				break;
+			}
+		}
 		if (iolat_workload_next(&j->wl, now, &wio))
 			break;
 		j->free_list = s->next;
@@ -1154,7 +1163,7 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 	char label[160];
 	bool control, compat;
 	uint64_t start;
-	int ret;
+	int ret, mode;
 
 	*out = NULL;
 	if (err && errlen)
@@ -1175,16 +1184,20 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 	r.check = check_wanted();
 	r.res->checked = r.check;
 	control = r.o.control >= 0 ? r.o.control : jf->global.control;
-	compat = r.o.kernel_compat >= 0 ? r.o.kernel_compat : jf->global.kernel_compat;
+	mode = iolat_mode_pick(jf, r.o.mode, r.o.kernel_compat, r.o.default_mode);
+	if (r.o.kernel_compat == 0 && !r.o.mode && mode == IOLAT_MODE_KERNEL)
+		mode = IOLAT_MODE_ARTICLE; /* an explicit kernel_compat = 0 */
+	compat = mode == IOLAT_MODE_KERNEL;
 	r.res->control = control;
 	r.res->kernel_compat = control && compat;
 	/* Every check before the first side effect (preflight.h). */
 	ret = iolat_preflight_check(jf, r.o.fault_options, &r.pf, err, errlen);
 	if (ret)
 		goto fail;
+	r.res->mode = control ? mode : IOLAT_MODE_UNSET;
 	device_facts(&r);
 	if (control) {
-		ret = setup_controller(&r, compat ? IOLAT_CTL_KERNEL_COMPAT : 0, err, errlen);
+		ret = setup_controller(&r, iolat_mode_flags(mode), err, errlen);
 		if (ret)
 			goto fail;
 	}
@@ -1196,10 +1209,11 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 	else
 		snprintf(label, sizeof(label), "%s%s%s: %s", r.res->disk[0] ? "device " : "",
 			 r.res->disk, r.res->disk[0] ? "" : "real I/O",
-			 !control ? "no control" : compat ? "io.latency (kernel compat)"
-							  : "io.latency");
+			 !control ? "no control" : compat ? "io.latency (kernel compat)" :
+			 mode == IOLAT_MODE_ADAPTIVE ? "io.latency (adaptive)" : "io.latency");
 	rcfg.label = label;
 	rcfg.no_control = !control;
+	rcfg.adaptive = mode == IOLAT_MODE_ADAPTIVE;
 	rcfg.sample_interval_ns = r.o.sample_ns ? r.o.sample_ns
 				  : iolat_job_default_sample_ns(jf, RUNNER_DEF_SAMPLE_NS);
 	rcfg.nr_requests = r.res->nr_requests;
