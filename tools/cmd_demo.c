@@ -282,7 +282,13 @@ static void print_table(const struct demo *d)
 	       "on %s (%s, nr_requests %u)%s%s\n\n", d->target_s, d->seconds, d->disk,
 	       d->rotational ? "rotational: mean rule" : "non-rotational: p90 rule",
 	       d->nr_requests, d->sim ? "" : ", files in ", d->sim ? "" : d->dir);
-	printf("%-26s %11s %11s %11s %13s %13s\n", "mode", "reader p50", "reader p90",
+	/* The mode column fits the longest label ("... (stopped)" included). */
+	int width = 26;
+
+	for (unsigned m = 0; m < NR_MODES; m++)
+		if (d->res[m].ran && (int)strlen(d->res[m].label) > width)
+			width = (int)strlen(d->res[m].label);
+	printf("%-*s %11s %11s %11s %13s %13s\n", width, "mode", "reader p50", "reader p90",
 	       "reader p99", "writer MiB/s", "writer depth");
 	for (unsigned m = 0; m < NR_MODES; m++) {
 		const char *label = d->res[m].label;
@@ -295,7 +301,7 @@ static void print_table(const struct demo *d)
 			snprintf(depth, sizeof(depth), "max");
 		else
 			snprintf(depth, sizeof(depth), "min %u", d->res[m].w_depth_min);
-		printf("%-26s %11s %11s %11s %13.1f %13s\n", label,
+		printf("%-*s %11s %11s %11s %13.1f %13s\n", width, label,
 		       iolat_format_latency(d->res[m].r_p50, a, sizeof(a)),
 		       iolat_format_latency(d->res[m].r_p90, b, sizeof(b)),
 		       iolat_format_latency(d->res[m].r_p99, c, sizeof(c)),
