@@ -54,6 +54,7 @@ static void usage(FILE *f)
 "  -r, --run-dir DIR   record of written limits and status file (default " DEFAULT_RUN_DIR ")\n"
 "  -f, --foreground    stay in the foreground (logs on stderr); the default under systemd\n"
 "  -n, --dry-run       decide and report, write no limit\n"
+"  -V, --version       whether this build can measure (BPF)\n"
 "  -h, --help          this text\n"
 "\n"
 "Signals: SIGHUP reloads the configuration (state kept); SIGTERM/SIGINT remove\n"
@@ -158,19 +159,24 @@ static int parse_args(int argc, char **argv, struct daemon *dm)
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' }, { "run-dir", required_argument, NULL, 'r' },
 		{ "foreground", no_argument, NULL, 'f' }, { "dry-run", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	dm->config_path = DEFAULT_CONFIG;
 	dm->run_dir = DEFAULT_RUN_DIR;
-	while ((c = getopt_long(argc, argv, "c:r:fnh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:r:fnhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': dm->config_path = optarg; break;
 		case 'r': dm->run_dir = optarg; break;
 		case 'f': dm->foreground = true; break;
 		case 'n': dm->dry_run = true; break;
 		case 'h': usage(stdout); exit(0);
+		case 'V':
+			printf("iolatd (libiolatency) BPF measurement: %s\n",
+			       bpf_source_available() ? "built" : "not built");
+			exit(0);
 		default: usage(stderr); return 2;
 		}
 	}
