@@ -63,7 +63,7 @@ static void adopt_foreign(struct act *a, const struct cgfs_root *root, bool dry_
 		return;
 	for (int k = 0; k < CG_NR_LIMITS; k++)
 		if (cur.v[k] != a->written.v[k])
-			a->admin.v[k] = cur.v[k];
+			a->admin.v[k] = a->written.v[k] = cur.v[k];
 }
 
 static int do_write(struct act *a, const struct cgfs_root *root, const struct cg_limits *l,
