@@ -110,11 +110,13 @@ limits_of() { # the values of the four throttle files for the disk in cgroup $1
 has_limit() { [ -n "$(limits_of "$1" | tr -d ' ')" ]; }
 limit_of() { awk -v d="$devno" '$1==d {print $2}' "$cg/$1/blkio.throttle.$2_device"; } # cgroup, kind
 
-start_iolatd() {
+start_iolatd() { # returns once this start logged that it runs
+	local before
+	before=$(grep -c 'controlling' "$dir/iolatd.log" 2>/dev/null)
 	"$IOLATD" --config "$dir/iolatd.conf" --run-dir "$run" --foreground >>"$dir/iolatd.log" 2>&1 &
 	dpid=$!
 	for _ in $(seq 50); do
-		grep -q 'controlling' "$dir/iolatd.log" && return 0
+		[ "$(grep -c 'controlling' "$dir/iolatd.log")" -gt "${before:-0}" ] && return 0
 		kill -0 "$dpid" 2>/dev/null || fail "iolatd exited at start"
 		sleep 0.1
 	done
