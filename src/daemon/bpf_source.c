@@ -20,7 +20,7 @@
 #include <linux/types.h>
 
 #include "bpf/iolatd_event.h"
-#include "iolatd.skel.h"
+#include <iolatd.skel.h> /* generated at build time by bpftool */
 
 struct bpf_source {
 	struct iolatd_bpf *skel;

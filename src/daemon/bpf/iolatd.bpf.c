@@ -12,7 +12,7 @@
  * The license string is GPL because BPF tracing helpers require it; the
  * source is also under MIT as the rest of the project.
  */
-#include "vmlinux.h"
+#include <vmlinux.h> /* generated at build time from the kernel BTF */
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
