@@ -6,7 +6,7 @@
 #   make bench      build the benchmarks
 #   make check-core-deps   src/core includes only C11 headers
 #   make check-layers      includes and calls follow the layers (scripts/check_layers.sh)
-#   make install [PREFIX=/usr/local] [DESTDIR=]   header, libraries, iolatency.pc, iolat
+#   make install [PREFIX=/usr/local] [DESTDIR=]   header, libraries, iolatency.pc, iolat, iolatd + unit
 # CC=clang works too. Every source module is found by wildcard: adding a file needs no edit here.
 
 CC      ?= cc
@@ -163,7 +163,10 @@ $(O)/iolatency.pc: Makefile
 	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: iolatency\nDescription: io.latency, the latency-target I/O controller, in user space\nVersion: %s\nLibs: -L$${libdir} -liolatency\nLibs.private: %s\nCflags: -I$${includedir}\n' \
 		'$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' '$(VERSION)' '$(LDLIBS)' > $@
 
-# make install [PREFIX=/usr/local] [DESTDIR=...]: header, libraries, pkg-config file, iolat.
+# make install [PREFIX=/usr/local] [DESTDIR=...]: header, libraries, pkg-config file, iolat,
+# iolatd and its systemd unit (SYSTEMDDIR), docs/iolatd.md.
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
+DOCDIR  ?= $(PREFIX)/share/doc/iolatency
 install: all $(O)/iolatency.pc
 	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR)
 	install -m 644 include/iolatency.h $(DESTDIR)$(INCDIR)/
@@ -172,6 +175,11 @@ install: all $(O)/iolatency.pc
 	ln -sf libiolatency.so.0 $(DESTDIR)$(LIBDIR)/libiolatency.so
 	install -m 644 $(O)/iolatency.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 755 $(IOLAT) $(DESTDIR)$(BINDIR)/
+	install -m 755 $(IOLATD) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(SYSTEMDDIR) $(DESTDIR)$(DOCDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g; s|@DOCDIR@|$(DOCDIR)|g' contrib/iolatd.service > $(DESTDIR)$(SYSTEMDDIR)/iolatd.service
+	chmod 644 $(DESTDIR)$(SYSTEMDDIR)/iolatd.service
+	install -m 644 docs/iolatd.md $(DESTDIR)$(DOCDIR)/
 
 clean:
 	rm -rf build build-asan build-tsan build-clang
