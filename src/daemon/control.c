@@ -107,6 +107,7 @@ static void node_added(void *ctx, int i)
 		}
 		iolat_group_set_target(nd->g, target_of(d, i));
 		act_init(&nd->act, dir, d->devs[k].dev);
+		nd->depth = IOLAT_DEPTH_MAX;
 	}
 }
 
