@@ -9,7 +9,7 @@
  * Same table as `iolat demo`. Needs root, fio, a cgroup hierarchy with the
  * block throttle, and for the third mode an iolatd built with BPF.
  * Cleans up (children, daemon, limits, cgroups, files) on every path,
- * SIGINT included.
+ * SIGINT and SIGTERM included.
  * Context: the CLI's main thread (plus a SIGINT handler that sets a flag).
  */
 #include <errno.h>
@@ -154,6 +154,7 @@ static pid_t spawn_in(const char *cg, char *const argv[], const char *out)
 		int fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_DFL);
 		if (cg) {
 			snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
 			snprintf(me, sizeof(me), "%d", (int)getpid());
@@ -563,7 +564,7 @@ static int parse(struct cg_demo *d, int argc, char **argv)
 int iolat_demo_cgroups(int argc, char **argv)
 {
 	struct cg_demo d = { .dir = ".", .seconds = 10, .target = "1ms" };
-	struct sigaction sa = { .sa_handler = cg_on_sigint }, old;
+	struct sigaction sa = { .sa_handler = cg_on_sigint }, old, old_term;
 	char why[512] = "";
 	int rc, ret;
 
@@ -575,6 +576,7 @@ int iolat_demo_cgroups(int argc, char **argv)
 	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
+	sigaction(SIGTERM, &sa, &old_term); /* the same clean-up */
 	cg_stop = 0;
 	ret = setup(&d, why, sizeof(why));
 	for (unsigned m = 0; !ret && m < CM_NR && !cg_stop; m++) {
@@ -595,6 +597,7 @@ int iolat_demo_cgroups(int argc, char **argv)
 	}
 	cleanup(&d);
 	sigaction(SIGINT, &old, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	if (cg_stop)
 		fprintf(stderr, "iolat demo: interrupted\n");
 	else if (*why)
