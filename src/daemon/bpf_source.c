@@ -117,7 +117,10 @@ int bpf_source_poll(struct bpf_source *s, int timeout_ms)
 	int ret;
 
 	s->delivered = 0;
+	/* The program wakes us only when the ring fills up: drain it after the wait. */
 	ret = ring_buffer__poll(s->rb, timeout_ms);
+	if (ret >= 0 || ret == -EINTR)
+		ret = ring_buffer__consume(s->rb);
 	if (ret < 0 && ret != -EINTR)
 		return ret;
 	return s->delivered;
