@@ -277,6 +277,73 @@ static void test_dry_run_writes_nothing(void **state)
 	iolatd_destroy(d);
 }
 
+/* Two disks, two controllers: misses on one clamp the writer on that one only. */
+static void test_two_disks_independent(void **state)
+{
+	struct iolatd *d;
+	struct iolatd_counters c;
+	dev_t devs[4];
+	const char *line;
+
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0,254:16\nnr_requests=64\nrotational=0\n"
+		 "cgroup_root=%s\n[group:app/reader]\ntarget=1ms\n", f.root);
+	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
+	t_fakecg_write(&f, "app/writer", WBPS, "");
+	d = start(false);
+	assert_int_equal(iolatd_devices(d, devs, 4), 2);
+	for (int t = 0; t < 200; t++) {
+		vnow += 10 * MS;
+		for (int i = 0; i < 5; i++)
+			iolatd_observe(d, ino("app/reader"), makedev(254, 16), 3 * MS, 4096, false, 0, vnow);
+		for (int i = 0; i < 10; i++) {
+			iolatd_observe(d, ino("app/writer"), makedev(254, 16), 4 * MS, 1 << 20, true, 0, vnow);
+			iolatd_observe(d, ino("app/writer"), makedev(254, 0), 4 * MS, 1 << 20, true, 0, vnow);
+		}
+		/* A disk we do not control is ignored. */
+		iolatd_observe(d, ino("app/writer"), makedev(8, 0), 4 * MS, 1 << 20, true, 0, vnow);
+		iolatd_period(d, vnow);
+	}
+	line = t_fakecg_read(&f, "app/writer", WIOPS);
+	assert_non_null(strstr(line, "254:16 "));
+	assert_null(strstr(line, "254:0 "));
+	iolatd_counters(d, &c);
+	assert_int_equal(c.limits_active, 1);
+	assert_int_equal(c.observed, 200 * 25);
+	assert_int_equal(iolatd_stop(d, vnow), 0);
+	iolatd_destroy(d);
+}
+
+/* The same on a cgroup v2 tree: io.max lines, "max" when released. */
+static void test_v2_io_max(void **state)
+{
+	struct iolatd *d;
+	const char *line;
+	uint64_t wbps = 0;
+
+	t_fakecg_free(&f);
+	t_fakecg_new(&f, 2);
+	snprintf(run, sizeof(run), "%s/run", f.root);
+	assert_int_equal(mkdir(run, 0755), 0);
+	t_fakecg_mkdir(&f, "app");
+	t_fakecg_mkdir(&f, "app/reader");
+	t_fakecg_mkdir(&f, "app/writer");
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\n"
+		 "cgroup_root=%s\n[group:app/reader]\ntarget=1ms\n", f.root);
+	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
+	d = start(false);
+	drive(d, 2000, 3 * MS);
+	line = t_fakecg_read(&f, "app/writer", "io.max");
+	assert_non_null(strstr(line, "254:0 rbps=max wbps="));
+	assert_int_equal(sscanf(strstr(line, "wbps=") + 5, "%" SCNu64, &wbps), 1);
+	assert_true(wbps > 0 && wbps < 64 * SLOT_BPS);
+	assert_non_null(strstr(line, " riops=max wiops="));
+	assert_string_equal(t_fakecg_read(&f, "app/reader", "io.max"), "");
+	assert_int_equal(iolatd_stop(d, vnow), 0);
+	assert_string_equal(t_fakecg_read(&f, "app/writer", "io.max"),
+			    "254:0 rbps=max wbps=max riops=max wiops=max");
+	iolatd_destroy(d);
+}
+
 static void test_refuses_bad_device_or_root(void **state)
 {
 	struct iolatd_opts o = { .run_dir = run, .clock = &vclock, .log = quiet_log };
@@ -305,6 +372,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_releases_and_keeps_state, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_removed_while_limited, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dry_run_writes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_disks_independent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v2_io_max, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_bad_device_or_root, setup, teardown),
 	};
 
