@@ -121,7 +121,10 @@ class Bench:
         self.base = os.path.join(self.root, "iolat-bench-%d" % os.getpid())
         self.main = os.path.join(self.base, "main")
         self.bg = os.path.join(self.base, "fbpkg")
-        for d in (self.base, self.main, self.bg):
+        os.mkdir(self.base)
+        if self.ver == 2:  # the children get io.max only with io enabled here
+            open(os.path.join(self.base, "cgroup.subtree_control"), "w").write("+io")
+        for d in (self.main, self.bg):
             os.mkdir(d)
         os.makedirs(self.a.dir, exist_ok=True)
         self.rfile = os.path.join(self.a.dir, "iolatd-bench.read")

@@ -314,6 +314,17 @@ static bool find_iolatd(struct cg_demo *d)
 	return system("command -v iolatd >/dev/null 2>&1") == 0;
 }
 
+/* cgroup v2: the demo's children get io.max only with io enabled in their parent. */
+static int enable_io(struct cg_demo *d)
+{
+	char path[IOLATD_PATH_MAX + 64];
+
+	if (d->root.version != 2)
+		return 0;
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", d->base);
+	return write_file(path, "+io");
+}
+
 static int setup(struct cg_demo *d, char *why, size_t len)
 {
 	char w[256];
@@ -346,8 +357,8 @@ static int setup(struct cg_demo *d, char *why, size_t len)
 		return -errno;
 	}
 	d->made_tmp = true;
-	if ((ret = make_cg(d->base, &d->made_base)) || (ret = make_cg(d->main_cg, &d->made_main)) ||
-	    (ret = make_cg(d->bg_cg, &d->made_bg))) {
+	if ((ret = make_cg(d->base, &d->made_base)) || (ret = enable_io(d)) ||
+	    (ret = make_cg(d->main_cg, &d->made_main)) || (ret = make_cg(d->bg_cg, &d->made_bg))) {
 		snprintf(why, len, "cannot create cgroups under %s: %s", d->root.path, strerror(-ret));
 		return ret;
 	}
