@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +39,30 @@ struct daemon {
 	uint64_t src_lost_at;
 };
 
+static bool detached; /* after daemon(): messages go to syslog */
+
+/* One message line, to stderr or, once detached, to syslog. */
+static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (detached) {
+		vsyslog(LOG_DAEMON | LOG_NOTICE, fmt, ap);
+	} else {
+		fputs("iolatd: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	}
+	va_end(ap);
+}
+
+/* The controller loop's log lines. */
+static void log_line(void *ctx, const char *line)
+{
+	say("%s", line);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -53,7 +79,7 @@ static void usage(FILE *f)
 "                        [group:web] target=5ms  (a cgroup path under the io/blkio root)\n"
 "  -r, --run-dir DIR   record of written limits and status file (default " DEFAULT_RUN_DIR ")\n"
 "  -f, --foreground    stay in the foreground, logging on stderr (as under systemd);\n"
-"                      without it iolatd detaches and logs nothing: see iolat status\n"
+"                      without it iolatd detaches and logs to syslog\n"
 "  -n, --dry-run       decide and report, write no limit\n"
 "  -V, --version       whether this build can measure (BPF)\n"
 "  -h, --help          this text\n"
@@ -98,16 +124,16 @@ static void reload(struct daemon *dm)
 
 	if (iolatd_config_load(dm->config_path, &cfg, err, sizeof(err)) ||
 	    iolatd_reload(dm->d, &cfg, err, sizeof(err))) {
-		fprintf(stderr, "iolatd: reload refused, the running configuration is kept: %s\n", err);
+		say("reload refused, the running configuration is kept: %s", err);
 		return;
 	}
-	fprintf(stderr, "iolatd: configuration reloaded from %s\n", dm->config_path);
+	say("configuration reloaded from %s", dm->config_path);
 }
 
 /* Losing the BPF program is not fatal: limits go, and it is reloaded every 5 s. */
 static void source_lost(struct daemon *dm, int err, uint64_t now)
 {
-	fprintf(stderr, "iolatd: measurement lost (%s): limits removed, retrying\n", strerror(-err));
+	say("measurement lost (%s): limits removed, retrying", strerror(-err));
 	bpf_source_close(dm->src);
 	dm->src = NULL;
 	dm->src_lost_at = now;
@@ -140,7 +166,7 @@ static int run(struct daemon *dm)
 			if (now - dm->src_lost_at >= RETRY_BPF_NS) {
 				dm->src_lost_at = now;
 				if (!open_source(dm, err, sizeof(err))) {
-					fprintf(stderr, "iolatd: measurement back\n");
+					say("measurement back");
 					iolatd_set_source_lost(dm->d, false);
 				}
 			}
@@ -215,6 +241,7 @@ int main(int argc, char **argv)
 	}
 	opts.run_dir = dm.run_dir;
 	opts.dry_run = dm.dry_run;
+	opts.log = log_line;
 	if ((ret = iolatd_create(&cfg, &opts, &dm.d, err, sizeof(err)))) {
 		fprintf(stderr, "iolatd: %s\n", err);
 		return ret == -EINVAL || ret == -ENODEV ? 2 : 1;
@@ -225,11 +252,15 @@ int main(int argc, char **argv)
 		iolatd_destroy(dm.d);
 		return 1;
 	}
-	if (!dm.foreground && daemon(0, 0)) {
-		fprintf(stderr, "iolatd: cannot detach: %s\n", strerror(errno));
-		return 1;
+	if (!dm.foreground) {
+		if (daemon(0, 0)) {
+			say("cannot detach: %s", strerror(errno));
+			return 1;
+		}
+		openlog("iolatd", LOG_PID, LOG_DAEMON);
+		detached = true;
 	}
-	fprintf(stderr, "iolatd: controlling %u device(s) on cgroup v%d at %s%s\n", cfg.nr_devices,
+	say("controlling %u device(s) on cgroup v%d at %s%s", cfg.nr_devices,
 		iolatd_cgroup_version(dm.d), iolatd_cgroup_root(dm.d), dm.dry_run ? " (dry run)" : "");
 	ret = run(&dm);
 	bpf_source_close(dm.src);

@@ -31,6 +31,14 @@ static uint32_t sysfs_u32(dev_t dev, const char *attr, uint32_t dflt)
 	return ok ? v : dflt;
 }
 
+static bool is_partition(dev_t dev)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", major(dev), minor(dev));
+	return access(path, F_OK) == 0;
+}
+
 static int resolve_devices(const struct iolatd_config *cfg, dev_t *devs, char *err, size_t len)
 {
 	for (unsigned k = 0; k < cfg->nr_devices; k++) {
@@ -38,6 +46,11 @@ static int resolve_devices(const struct iolatd_config *cfg, dev_t *devs, char *e
 			snprintf(err, len, "device '%s': no such block device (give a disk name or MAJ:MIN)",
 				 cfg->devices[k]);
 			return -ENODEV;
+		}
+		if (is_partition(devs[k])) {
+			snprintf(err, len, "device '%s': a partition; the block throttle takes whole disks: "
+				 "give the disk it is on", cfg->devices[k]);
+			return -EINVAL;
 		}
 		for (unsigned j = 0; j < k; j++)
 			if (devs[j] == devs[k]) {
