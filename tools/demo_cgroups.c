@@ -365,6 +365,28 @@ static int setup(struct cg_demo *d, char *why, size_t len)
 	return 0;
 }
 
+/* The reader's file, written once before the modes, with nothing else running. */
+static int lay_out(struct cg_demo *d, char *why, size_t len)
+{
+	char fn[1100];
+	char *argv[] = { "fio", "--name=layout", fn, "--size=256m", "--rw=write", "--bs=1m",
+			 "--direct=1", NULL };
+	pid_t pid;
+	int st;
+
+	snprintf(fn, sizeof(fn), "--filename=%s", d->rfile);
+	fprintf(stderr, "iolat demo: laying out %s (256 MiB)\n", d->rfile);
+	pid = spawn_in(NULL, argv, NULL);
+	st = wait_child(pid, 0);
+	if (cg_stop)
+		return -EINTR;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(why, len, "fio could not lay out %s", d->rfile);
+		return -EIO;
+	}
+	return 0;
+}
+
 /* ---- the modes ---- */
 
 static int start_daemon(struct cg_demo *d, char *why, size_t len)
@@ -463,7 +485,7 @@ static int run_mode(struct cg_demo *d, enum cg_mode m, uint64_t cap_bps, char *w
 	fio_writer(d, wjson, &wpid);
 	usleep(500000);
 	fio_reader(d, rjson, &rpid);
-	end = mono_ms() + (d->seconds + 6) * 1000ull;
+	end = mono_ms() + (d->seconds + 20) * 1000ull; /* ramp, start-up, a slow shared disk */
 	while (waitpid(rpid, NULL, WNOHANG) == 0 && !cg_stop && mono_ms() < end) {
 		if (m == CM_IOLATD)
 			sample_depth(d);
@@ -590,6 +612,8 @@ int iolat_demo_cgroups(int argc, char **argv)
 	sigaction(SIGTERM, &sa, &old_term); /* the same clean-up */
 	cg_stop = 0;
 	ret = setup(&d, why, sizeof(why));
+	if (!ret)
+		ret = lay_out(&d, why, sizeof(why));
 	for (unsigned m = 0; !ret && m < CM_NR && !cg_stop; m++) {
 		uint64_t cap = (uint64_t)(d.res[CM_NONE].w_mib_s * 1048576.0 / 4);
 
