@@ -381,7 +381,7 @@ static int lay_out(struct cg_demo *d, char *why, size_t len)
 	if (cg_stop)
 		return -EINTR;
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		snprintf(why, len, "fio could not lay out %s", d->rfile);
+		snprintf(why, len, "fio could not lay out the reader's file in %.200s", d->dir);
 		return -EIO;
 	}
 	return 0;
