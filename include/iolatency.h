@@ -413,6 +413,53 @@ int iolat_group_format_stat(const struct iolat_group *g, char *buf, size_t len);
  */
 int iolat_parse_duration(const char *s, uint64_t *ns);
 
+/*
+ * Completions observed elsewhere. A caller that does not issue the I/O itself
+ * (iolatd measures the kernel's block layer per cgroup) feeds each completed
+ * request to its group: the latency is recorded and windows close exactly as
+ * for iolat_done(), and the group looks at its parent's cookie as a submit
+ * would, so its allowed depth follows the same scale steps. No slot is taken
+ * or released and nothing ever waits: acting on the allowed depth (a rate
+ * limit, say) is the caller's business.
+ */
+
+/**
+ * iolat_observe_done_at() - record one request of @g completed at @now_ns
+ * after @lat_ns, moving @bytes. @io_flags: IOLAT_IO_* (SWAP, META and ROOT
+ * are bypass I/O: on a throttled level their latency is charged as delay, as
+ * for admitted bypass I/O). A latency of 0 is not recorded but still closes a
+ * window that is due.
+ * Return: 0, -EINVAL for no group.
+ * Context: any thread; lock-free except the one window close per window.
+ */
+int iolat_observe_done_at(struct iolat_group *g, uint64_t lat_ns, uint64_t bytes,
+			  unsigned io_flags, uint64_t now_ns);
+
+/** iolat_observe_done() - the same at the controller's clock's now. */
+int iolat_observe_done(struct iolat_group *g, uint64_t lat_ns, uint64_t bytes,
+		       unsigned io_flags);
+
+/* What a caller acting for the controller reads of a group. */
+struct iolat_observe_stat {
+	uint32_t depth;          /* allowed depth; IOLAT_DEPTH_MAX: unlimited */
+	int use_delay;           /* > 0: pushed below depth 1 that many steps */
+	bool throttled;          /* depth limited or use_delay > 0 */
+	uint32_t cookie;         /* the parent's cookie this group acted on */
+	uint64_t scale_downs, scale_ups;
+	uint64_t nr_observed;    /* requests fed by iolat_observe_done*() */
+	uint64_t bytes_observed;
+};
+
+/**
+ * iolat_group_observe_stat() - @g first looks at its parent's cookie, as
+ * a submit would (a group whose requests are only observed may be idle, and
+ * a tick's release must reach it all the same), then its depth and scale
+ * state are read.
+ * Return: 0, -EINVAL.
+ * Context: any thread.
+ */
+int iolat_group_observe_stat(struct iolat_group *g, struct iolat_observe_stat *st);
+
 /* Constants of the controller, for users and tests (docs/controller.md, Constants). */
 #define IOLAT_DEFAULT_COOKIE    1000000u
 #define IOLAT_MIN_WIN_NS        100000000ull    /* 100 ms */

@@ -24,6 +24,7 @@
 #include "cli_opts.h"
 #include "cli_stop.h"
 #include "commands.h"
+#include "demo_cgroups.h"
 #include "iolatency.h"
 #include "job/jobfile.h"
 #include "job/preflight.h"
@@ -88,6 +89,8 @@ static void usage(FILE *f)
 		"                 uncontrolled MiB/s), e.g. 100m\n"
 		"  -v             print the job files\n"
 		"  -q             no progress line\n"
+		"  --cgroups      the same story with unmodified fio in two cgroups, under\n"
+		"                 iolatd (root; see iolat demo --cgroups --help)\n"
 		"  -h, --help     this text\n"
 		"  --memleak      another demo: the article's leaking service in the simulator\n"
 		"                 (iolat demo --memleak --help)\n"
@@ -419,6 +422,8 @@ int iolat_cmd_demo(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--memleak"))
 			return iolat_demo_memleak(argc, argv);
+	if (iolat_demo_wants_cgroups(argc, argv))
+		return iolat_demo_cgroups(argc, argv); /* unmodified fio in cgroups, iolatd */
 	if (parse_args(&d, argc, argv, &rc))
 		return rc;
 	if (!d.target_s[0])

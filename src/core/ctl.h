@@ -129,6 +129,7 @@ struct iolat_group {
 	_Atomic uint64_t scale_downs, scale_ups;
 	_Atomic uint64_t tick_nr;      /* recorded samples when a tick last looked; tick_lock */
 	_Atomic uint64_t tick_seq;     /* which tick that was; tick_lock */
+	_Atomic uint64_t obs_nr, obs_bytes; /* completions observed elsewhere (observe.c) */
 
 	/* This group as a parent: its cookie and asking group (docs/controller.md, Words). */
 	alignas(IOLAT_CACHELINE) _Atomic uint32_t child_cookie; /* written under child_lock */
