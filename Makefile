@@ -6,7 +6,7 @@
 #   make bench      build the benchmarks
 #   make check-core-deps   src/core includes only C11 headers
 #   make check-layers      includes and calls follow the layers (scripts/check_layers.sh)
-#   make install [PREFIX=/usr/local] [DESTDIR=]   header, libraries, iolatency.pc, iolat
+#   make install [PREFIX=/usr/local] [DESTDIR=]   header, libraries, iolatency.pc, iolat, iolatd + unit
 # CC=clang works too. Every source module is found by wildcard: adding a file needs no edit here.
 
 CC      ?= cc
@@ -32,22 +32,39 @@ CONFIG_DEFS += -DCONFIG_HAVE_LIBURING
 LDLIBS += -luring
 endif
 
+# BPF (iolatd's measurement): clang, bpftool, libbpf and the running kernel's
+# BTF, all at build time (override: make HAVE_BPF=0). Without them iolatd is
+# still built and says it cannot measure.
+BPFTOOL   ?= $(shell command -v bpftool 2>/dev/null || ls /usr/sbin/bpftool 2>/dev/null)
+BPF_CLANG ?= clang
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+HAVE_BPF  ?= $(shell test -n "$(BPFTOOL)" && command -v $(BPF_CLANG) >/dev/null 2>&1 && test -e /usr/include/bpf/libbpf.h && test -r $(VMLINUX_BTF) && echo 1)
+BPF_ARCH  := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/s390x/s390/')
+ifeq ($(HAVE_BPF),1)
+CONFIG_DEFS += -DCONFIG_HAVE_BPF
+BPF_LIBS := -lbpf -lelf -lz
+endif
+
 UTIL_SRC   := $(wildcard src/util/*.c)
 CORE_SRC   := $(wildcard src/core/*.c)
 SYNC_SRC   := $(wildcard src/sync/*.c)
 ENGINE_SRC := $(wildcard src/engine/*.c)
 SIM_SRC    := $(wildcard src/sim/*.c)
 JOB_SRC    := $(wildcard src/job/*.c)
-TOOL_SRC   := $(wildcard tools/*.c)
+DAEMON_SRC := $(wildcard src/daemon/*.c)
+TOOL_SRC   := $(filter-out tools/iolatd.c,$(wildcard tools/*.c))
 
 LIB_OBJ  := $(patsubst %.c,$(O)/%.o,$(UTIL_SRC) $(CORE_SRC) $(SYNC_SRC) $(ENGINE_SRC))
 APP_OBJ  := $(patsubst %.c,$(O)/%.o,$(JOB_SRC) $(SIM_SRC))
 TOOL_OBJ := $(patsubst %.c,$(O)/%.o,$(TOOL_SRC))
+DAEMON_OBJ := $(patsubst %.c,$(O)/%.o,$(DAEMON_SRC))
 
 LIB_A  := $(O)/libiolatency.a
 LIB_SO := $(O)/libiolatency.so
 APP_A  := $(O)/libiolat_app.a
 IOLAT  := $(O)/iolat
+DAEMON_A := $(O)/libiolatd.a
+IOLATD := $(O)/iolatd
 
 TEST_SRC  := $(wildcard tests/*/test_*.c)
 TEST_BIN  := $(patsubst %.c,$(O)/%,$(TEST_SRC))
@@ -62,7 +79,7 @@ LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 BINDIR  ?= $(PREFIX)/bin
 VERSION := 0.1.0
-all: lib $(IOLAT)
+all: lib $(IOLAT) $(IOLATD)
 lib: $(LIB_A) $(LIB_SO)
 
 # Objects depend on the configuration they were built with: a changed compiler,
@@ -91,18 +108,42 @@ $(APP_A): $(APP_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(IOLAT): $(TOOL_OBJ) $(APP_A) $(LIB_A)
-	$(CC) $(SANFLAGS) -o $@ $(TOOL_OBJ) $(APP_A) $(LIB_A) $(LDLIBS)
+$(IOLAT): $(TOOL_OBJ) $(APP_A) $(DAEMON_A) $(LIB_A)
+	$(CC) $(SANFLAGS) -o $@ $(TOOL_OBJ) $(APP_A) $(DAEMON_A) $(LIB_A) $(LDLIBS)
 
-$(O)/tests/%: tests/%.c $(TEST_HELP) $(APP_A) $(LIB_A)
+# iolatd: the daemon's library (src/daemon) over the controller's.
+$(DAEMON_A): $(DAEMON_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(IOLATD): $(O)/tools/iolatd.o $(DAEMON_A) $(LIB_A)
+	$(CC) $(SANFLAGS) -o $@ $< $(DAEMON_A) $(LIB_A) $(BPF_LIBS) $(LDLIBS)
+
+# The BPF program: vmlinux.h from the running kernel's BTF, the object, its skeleton.
+$(O)/bpf/vmlinux.h:
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(TEST_HELP) $(APP_A) $(LIB_A) -lcmocka $(LDLIBS)
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+$(O)/bpf/iolatd.bpf.o: src/daemon/bpf/iolatd.bpf.c src/daemon/bpf/iolatd_event.h $(O)/bpf/vmlinux.h
+	$(BPF_CLANG) -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(O)/bpf -Isrc/daemon/bpf -c $< -o $@
+
+$(O)/bpf/iolatd.skel.h: $(O)/bpf/iolatd.bpf.o
+	$(BPFTOOL) gen skeleton $< name iolatd_bpf > $@.tmp && mv $@.tmp $@
+
+ifeq ($(HAVE_BPF),1)
+$(O)/src/daemon/bpf_source.o: $(O)/bpf/iolatd.skel.h
+$(O)/src/daemon/bpf_source.o: ALL_CFLAGS += -I$(O)/bpf -Isrc/daemon
+endif
+
+$(O)/tests/%: tests/%.c $(TEST_HELP) $(APP_A) $(DAEMON_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(TEST_HELP) $(APP_A) $(DAEMON_A) $(LIB_A) -lcmocka $(LDLIBS)
 
 $(O)/bench/%: bench/%.c $(APP_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(APP_A) $(LIB_A) $(LDLIBS)
 
-tests: $(TEST_BIN) $(IOLAT) $(LIB_SO)
+tests: $(TEST_BIN) $(IOLAT) $(IOLATD) $(LIB_SO)
 test: tests check-core-deps check-layers
 	O=$(O) SAN=$(SAN) tests/runtests.sh $(TEST_BIN)
 
@@ -114,7 +155,7 @@ check-core-deps:
 	echo "check-core-deps: src/core includes only C11 headers"
 
 # The floor plan of docs/design.md: includes and calls point down the layers.
-check-layers: $(LIB_OBJ) $(APP_OBJ) $(TOOL_OBJ)
+check-layers: $(LIB_OBJ) $(APP_OBJ) $(TOOL_OBJ) $(DAEMON_OBJ) $(O)/tools/iolatd.o
 	@scripts/check_layers.sh -o $(O)
 
 $(O)/iolatency.pc: Makefile
@@ -122,7 +163,10 @@ $(O)/iolatency.pc: Makefile
 	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: iolatency\nDescription: io.latency, the latency-target I/O controller, in user space\nVersion: %s\nLibs: -L$${libdir} -liolatency\nLibs.private: %s\nCflags: -I$${includedir}\n' \
 		'$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' '$(VERSION)' '$(LDLIBS)' > $@
 
-# make install [PREFIX=/usr/local] [DESTDIR=...]: header, libraries, pkg-config file, iolat.
+# make install [PREFIX=/usr/local] [DESTDIR=...]: header, libraries, pkg-config file, iolat,
+# iolatd and its systemd unit (SYSTEMDDIR), docs/iolatd.md.
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
+DOCDIR  ?= $(PREFIX)/share/doc/iolatency
 install: all $(O)/iolatency.pc
 	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR)
 	install -m 644 include/iolatency.h $(DESTDIR)$(INCDIR)/
@@ -131,6 +175,11 @@ install: all $(O)/iolatency.pc
 	ln -sf libiolatency.so.0 $(DESTDIR)$(LIBDIR)/libiolatency.so
 	install -m 644 $(O)/iolatency.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 755 $(IOLAT) $(DESTDIR)$(BINDIR)/
+	install -m 755 $(IOLATD) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(SYSTEMDDIR) $(DESTDIR)$(DOCDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g; s|@DOCDIR@|$(DOCDIR)|g' contrib/iolatd.service > $(DESTDIR)$(SYSTEMDDIR)/iolatd.service
+	chmod 644 $(DESTDIR)$(SYSTEMDDIR)/iolatd.service
+	install -m 644 docs/iolatd.md $(DESTDIR)$(DOCDIR)/
 
 clean:
 	rm -rf build build-asan build-tsan build-clang

@@ -21,9 +21,10 @@ import benchlib as B  # noqa: E402
 
 UNITS = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 DUR = r"([\d.]+)(ns|us|ms|s)"
-ROW = re.compile(r"^(no control|static cap.*?|io\.latency.*?)\s+" + DUR + r"\s+" + DUR +
+ROW = re.compile(r"^(no control|static cap.*?|io\.latency.*?|adaptive.*?)\s+" + DUR + r"\s+" + DUR +
                  r"\s+" + DUR + r"\s+([\d.]+)\s+(\S.*)$")
-MODES = [("none", "no control"), ("cap", "static cap"), ("iolat", "io.latency")]
+MODES = [("none", "no control"), ("cap", "static cap"), ("iolat", "io.latency"),
+         ("adaptive", "adaptive")]
 
 
 def us(v, unit):
@@ -67,11 +68,11 @@ def main():
     per = []
     header = []
     for i in range(runs):
-        B.log("disk: demo run %d/%d (3 modes x %d s)" % (i + 1, runs, seconds))
+        B.log("disk: demo run %d/%d (%d modes x %d s)" % (i + 1, runs, len(MODES), seconds))
         r = B.check(B.run_measured(argv), "iolat demo")
         B.write_text(os.path.join(raw, "demo-%d.txt" % i), r["out"] + r["err"])
         rows, header = parse(r["out"])
-        if set(rows) != {"none", "cap", "iolat"}:
+        if set(rows) != {k for k, _ in MODES}:
             raise SystemExit("bench: could not parse the demo's table:\n" + r["out"])
         per.append(rows)
     out = {"runs": runs, "seconds": seconds, "cmd": B.shell_join(argv), "header": header,

@@ -112,6 +112,15 @@ static uint64_t virt_clock(void *ctx)
 
 static const struct iolat_clock virt = { .now_ns = virt_clock };
 
+/* IOLAT_BENCH_ADAPTIVE=1: controllers in the adaptive mode, and the virtual
+ * loop asks the pace gate before each admission. */
+static bool adaptive_mode(void)
+{
+	const char *v = getenv("IOLAT_BENCH_ADAPTIVE");
+
+	return v && *v == '1';
+}
+
 /* ---- the timed loops (noinline: separate functions in a profile) ---- */
 
 __attribute__((noinline)) static void loop_virt(struct iolat_group *g, uint64_t n, uint64_t *t)
@@ -122,6 +131,24 @@ __attribute__((noinline)) static void loop_virt(struct iolat_group *g, uint64_t 
 	for (uint64_t i = 0; i < n; i++) {
 		if (iolat_throttle_async_at(g, 0, &io, NULL, now) != 0)
 			abort(); /* never waits: no depth is ever clamped here */
+		now += VIRT_LAT_NS;
+		iolat_done_at(&io, now);
+	}
+	*t = now;
+}
+
+/* The adaptive mode's per-I/O path: the pace gate, then the pair (the
+ * group is never throttled here: the gate's unpaced cost). */
+__attribute__((noinline)) static void loop_virt_gate(struct iolat_group *g, uint64_t n, uint64_t *t)
+{
+	struct iolat_io io;
+	uint64_t now = *t;
+
+	for (uint64_t i = 0; i < n; i++) {
+		if (iolat_group_pace_due(g, 4096, now) != 0)
+			abort();
+		if (iolat_throttle_async_at(g, 0, &io, NULL, now) != 0)
+			abort();
 		now += VIRT_LAT_NS;
 		iolat_done_at(&io, now);
 	}
@@ -206,7 +233,7 @@ static void *worker_main(void *arg)
 		if (w->c->kind == K_MUTEX)
 			loop_mutex(w->lim, w->iters);
 		else if (w->c->clk == C_VIRT)
-			loop_virt(w->g, w->iters, &w->vt);
+			(adaptive_mode() ? loop_virt_gate : loop_virt)(w->g, w->iters, &w->vt);
 		else
 			loop_real(w->g, w->iters);
 		w->ns = mono_ns() - t0;
@@ -238,7 +265,8 @@ static void check(int ret, const char *what)
 /* Groups for each thread: g[0], g[1]. */
 static struct iolat_ctl *setup_ctl(struct bcase *c, struct iolat_group *g[MAX_THREADS])
 {
-	struct iolat_ctl_config cfg = { .clock = c->clk == C_VIRT ? &virt : NULL };
+	struct iolat_ctl_config cfg = { .clock = c->clk == C_VIRT ? &virt : NULL,
+					.flags = adaptive_mode() ? IOLAT_CTL_ADAPTIVE : 0 };
 	struct iolat_group *a, *b, *x, *y;
 	struct iolat_ctl *ctl;
 	uint64_t target = c->kind == K_DISABLED ? 0 : TARGET_NS;

@@ -10,6 +10,8 @@
 #   env: BENCH=path/to/bench_fastpath (default build/bench/bench_fastpath)
 #        N1, N2 (default 100000, 300000); CLOCK=virt|real (default virt)
 #        ANNOTATE=1: also print the functions of the N2 run (callgrind_annotate)
+#        IOLAT_BENCH_ADAPTIVE=1: the adaptive mode, the pace gate asked before each
+#        admission (cases are then named NAME+gate)
 # Output: one line per case, "case=NAME clock=virt instructions_per_pair=N
 # library=N bench_loop=N": all instructions per pair, those in the library (and
 # for mutex, the limiter and pthread), and the benchmark loop's own.
@@ -57,7 +59,9 @@ count_ir() {
 for c in "${cases[@]}"; do
 	read -r a la < <(count_ir "$c" "$N1")
 	read -r b lb < <(count_ir "$c" "$N2")
-	awk -v c="$c" -v k="$CLOCK" -v a="$a" -v b="$b" -v la="$la" -v lb="$lb" \
+	name=$c
+	[ "${IOLAT_BENCH_ADAPTIVE:-0}" = 1 ] && name="$c+gate"
+	awk -v c="$name" -v k="$CLOCK" -v a="$a" -v b="$b" -v la="$la" -v lb="$lb" \
 	    -v n1="$N1" -v n2="$N2" 'BEGIN {
 		per = (b - a) / (n2 - n1); loop = (lb - la) / (n2 - n1)
 		printf "case=%s clock=%s instructions_per_pair=%.1f library=%.1f bench_loop=%.1f " \

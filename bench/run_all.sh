@@ -5,7 +5,7 @@
 # raw outputs in bench/results/ and regenerates BENCHMARKS.md with
 # bench/gen_benchmarks.py.
 #
-#   bench/run_all.sh            the full suite (~12-15 min on 2 cores), writes BENCHMARKS.md
+#   bench/run_all.sh            the full suite (~14-17 min on 2 cores), writes BENCHMARKS.md
 #   bench/run_all.sh --quick    a smoke run (~1.5-2 min): short runs, fewer repeats;
 #                               results and markdown go to bench/results/quick/
 #                               (BENCHMARKS.md is left alone)
@@ -23,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 QUICK=0
-SECTIONS=1,2,3,4,5,6
+SECTIONS=1,2,3,4,5,6,7
 DIR=/var/tmp/iolat-bench
 BUILD=1
 GEN_ONLY=0
@@ -85,7 +85,7 @@ if [ "$GEN_ONLY" = 0 ]; then
 	: >"$TIMES.new"
 	# Keep the other sections' records when running a subset.
 	if [ -f "$CMDS" ]; then
-		for s in 0 1 2 3 4 5 6; do
+		for s in 0 1 2 3 4 5 6 7; do
 			want "$s" && continue
 			[ "$s" = 0 ] && [ "$BUILD" = 1 ] && continue
 			grep -P "^$s\t" "$CMDS" >>"$CMDS.new" || true
@@ -117,7 +117,7 @@ if [ "$GEN_ONLY" = 0 ]; then
 		section 1 bench_fastpath sh -c "$O/bench/bench_fastpath $Q >$RES/fastpath.txt"
 		if command -v valgrind >/dev/null; then
 			if [ "$QUICK" = 1 ]; then NI="N1=20000 N2=60000"; else NI="N1=100000 N2=300000"; fi
-			section 1 callgrind sh -c "env BENCH=$O/bench/bench_fastpath $NI bash bench/fastpath_instructions.sh group1 tree3 disabled >$RES/fastpath_instructions.txt"
+			section 1 callgrind sh -c "env BENCH=$O/bench/bench_fastpath $NI bash bench/fastpath_instructions.sh group1 tree3 disabled >$RES/fastpath_instructions.txt && env IOLAT_BENCH_ADAPTIVE=1 BENCH=$O/bench/bench_fastpath $NI bash bench/fastpath_instructions.sh group1 >>$RES/fastpath_instructions.txt"
 		else
 			echo "valgrind not installed" >"$RES/fastpath_instructions.txt"
 		fi
@@ -137,6 +137,10 @@ if [ "$GEN_ONLY" = 0 ]; then
 	fi
 	if want 6; then
 		section 6 memleak $PY bench/bench_memleak.py $Q --bench "$O/bench/bench_memleak" --iolat "$IOLAT" --out "$RES"
+	fi
+	if want 7; then
+		# root, fio, a cgroup hierarchy with the block throttle, iolatd with BPF; else it says why
+		section 7 iolatd $PY bench/bench_iolatd.py $Q --iolatd "$O/iolatd" --dir "$DIR" --out "$RES"
 	fi
 	rm -f "$DIR/engine.dat"
 	rmdir "$DIR" 2>/dev/null || true

@@ -39,7 +39,7 @@ for t in "${targets[@]}"; do
 		if [ -f src/job/jobfile.c ] && [ -f fuzz/fuzz_jobfile.c ]; then
 			# The parser asks the engine registry which ioengine= names exist,
 			# and suggest.c for its "did you mean".
-			build fuzz_jobfile fuzz/fuzz_jobfile.c src/job/jobfile*.c src/job/engines.c src/job/suggest.c \
+			build fuzz_jobfile fuzz/fuzz_jobfile.c src/job/jobfile*.c src/job/engines.c src/job/mode.c src/job/suggest.c \
 				src/engine/*.c src/util/*.c
 		else
 			echo "fuzz/build.sh: skipping fuzz_jobfile (src/job/jobfile.c not there yet)"

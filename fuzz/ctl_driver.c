@@ -8,7 +8,10 @@
  *
  * Input: 4 header bytes (qd, flags, max groups, start time), then ops, each
  * an opcode byte (enum ctl_driver_op, modulo CD_NR_OPS) and its argument
- * bytes; missing argument bytes read as 0. At the end every admitted I/O is
+ * bytes; missing argument bytes read as 0. The flags byte: bit 0 rotational,
+ * 1 COMPAT_B1, 2 COMPAT_TIMER, 3-4 stat slots, 5-6 delay cap, 7 ADAPTIVE
+ * (then without COMPAT_TIMER; submits also ask the pace gate, size from the
+ * submit byte's bits 6-7). At the end every admitted I/O is
  * completed, which must grant every queued one, and every group is destroyed.
  *
  * The model: an I/O that is admitted while some group has a target holds a
@@ -488,6 +491,10 @@ static void do_submit(struct cd *d, int m, uint8_t fb)
 	c->used = true;
 	c->tracked = model_enabled(d) && m != CD_ROOT;
 	c->w.granted = cd_granted;
+	/* The adaptive mode's pace gate, as the runner asks it (its answer is
+	 * not obeyed here: the ops decide the timing). */
+	if (!bypass)
+		(void)iolat_group_pace_due(g, 4096u << (fb >> 6), d->now);
 	if (at)
 		ret = iolat_throttle_async_at(g, flags, &c->io, no_waiter ? NULL : &c->w, d->now);
 	else
@@ -817,6 +824,8 @@ int ctl_driver_run(const uint8_t *data, size_t size, unsigned flags,
 	cfg.nr_requests = h0;                   /* 0: the default, 64 */
 	cfg.rotational = h1 & 1;
 	cfg.flags = (h1 & 2 ? IOLAT_CTL_COMPAT_B1 : 0) | (h1 & 4 ? IOLAT_CTL_COMPAT_TIMER : 0);
+	if (h1 & 0x80)  /* the adaptive mode (which has no kernel timer) */
+		cfg.flags = (cfg.flags & ~IOLAT_CTL_COMPAT_TIMER) | IOLAT_CTL_ADAPTIVE;
 	cfg.nr_stat_slots = 1u << ((h1 >> 3) & 3);
 	cfg.max_groups = d->max_groups;
 	cfg.delay_cap_ns = caps[(h1 >> 5) & 3];

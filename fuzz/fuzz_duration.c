@@ -10,8 +10,9 @@
  * The reference states the accepted language (docs/reliability.md):
  * optional leading blanks (space, tab); then "max" exactly (0), or digits
  * with an optional '.' fraction (at least one digit in all; fraction digits
- * after the 9th are ignored), then an optional unit ns|us|usec|µs|ms|msec|
- * s|sec|m|min|h (none: microseconds) and optional trailing blanks; the value
+ * after the 9th are ignored), then an optional unit ns|nsec|us|usec|µs|ms|
+ * msec|s|sec|m|min|h|d in any ASCII case (none: microseconds) and optional
+ * trailing blanks; the value
  * truncated to whole ns must fit in 64 bits.
  */
 #include <errno.h>
@@ -31,11 +32,27 @@ static const struct {
 	const char *name;
 	uint64_t ns;
 } ref_units[] = {
-	{ "ns", 1 }, { "us", 1000 }, { "usec", 1000 }, { "\xc2\xb5s", 1000 },
+	{ "ns", 1 }, { "nsec", 1 }, { "us", 1000 }, { "usec", 1000 }, { "\xc2\xb5s", 1000 },
 	{ "ms", 1000000 }, { "msec", 1000000 }, { "s", 1000000000ull },
 	{ "sec", 1000000000ull }, { "m", 60000000000ull }, { "min", 60000000000ull },
-	{ "h", 3600000000000ull },
+	{ "h", 3600000000000ull }, { "d", 86400000000000ull },
 };
+
+/* Does @name (lower case) equal the @n bytes at @p in any ASCII case? */
+static int ref_unit_is(const char *name, const char *p, size_t n)
+{
+	if (strlen(name) != n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c + ('a' - 'A'));
+		if (c != name[i])
+			return 0;
+	}
+	return 1;
+}
 
 /* Returns 0 and *ns, or -EINVAL. */
 static int ref_parse(const char *s, uint64_t *ns)
@@ -76,7 +93,7 @@ static int ref_parse(const char *s, uint64_t *ns)
 		size_t n = (size_t)(end - p), i;
 
 		for (i = 0; i < sizeof(ref_units) / sizeof(ref_units[0]); i++)
-			if (strlen(ref_units[i].name) == n && !memcmp(p, ref_units[i].name, n))
+			if (ref_unit_is(ref_units[i].name, p, n))
 				break;
 		if (i == sizeof(ref_units) / sizeof(ref_units[0]))
 			return -EINVAL;

@@ -10,6 +10,12 @@
  * but are charged to a throttled group as delay, served at a safe point by
  * iolat_maybe_throttle(). The rules: docs/controller.md; the design: docs/design.md.
  *
+ * Recommended: IOLAT_CTL_ADAPTIVE (docs/controller-adaptive.md), which keeps
+ * these signals and adds pacing below depth 1 and probe back-off instead of
+ * the kernel's saw-tooth; call iolat_group_pace_due() (or use
+ * iolat_throttle_bytes()) before each admission so that pacing can act. The
+ * default (no flag) stays the kernel's rules with the article's release.
+ *
  * Conventions: every function returns 0 or a negative errno unless noted.
  * Times are uint64_t nanoseconds. Handles are opaque. Each function says in
  * its "Context:" line which threads may call it and what it may take.
@@ -51,10 +57,24 @@ struct iolat_clock {
  *                         unclamp everybody under a parent at the first tick
  *                         at which the asking group completed no I/O.
  * IOLAT_CTL_KERNEL_COMPAT: both of the above.
+ * IOLAT_CTL_ADAPTIVE:     the adaptive mode (docs/controller-adaptive.md),
+ *                         recommended: the same signals (windows, p90/mean
+ *                         rule, siblings only, the cookie, release by the
+ *                         timer) plus (1) a ladder of pace rungs below depth
+ *                         1 (a byte rate, see iolat_group_pace_due()), (2)
+ *                         probe back-off: a parent remembers the cookie at
+ *                         which its children hurt and climbs back into it
+ *                         only after a hold that doubles per failed probe; a
+ *                         failed probe is undone at once. Not with
+ *                         IOLAT_CTL_COMPAT_TIMER (-EINVAL). Without any of
+ *                         these flags the controller runs the "article"
+ *                         mode: the kernel's rules, the fixed HDD mean and
+ *                         the article's release (the library's default).
  */
 #define IOLAT_CTL_COMPAT_B1     (1u << 0)
 #define IOLAT_CTL_COMPAT_TIMER  (1u << 1)
 #define IOLAT_CTL_KERNEL_COMPAT (IOLAT_CTL_COMPAT_B1 | IOLAT_CTL_COMPAT_TIMER)
+#define IOLAT_CTL_ADAPTIVE      (1u << 2)
 
 /* Depth value meaning "unlimited" (printed as "max"). */
 #define IOLAT_DEPTH_MAX UINT32_MAX
@@ -271,6 +291,31 @@ uint64_t iolat_group_delay_due(struct iolat_group *g);
 void iolat_group_note_slept(struct iolat_group *g, uint64_t ns);
 
 /**
+ * iolat_group_pace_due() - the pace gate of IOLAT_CTL_ADAPTIVE: may an I/O of
+ * @bytes of @g be admitted at @now_ns? Call it before iolat_throttle_async*()
+ * for every non-bypass I/O (the runner, the simulator and iolat_throttle_bytes()
+ * do). Return: 0 when it may go now (its bytes are charged to every paced
+ * level from @g up: the next I/O may go bytes/rate later; one I/O of any size
+ * always fits, so the debt is at most one I/O); otherwise the ns to wait
+ * before asking again (nothing charged). An event loop sleeps that long or
+ * schedules a retry event; virtual time works the same way. Returns 0 at
+ * once, after one load per level, while no level is paced (every mode but
+ * adaptive; adaptive groups not at depth 1).
+ * Context: any thread; lock-free.
+ */
+uint64_t iolat_group_pace_due(struct iolat_group *g, uint64_t bytes, uint64_t now_ns);
+
+/**
+ * iolat_throttle_bytes() - iolat_throttle() for an I/O of @bytes: first
+ * sleeps until iolat_group_pace_due() lets it go (bypass I/O never waits),
+ * then blocks for its slots.
+ * Return: as iolat_throttle().
+ * Context: a thread that may sleep and holds no lock a completion needs.
+ */
+int iolat_throttle_bytes(struct iolat_group *g, unsigned io_flags, uint64_t bytes,
+			 struct iolat_io *io);
+
+/**
  * iolat_group_congested() - this group or an ancestor has use_delay != 0:
  * it was pushed below depth 1 and its bypassed work is charged as delay.
  * The signal for the application's memory manager to throttle allocations.
@@ -302,7 +347,43 @@ struct iolat_group_stat {          /* a snapshot */
 	uint64_t cur_stat_samples;       /* samples carried in cur_stat */
 	uint64_t cur_stat_mean_ns;       /* carried mean (0 under IOLAT_CTL_COMPAT_B1) */
 	uint32_t cookie;                 /* the parent's cookie this group last acted on */
+	/* IOLAT_CTL_ADAPTIVE only (0 otherwise). This group as a throttled child: */
+	uint32_t rung;                   /* pace rung below depth 1; 0: not paced */
+	uint32_t last_step;              /* enum iolat_step: the last step applied */
+	uint64_t pace_bps;               /* pace rate at this rung, bytes/s; 0: none */
+	uint64_t pace_base_bps;          /* rate measured at depth 1 when rung 1 began */
+	uint64_t paced_ios;              /* I/Os told to wait by the pace gate */
+	uint64_t paced_ns;               /* waits the pace gate handed out, summed */
+	uint64_t undos;                  /* failed probes undone (depth/rung restored) */
+	/* ... and as a parent: probe back-off over its children's cookie. */
+	uint32_t probe_ceiling;          /* cookie at which children last hurt; 0: none */
+	uint32_t last_decision;          /* enum iolat_step: the last cookie decision */
+	uint64_t probe_hold_ns;          /* wait after a miss before probing the ceiling */
+	uint64_t probes, probe_fails, holds; /* probes made, failed; up steps held */
 };
+
+/* Why a group's depth/rung or a parent's cookie last moved (adaptive stats). */
+enum iolat_step {
+	IOLAT_STEP_NONE = 0,
+	IOLAT_STEP_HALVE,       /* child: a miss halved the depth (the kernel's step) */
+	IOLAT_STEP_GROW,        /* child: depth grown by qd/16 */
+	IOLAT_STEP_RUNG_DOWN,   /* child: at depth 1, one pace rung lower */
+	IOLAT_STEP_RUNG_UP,     /* child: one pace rung higher */
+	IOLAT_STEP_DELAY_UP,    /* child: an up step paid off one unit of use_delay */
+	IOLAT_STEP_UNDO,        /* child: a failed probe reverted: depth/rung restored */
+	IOLAT_STEP_RELEASE,     /* child: parent back at the default: unlimited, unpaced */
+	IOLAT_STEP_MISS,        /* parent: cookie down (the kernel's step), ceiling noted */
+	IOLAT_STEP_UP,          /* parent: cookie up, below the ceiling */
+	IOLAT_STEP_HOLD,        /* parent: up step held below the ceiling (back-off) */
+	IOLAT_STEP_PROBE,       /* parent: cookie up into the ceiling after the hold */
+	IOLAT_STEP_PROBE_FAIL,  /* parent: a miss right after a probe: reverted, hold x2 */
+	IOLAT_STEP_PROBE_OK,    /* parent: the probe held: ceiling cleared, hold / 2 */
+	IOLAT_STEP_RESET,       /* parent: throttling forgotten (tick release, target) */
+	IOLAT_STEP_COUNT
+};
+
+/** iolat_step_name() - "halve", "rung_down", ...; "?" if unknown. Context: any. */
+const char *iolat_step_name(unsigned step);
 
 /** iolat_group_stat() - snapshot @g's counters. Context: any thread. */
 int iolat_group_stat(const struct iolat_group *g, struct iolat_group_stat *st);
@@ -315,7 +396,9 @@ struct iolat_group *iolat_group_scale_grp(const struct iolat_group *g);
 
 /**
  * iolat_group_format_stat() - the io.stat-style line:
- * "depth=<n|max> avg_lat=<us> win=<ms> missed=<n> total=<n> use_delay=<n> delay=<ns>".
+ * "depth=<n|max> avg_lat=<us> win=<ms> missed=<n> total=<n> use_delay=<n> delay=<ns>",
+ * followed under IOLAT_CTL_ADAPTIVE by " rung=<n> pace_bps=<n|max> step=<name>
+ * hold_ms=<n>".
  * Return: the length it needed (as snprintf), or a negative errno.
  * Context: any thread.
  */
@@ -329,6 +412,53 @@ int iolat_group_format_stat(const struct iolat_group *g, char *buf, size_t len);
  * Context: any thread.
  */
 int iolat_parse_duration(const char *s, uint64_t *ns);
+
+/*
+ * Completions observed elsewhere. A caller that does not issue the I/O itself
+ * (iolatd measures the kernel's block layer per cgroup) feeds each completed
+ * request to its group: the latency is recorded and windows close exactly as
+ * for iolat_done(), and the group looks at its parent's cookie as a submit
+ * would, so its allowed depth follows the same scale steps. No slot is taken
+ * or released and nothing ever waits: acting on the allowed depth (a rate
+ * limit, say) is the caller's business.
+ */
+
+/**
+ * iolat_observe_done_at() - record one request of @g completed at @now_ns
+ * after @lat_ns, moving @bytes. @io_flags: IOLAT_IO_* (SWAP, META and ROOT
+ * are bypass I/O: on a throttled level their latency is charged as delay, as
+ * for admitted bypass I/O). A latency of 0 is not recorded but still closes a
+ * window that is due.
+ * Return: 0, -EINVAL for no group.
+ * Context: any thread; lock-free except the one window close per window.
+ */
+int iolat_observe_done_at(struct iolat_group *g, uint64_t lat_ns, uint64_t bytes,
+			  unsigned io_flags, uint64_t now_ns);
+
+/** iolat_observe_done() - the same at the controller's clock's now. */
+int iolat_observe_done(struct iolat_group *g, uint64_t lat_ns, uint64_t bytes,
+		       unsigned io_flags);
+
+/* What a caller acting for the controller reads of a group. */
+struct iolat_observe_stat {
+	uint32_t depth;          /* allowed depth; IOLAT_DEPTH_MAX: unlimited */
+	int use_delay;           /* > 0: pushed below depth 1 that many steps */
+	bool throttled;          /* depth limited or use_delay > 0 */
+	uint32_t cookie;         /* the parent's cookie this group acted on */
+	uint64_t scale_downs, scale_ups;
+	uint64_t nr_observed;    /* requests fed by iolat_observe_done*() */
+	uint64_t bytes_observed;
+};
+
+/**
+ * iolat_group_observe_stat() - @g first looks at its parent's cookie, as
+ * a submit would (a group whose requests are only observed may be idle, and
+ * a tick's release must reach it all the same), then its depth and scale
+ * state are read.
+ * Return: 0, -EINVAL.
+ * Context: any thread.
+ */
+int iolat_group_observe_stat(struct iolat_group *g, struct iolat_observe_stat *st);
 
 /* Constants of the controller, for users and tests (docs/controller.md, Constants). */
 #define IOLAT_DEFAULT_COOKIE    1000000u

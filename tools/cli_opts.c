@@ -91,6 +91,11 @@ int iolat_cli_common_opt(struct iolat_cli_common *c, const char *cmd, int argc, 
 		c->control = 0;
 	} else if (!strcmp(a, "--kernel-compat")) {
 		c->kernel_compat = 1;
+	} else if (iolat_cli_is_opt(a, "--control")) {
+		if (!(v = iolat_cli_opt_value(argc, argv, i, "--control")) ||
+		    !(c->mode = iolat_mode_parse(v)))
+			return iolat_cli_usage_error(cmd, "%s needs article, kernel or adaptive",
+						     "--control"), -1;
 	} else {
 		return 0;
 	}

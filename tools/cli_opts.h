@@ -26,7 +26,11 @@ struct iolat_cli_common {
 	int kernel_compat;      /* --kernel-compat: 1; else -1 (the job file's) */
 	const char *output;     /* --output FILE: the report goes there; NULL: stdout */
 	bool parse_only;        /* --parse-only: check the job file, run nothing */
+	int mode;               /* --control MODE: enum iolat_ctl_mode; 0: the job file's */
 };
+
+/* The CLI's mode when neither the command line nor the job file names one. */
+#define IOLAT_CLI_DEFAULT_MODE 1 /* IOLAT_MODE_ARTICLE */
 
 #define IOLAT_CLI_COMMON_INIT { .repeat = 1, .control = -1, .kernel_compat = -1 }
 

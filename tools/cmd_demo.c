@@ -24,6 +24,7 @@
 #include "cli_opts.h"
 #include "cli_stop.h"
 #include "commands.h"
+#include "demo_cgroups.h"
 #include "iolatency.h"
 #include "job/jobfile.h"
 #include "job/preflight.h"
@@ -35,7 +36,7 @@
 #define DEMO_WRITE_SIZE  "1g"
 #define DEMO_CAP_PCT_DEF 25u     /* static cap: this % of the uncontrolled writer */
 
-enum demo_mode { MODE_NONE, MODE_CAP, MODE_IOLAT, NR_MODES };
+enum demo_mode { MODE_NONE, MODE_CAP, MODE_IOLAT, MODE_ADAPTIVE, NR_MODES };
 
 struct demo {
 	const char *dir;
@@ -70,9 +71,9 @@ static void usage(FILE *f)
 		"\n"
 		"The io.latency story in one command: a 4 KiB random reader (group main,\n"
 		"with a latency target) beside a 1 MiB O_DIRECT writer at queue depth 32\n"
-		"(group system/fbpkg), run three times: with no control, with a static rate\n"
-		"cap on the writer, and with io.latency. Prints the reader's p50/p90/p99 and\n"
-		"the writer's MiB/s side by side.\n"
+		"(group system/fbpkg), run four times: with no control, with a static rate\n"
+		"cap on the writer, with io.latency (the kernel's rules) and with the adaptive\n"
+		"mode. Prints the reader's p50/p90/p99 and the writer's MiB/s side by side.\n"
 		"\n"
 		"options:\n"
 		"  --dir D        where the two test files go (default: the working directory):\n"
@@ -88,6 +89,8 @@ static void usage(FILE *f)
 		"                 uncontrolled MiB/s), e.g. 100m\n"
 		"  -v             print the job files\n"
 		"  -q             no progress line\n"
+		"  --cgroups      the same story with unmodified fio in two cgroups, under\n"
+		"                 iolatd (root; see iolat demo --cgroups --help)\n"
 		"  -h, --help     this text\n"
 		"  --memleak      another demo: the article's leaking service in the simulator\n"
 		"                 (iolat demo --memleak --help)\n"
@@ -102,7 +105,7 @@ static int bad_usage(const char *fmt, const char *arg)
 }
 
 static const char *const mode_names[NR_MODES] = {
-	"no control", "static cap", "io.latency",
+	"no control", "static cap", "io.latency", "adaptive",
 };
 
 /* The job file of one mode. */
@@ -119,7 +122,7 @@ static int job_text(const struct demo *d, enum demo_mode m, char *buf, size_t le
 		"runtime=%us\n"
 		"time_based=1\n"
 		"direct=1\n"
-		"control=%d\n"
+		"control=%s\n"
 		"%s%s%s"
 		"\n"
 		"[group:main]\n"
@@ -143,7 +146,8 @@ static int job_text(const struct demo *d, enum demo_mode m, char *buf, size_t le
 		"bs=1m\n"
 		"iodepth=32\n"
 		"%s",
-		mode_names[m], d->seconds, m == MODE_IOLAT,
+		mode_names[m], d->seconds,
+		m == MODE_IOLAT ? "article" : m == MODE_ADAPTIVE ? "adaptive" : "0",
 		d->sim && d->device ? "device=" : "", d->sim && d->device ? d->device : "",
 		d->sim && d->device ? "\n" : "",
 		d->target_s,
@@ -281,7 +285,13 @@ static void print_table(const struct demo *d)
 	       "on %s (%s, nr_requests %u)%s%s\n\n", d->target_s, d->seconds, d->disk,
 	       d->rotational ? "rotational: mean rule" : "non-rotational: p90 rule",
 	       d->nr_requests, d->sim ? "" : ", files in ", d->sim ? "" : d->dir);
-	printf("%-26s %11s %11s %11s %13s %13s\n", "mode", "reader p50", "reader p90",
+	/* The mode column fits the longest label ("... (stopped)" included). */
+	int width = 26;
+
+	for (unsigned m = 0; m < NR_MODES; m++)
+		if (d->res[m].ran && (int)strlen(d->res[m].label) > width)
+			width = (int)strlen(d->res[m].label);
+	printf("%-*s %11s %11s %11s %13s %13s\n", width, "mode", "reader p50", "reader p90",
 	       "reader p99", "writer MiB/s", "writer depth");
 	for (unsigned m = 0; m < NR_MODES; m++) {
 		const char *label = d->res[m].label;
@@ -294,7 +304,7 @@ static void print_table(const struct demo *d)
 			snprintf(depth, sizeof(depth), "max");
 		else
 			snprintf(depth, sizeof(depth), "min %u", d->res[m].w_depth_min);
-		printf("%-26s %11s %11s %11s %13.1f %13s\n", label,
+		printf("%-*s %11s %11s %11s %13.1f %13s\n", width, label,
 		       iolat_format_latency(d->res[m].r_p50, a, sizeof(a)),
 		       iolat_format_latency(d->res[m].r_p90, b, sizeof(b)),
 		       iolat_format_latency(d->res[m].r_p99, c, sizeof(c)),
@@ -412,6 +422,8 @@ int iolat_cmd_demo(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--memleak"))
 			return iolat_demo_memleak(argc, argv);
+	if (iolat_demo_wants_cgroups(argc, argv))
+		return iolat_demo_cgroups(argc, argv); /* unmodified fio in cgroups, iolatd */
 	if (parse_args(&d, argc, argv, &rc))
 		return rc;
 	if (!d.target_s[0])
@@ -442,9 +454,9 @@ int iolat_cmd_demo(int argc, char **argv)
 		if (m == MODE_CAP)
 			snprintf(d.res[m].label, sizeof(d.res[m].label), "static cap (%.0f MiB/s)",
 				 (double)d.cap_bps / 1048576.0);
-		else if (m == MODE_IOLAT)
-			snprintf(d.res[m].label, sizeof(d.res[m].label), "io.latency (target %s)",
-				 d.target_s);
+		else if (m == MODE_IOLAT || m == MODE_ADAPTIVE)
+			snprintf(d.res[m].label, sizeof(d.res[m].label), "%s (target %s)",
+				 mode_names[m], d.target_s);
 		else
 			snprintf(d.res[m].label, sizeof(d.res[m].label), "%s", mode_names[m]);
 		ret = run_mode(&d, m);

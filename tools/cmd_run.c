@@ -38,7 +38,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: iolat run JOBFILE [--output-format=normal|json] [--output=FILE] [--log DIR]\n"
-		"                 [--no-control] [--kernel-compat] [--faults OPTS] [--parse-only] [-q]\n"
+		"                 [--no-control] [--kernel-compat] [--control MODE] [--faults OPTS]\n"
+		"                 [--parse-only] [-q]\n"
 		"\n"
 		"Runs JOBFILE's jobs on real files (or block devices) with the I/O engines,\n"
 		"every I/O admitted by the io.latency controller: groups ([group:PATH],\n"
@@ -64,6 +65,7 @@ static void usage(FILE *f)
 		"                       say what the layout would do, and exit: no file touched\n"
 		"  --no-control         run without the controller (as control=0): a baseline\n"
 		"  --kernel-compat      the kernel's timer and HDD-mean behaviour\n"
+		"  --control MODE       article (default), kernel or adaptive\n"
 		"  --faults OPTS        options of ioengine=faulty:<engine> jobs:\n"
 		"                       %s\n"
 		"  -q, --quiet          no progress line\n"
@@ -235,6 +237,8 @@ int iolat_cmd_run(int argc, char **argv)
 	}
 	o.control = common.control;
 	o.kernel_compat = common.kernel_compat;
+	o.mode = common.mode;
+	o.default_mode = IOLAT_CLI_DEFAULT_MODE;
 	ret = iolat_cli_load_jobfile("run", file, &jf);
 	if (!ret)
 		ret = iolat_cli_check_output("run", common.output);
@@ -296,7 +300,8 @@ int iolat_cmd_run(int argc, char **argv)
 		       res->rotational ? "mean" : "p90",
 		       res->device_known ? "" : ", defaults: not found in sysfs",
 		       res->nr_requests, (double)res->duration_ns / 1e9,
-		       !res->control ? "off" : res->kernel_compat ? "on (kernel compat)" : "on");
+		       !res->control ? "off" : res->kernel_compat ? "on (kernel compat)" :
+		       res->mode == IOLAT_MODE_ADAPTIVE ? "on (adaptive)" : "on");
 		ret = iolat_report_write_table(res->report, out_f);
 	}
 	report_verify(res, common.json, out_f);

@@ -35,8 +35,8 @@ static void usage(FILE *f)
 
 	fprintf(f,
 		"usage: iolat sim JOBFILE [--seed N] [--output-format=normal|json] [--log DIR]\n"
-		"                 [--no-control] [--kernel-compat] [--output=FILE] [--parse-only]\n"
-		"                 [-v] [-q]\n"
+		"                 [--no-control] [--kernel-compat] [--control MODE] [--output=FILE]\n"
+		"                 [--parse-only] [-v] [-q]\n"
 		"\n"
 		"Runs JOBFILE's jobs on a simulated device in virtual time, through the real\n"
 		"io.latency controller: deterministic (same file and seed, same output) and\n"
@@ -54,6 +54,9 @@ static void usage(FILE *f)
 		"  --parse-only             check the job file (keys, values, groups) and exit\n"
 		"  --no-control             run without the controller (as control=0)\n"
 		"  --kernel-compat          the kernel's timer and HDD-mean behaviour\n"
+		"  --control MODE           article (the kernel's rules, article's release;\n"
+		"                           default), kernel (as --kernel-compat) or adaptive\n"
+		"                           (pace rungs below depth 1, probe back-off)\n"
 		"                           (IOLAT_CTL_KERNEL_COMPAT) instead of ours\n"
 		"  -v, --verbose            events run and wall time on stderr\n"
 		"  -q, --quiet              no progress line (shown on a terminal when a\n"
@@ -167,6 +170,8 @@ int iolat_cmd_sim(int argc, char **argv)
 	}
 	o.control = common.control;
 	o.kernel_compat = common.kernel_compat;
+	o.mode = common.mode;
+	o.default_mode = IOLAT_CLI_DEFAULT_MODE;
 	ret = iolat_cli_load_jobfile("sim", file, &jf);
 	if (!ret)
 		ret = iolat_cli_check_output("sim", common.output);
@@ -234,7 +239,8 @@ int iolat_cmd_sim(int argc, char **argv)
 		       res->device, res->rotational ? "rotational" : "non-rotational",
 		       res->rotational ? "mean" : "p90", res->nr_requests, res->seed,
 		       (double)res->duration_ns / 1e9,
-		       !res->control ? "off" : res->kernel_compat ? "on (kernel compat)" : "on");
+		       !res->control ? "off" : res->kernel_compat ? "on (kernel compat)" :
+		       res->mode == IOLAT_MODE_ADAPTIVE ? "on (adaptive)" : "on");
 		ret = iolat_report_write_table(res->report, out_f);
 	}
 	if (iolat_cli_close_output(out_f) || ret) {

@@ -25,5 +25,6 @@ struct iolat_jobfile;
 int iolat_demo_memleak(int argc, char **argv);
 int iolat_sim_memleak(const struct iolat_jobfile *jf, const char *logdir, bool json,
 		      const uint64_t *seed, int control);
+int iolat_cmd_status(int argc, char **argv); /* cmd_status.c: iolatd's status */
 
 #endif /* IOLAT_TOOLS_COMMANDS_H */

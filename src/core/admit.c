@@ -84,7 +84,8 @@ static int admit_from(struct iolat_io *io, struct iolat_group *lvl);
 /*
  * The common case inline: the parent's cookie is the one we acted on.
  * Acquire: pairs with the release stores that move a parent's cookie
- * (ctl.h grp_cookie_step_locked, ctl.c iolat_child_lat_reset_locked), so the scale_lat and child_nr_samples
+ * (window.c scale_up/scale_down, timer.c tick_parent, ctl.c
+ * iolat_child_lat_reset_locked), so the scale_lat and child_nr_samples
  * written before the move are seen with it (docs/controller.md, Memory ordering).
  */
 static inline void check_scale_fast(struct iolat_group *g)
@@ -339,6 +340,10 @@ void iolat_check_scale_change(struct iolat_group *g)
 			thresh = 1;
 		if (atomic_load_explicit(&g->nr_samples, memory_order_relaxed) <= thresh)
 			return;
+	}
+	if (ctl_adaptive(g->ctl)) {
+		iolat_adapt_child_step(g, mine, cur);
+		return;
 	}
 	if (!up && atomic_load(&g->max_depth) == 1) {
 		/* Already at the floor: escalate to induced delay. */

@@ -58,6 +58,8 @@ int iolat_core_ctl_check(const struct iolat_ctl_config *cfg)
 		return -EINVAL;
 	if (cfg_max_groups(cfg) > (1u << 24))
 		return -EINVAL;
+	if (cfg && (cfg->flags & IOLAT_CTL_ADAPTIVE) && (cfg->flags & IOLAT_CTL_COMPAT_TIMER))
+		return -EINVAL; /* adaptive releases the article's way */
 	return 0;
 }
 
@@ -108,6 +110,8 @@ static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t pa
 	atomic_store_explicit(&g->last_mean_ns, 0, rlx);
 	atomic_store_explicit(&g->windows_ok, 0, rlx);
 	atomic_store_explicit(&g->windows_missed, 0, rlx);
+	atomic_store_explicit(&g->obs_nr, 0, rlx);
+	atomic_store_explicit(&g->obs_bytes, 0, rlx);
 	g->cur_stat.nr = g->cur_stat.sum_ns = g->cur_stat.missed = 0;
 	atomic_store_explicit(&g->nr_samples, 0, rlx);
 
@@ -139,6 +143,7 @@ static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t pa
 		atomic_store_explicit(&s[i].missed, 0, rlx);
 		atomic_store_explicit(&s[i].done, 0, rlx);
 	}
+	iolat_adapt_init(g, now);
 }
 
 struct iolat_ctl *iolat_core_ctl_init(void *mem, const struct iolat_ctl_config *cfg,
@@ -170,6 +175,7 @@ struct iolat_ctl *iolat_core_ctl_init(void *mem, const struct iolat_ctl_config *
 		g->idx = i;
 		iolat_spin_init(&g->wq_lock);
 		iolat_spin_init(&g->child_lock);
+		iolat_spin_init(&g->ad.lock);
 		g->next_free = i + 1 < n ? i + 1 : IOLAT_NO_GROUP;
 	}
 	ctl->free_head = n > 1 ? 1 : IOLAT_NO_GROUP;
@@ -267,6 +273,8 @@ void iolat_child_lat_reset_locked(struct iolat_group *p)
 	atomic_store_explicit(&p->last_scale_event, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->scale_grp, IOLAT_NO_GROUP, memory_order_relaxed);
 	atomic_store_explicit(&p->scale_lat, 0, memory_order_relaxed);
+	if (ctl_adaptive(p->ctl))
+		iolat_adapt_parent_reset(p);
 }
 
 /*
@@ -353,6 +361,8 @@ int iolat_group_destroy(struct iolat_group *g)
 	/* Removal = writing "max", then the parent's reset (docs/controller.md R14). */
 	changed = set_target_locked(g, 0);
 	iolat_delay_clear(g);
+	if (atomic_exchange(&g->ad.pace_watch, 0))
+		atomic_fetch_sub(&ctl->pace_watchers, 1); /* adaptive: no longer at depth 1 */
 	iolat_spin_lock(&p->child_lock);
 	atomic_store(&p->child_nr_samples, atomic_load(&p->child_nr_samples) -
 		     atomic_load(&g->nr_samples));

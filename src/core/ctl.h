@@ -23,7 +23,6 @@
 
 #include "iolatency.h"
 #include "iolatency_internal.h"
-#include "core/scale.h"
 #include "core/spin.h"
 #include "util/units.h"
 
@@ -52,6 +51,39 @@ struct iolat_slot {
 /* Window statistics: one window's delta, or the carried cur_stat. */
 struct iolat_win_stat {
 	uint64_t nr, sum_ns, missed;
+};
+
+/*
+ * A throttled child's adaptive state. pace_watch (1 while the group is at
+ * depth 1) and the pace fields are read by the pace gate on any thread; the
+ * rest is written under adapt_lock by whoever applies a cookie change.
+ */
+struct iolat_adapt_child {
+	alignas(IOLAT_CACHELINE) _Atomic uint32_t pace_watch;
+	_Atomic uint32_t rung;
+	_Atomic uint64_t pace_bps;     /* 0 while rung == 0 */
+	_Atomic uint64_t next_issue;   /* the pace gate's virtual time, ns */
+	_Atomic uint64_t cal_bytes;    /* bytes let through while pace_watch */
+	_Atomic uint64_t paced_ios, paced_ns;
+	struct iolat_spin lock;        /* adapt_lock: the fields below */
+	uint64_t cal_snap_bytes, cal_snap_ns; /* at the last step applied */
+	_Atomic uint64_t pace_base_bps;
+	uint32_t undo_cookie;          /* cookie before the last up step; 0: none */
+	uint32_t undo_depth, undo_rung;
+	_Atomic uint32_t last_step;
+	_Atomic uint64_t undos;
+};
+
+/* A parent's probe back-off (under its child_lock; read racily by stats). */
+struct iolat_adapt_parent {
+	_Atomic uint32_t ceiling;      /* cookie at which children last hurt; 0: none */
+	uint32_t probe_from;           /* cookie before the probe step */
+	_Atomic bool probing;          /* children read it: a probe grows by half a step */
+	uint64_t probe_at, last_down_at;
+	uint64_t hold_min_ns;          /* the asker's shortest hold (20 windows, >= 2 s) */
+	_Atomic uint64_t hold_ns;
+	_Atomic uint32_t last_decision;
+	_Atomic uint64_t probes, probe_fails, holds;
 };
 
 struct iolat_group {
@@ -97,6 +129,7 @@ struct iolat_group {
 	_Atomic uint64_t scale_downs, scale_ups;
 	_Atomic uint64_t tick_nr;      /* recorded samples when a tick last looked; tick_lock */
 	_Atomic uint64_t tick_seq;     /* which tick that was; tick_lock */
+	_Atomic uint64_t obs_nr, obs_bytes; /* completions observed elsewhere (observe.c) */
 
 	/* This group as a parent: its cookie and asking group (docs/controller.md, Words). */
 	alignas(IOLAT_CACHELINE) _Atomic uint32_t child_cookie; /* written under child_lock */
@@ -105,6 +138,10 @@ struct iolat_group {
 	_Atomic uint64_t scale_lat;    /* lowest target that asked */
 	_Atomic uint64_t last_scale_event;
 	_Atomic uint64_t child_nr_samples;
+
+	/* Adaptive mode (adaptive.c, pace.c); untouched in the other modes. */
+	struct iolat_adapt_child ad;   /* as a throttled child */
+	struct iolat_adapt_parent ap;  /* as a parent: under child_lock */
 };
 
 struct iolat_ctl {
@@ -117,6 +154,7 @@ struct iolat_ctl {
 	uint32_t nr_slots;             /* power of two */
 	_Atomic int enable_cnt;        /* groups with a target */
 	_Atomic uint32_t tick_armed;   /* a submit since the last tick */
+	_Atomic uint32_t pace_watchers;/* adaptive: groups at depth 1 (pace.c's fast exit) */
 	struct iolat_spin tree_lock;   /* group create/destroy/set_target */
 	struct iolat_spin tick_lock;   /* one tick at a time */
 	uint64_t tick_seq;             /* ticks run; tick_lock */
@@ -158,18 +196,9 @@ static inline bool ctl_compat_timer(const struct iolat_ctl *ctl)
 	return ctl->flags & IOLAT_CTL_COMPAT_TIMER;
 }
 
-/*
- * Move a parent's cookie one step (docs/controller.md R7); the caller holds
- * p->child_lock. Release: pairs with the children's acquire loads of the
- * cookie in admit.c (check_scale_fast, admit, iolat_check_scale_change), so
- * the scale_lat and child_nr_samples written before the move are seen with it.
- */
-static inline void grp_cookie_step_locked(struct iolat_group *p, bool up)
+static inline bool ctl_adaptive(const struct iolat_ctl *ctl)
 {
-	atomic_store_explicit(&p->child_cookie,
-			      iolat_cookie_step(atomic_load(&p->child_cookie),
-						atomic_load(&p->ctl->qd), up),
-			      memory_order_release);
+	return ctl->flags & IOLAT_CTL_ADAPTIVE;
 }
 
 /* Arena set-up (ctl.c), used by src/sync to place the arena. */
@@ -197,6 +226,21 @@ void iolat_delay_add(struct iolat_group *g, uint64_t now, uint64_t delta);
 void iolat_delay_scale(struct iolat_group *g, uint64_t now);
 
 /* check.c: iolat_ctl_check_invariants(), declared in iolatency_internal.h. */
+
+/* adaptive.c: the adaptive mode's rules (docs/controller-adaptive.md). */
+void iolat_adapt_init(struct iolat_group *g, uint64_t now);
+/* Child: apply one cookie change (@mine -> @cur); the spared checks are done. */
+void iolat_adapt_child_step(struct iolat_group *g, uint32_t mine, uint32_t cur);
+/* Parent, under child_lock: may a miss bypass the 500 ms gap (a failed probe)? */
+bool iolat_adapt_early_revert(struct iolat_group *p, uint64_t now);
+/* Parent, under child_lock: the cookie after a miss / a good period of the
+ * asker; false from _up: hold (no step, no scale event). */
+uint32_t iolat_adapt_down(struct iolat_group *p, uint32_t old, uint32_t kernel_new,
+			  uint64_t now, uint64_t win_ns);
+bool iolat_adapt_up(struct iolat_group *p, uint32_t old, uint32_t *new, uint64_t now);
+void iolat_adapt_parent_reset(struct iolat_group *p);
+/* pace.c: rate of rung @rung from the calibrated base. */
+uint64_t iolat_pace_rate(uint64_t base_bps, uint32_t rung);
 
 /* ctl.c: reset a parent's throttling state and let its children see it. */
 void iolat_child_lat_reset_locked(struct iolat_group *p);

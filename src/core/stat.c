@@ -10,6 +10,27 @@
 
 #include "core/ctl.h"
 
+/* The adaptive mode's figures (adaptive.c, pace.c). */
+static void adapt_stat(const struct iolat_group *g, struct iolat_group_stat *st)
+{
+	const struct iolat_adapt_child *a = &g->ad;
+	const struct iolat_adapt_parent *ap = &g->ap;
+
+	st->rung = atomic_load(&a->rung);
+	st->last_step = atomic_load(&a->last_step);
+	st->pace_bps = atomic_load(&a->pace_bps);
+	st->pace_base_bps = atomic_load(&a->pace_base_bps);
+	st->paced_ios = atomic_load(&a->paced_ios);
+	st->paced_ns = atomic_load(&a->paced_ns);
+	st->undos = atomic_load(&a->undos);
+	st->probe_ceiling = atomic_load(&ap->ceiling);
+	st->last_decision = atomic_load(&ap->last_decision);
+	st->probe_hold_ns = atomic_load(&ap->hold_ns);
+	st->probes = atomic_load(&ap->probes);
+	st->probe_fails = atomic_load(&ap->probe_fails);
+	st->holds = atomic_load(&ap->holds);
+}
+
 int iolat_group_stat(const struct iolat_group *g, struct iolat_group_stat *st)
 {
 	struct iolat_win_stat sum, cur;
@@ -55,6 +76,8 @@ int iolat_group_stat(const struct iolat_group *g, struct iolat_group_stat *st)
 	st->cur_stat_mean_ns = (g->ctl->flags & IOLAT_CTL_COMPAT_B1) || !cur.nr ? 0 :
 			       cur.sum_ns / cur.nr;
 	st->cookie = atomic_load(&g->scale_cookie);
+	if (ctl_adaptive(g->ctl))
+		adapt_stat(g, st);
 	return 0;
 }
 
@@ -119,6 +142,20 @@ int iolat_group_format_stat(const struct iolat_group *g, char *buf, size_t len)
 	out_i64(&o, st.use_delay);
 	out_str(&o, " delay=");
 	out_u64(&o, st.delay_ns);
+	if (ctl_adaptive(g->ctl)) {
+		/* Appended, so that the kernel's fields keep their places. */
+		out_str(&o, " rung=");
+		out_u64(&o, st.rung);
+		out_str(&o, " pace_bps=");
+		if (st.pace_bps)
+			out_u64(&o, st.pace_bps);
+		else
+			out_str(&o, "max");
+		out_str(&o, " step=");
+		out_str(&o, iolat_step_name(st.last_step));
+		out_str(&o, " hold_ms=");
+		out_u64(&o, st.probe_hold_ns / NSEC_PER_MSEC);
+	}
 	if (len)
 		buf[o.pos < len ? o.pos : len - 1] = '\0';
 	return o.pos > INT32_MAX ? -EOVERFLOW : (int)o.pos;

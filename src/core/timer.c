@@ -56,8 +56,13 @@ static bool tick_parent(struct iolat_group *p, uint64_t now, bool compat)
 		iolat_child_lat_reset_locked(p);
 		reset = true;
 	} else if (asker == IOLAT_NO_GROUP) {
-		grp_cookie_step_locked(p, true);   /* release: see ctl.h */
-	} else if (now - last >= IOLAT_SCALE_GRP_EXPIRY_NS) {
+		/* Release: pairs with admit.c's acquire loads of the cookie. */
+		atomic_store_explicit(&p->child_cookie,
+			iolat_cookie_step(atomic_load(&p->child_cookie),
+					  atomic_load(&ctl->qd), true),
+			memory_order_release);
+	} else if (now - last >= IOLAT_SCALE_GRP_EXPIRY_NS && !ctl_adaptive(ctl)) {
+		/* (Adaptive keeps an active asker: its holds are decisions too.) */
 		atomic_store_explicit(&p->scale_grp, IOLAT_NO_GROUP, memory_order_relaxed);
 	}
 out:

@@ -66,6 +66,48 @@ static bool window_ok(const struct iolat_group *g, const struct iolat_win_stat *
 	return iolat_ssd_ok(s->missed, s->nr);
 }
 
+/* The asking group @g is fine again: one cookie step up (under child_lock). */
+static void scale_up(struct iolat_group *p, struct iolat_group *g, uint64_t now)
+{
+	uint32_t cookie = atomic_load(&p->child_cookie);
+	uint32_t next = iolat_cookie_step(cookie, atomic_load(&g->ctl->qd), true);
+
+	/* Adaptive: into a known-bad cookie only after the hold (no event). */
+	if (ctl_adaptive(g->ctl) && !iolat_adapt_up(p, cookie, &next, now))
+		return;
+	atomic_store_explicit(&p->last_scale_event, now, memory_order_relaxed);
+	/* Release: pairs with the children's acquire loads of the cookie in
+	 * admit.c (check_scale_fast, admit, iolat_check_scale_change). */
+	atomic_store_explicit(&p->child_cookie, next, memory_order_release);
+}
+
+/* @g missed its @target: throttle its looser siblings (under child_lock). */
+static void scale_down(struct iolat_group *p, struct iolat_group *g, uint64_t target,
+		       uint64_t now)
+{
+	uint64_t scale_lat = atomic_load_explicit(&p->scale_lat, memory_order_relaxed);
+	uint32_t cookie, next;
+
+	/* A looser group missing while a tighter one owns the throttling
+	 * changes nothing. */
+	if (scale_lat && scale_lat < target)
+		return;
+	atomic_store_explicit(&p->last_scale_event, now, memory_order_relaxed);
+	if (atomic_load_explicit(&p->scale_grp, memory_order_relaxed) == IOLAT_NO_GROUP ||
+	    scale_lat > target) {
+		atomic_store_explicit(&p->scale_lat, target, memory_order_relaxed);
+		atomic_store_explicit(&p->scale_grp, g->idx, memory_order_relaxed);
+	}
+	cookie = atomic_load(&p->child_cookie);
+	next = iolat_cookie_step(cookie, atomic_load(&g->ctl->qd), false);
+	if (ctl_adaptive(g->ctl))
+		next = iolat_adapt_down(p, cookie, next, now,
+					atomic_load_explicit(&g->win_ns, memory_order_relaxed));
+	/* Release: publishes scale_lat (and child_nr_samples) with the cookie
+	 * to admit.c's acquire loads. */
+	atomic_store_explicit(&p->child_cookie, next, memory_order_release);
+}
+
 void iolat_check_latencies(struct iolat_group *g, uint64_t now)
 {
 	struct iolat_group *p = grp_parent(g);
@@ -107,7 +149,8 @@ void iolat_check_latencies(struct iolat_group *g, uint64_t now)
 	/* At most one scale event per 500 ms per parent; keep accumulating.
 	 * A last_scale_event of 0 means "never" (also after a reset). */
 	last = atomic_load_explicit(&p->last_scale_event, memory_order_relaxed);
-	if (last && (last >= now || now - last < IOLAT_MIN_ADJUST_NS))
+	if (last && (last >= now || now - last < IOLAT_MIN_ADJUST_NS) &&
+	    !(ctl_adaptive(g->ctl) && !ok && iolat_adapt_early_revert(p, now)))
 		goto out_keep;
 
 	cur_ok = window_ok(g, &g->cur_stat, cur_stat_mean(g), target);
@@ -115,25 +158,10 @@ void iolat_check_latencies(struct iolat_group *g, uint64_t now)
 		if (samples < IOLAT_MIN_GOOD_SAMPLES)
 			goto out_keep;
 		/* Only the group that asked for throttling may release it here. */
-		if (atomic_load_explicit(&p->scale_grp, memory_order_relaxed) == g->idx) {
-			atomic_store_explicit(&p->last_scale_event, now, memory_order_relaxed);
-			grp_cookie_step_locked(p, true);   /* release: see ctl.h */
-		}
+		if (atomic_load_explicit(&p->scale_grp, memory_order_relaxed) == g->idx)
+			scale_up(p, g, now);
 	} else {
-		uint64_t scale_lat = atomic_load_explicit(&p->scale_lat, memory_order_relaxed);
-
-		/* A looser group missing while a tighter one owns the throttling
-		 * changes nothing. */
-		if (!scale_lat || scale_lat >= target) {
-			atomic_store_explicit(&p->last_scale_event, now, memory_order_relaxed);
-			if (atomic_load_explicit(&p->scale_grp, memory_order_relaxed) == IOLAT_NO_GROUP ||
-			    scale_lat > target) {
-				atomic_store_explicit(&p->scale_lat, target, memory_order_relaxed);
-				atomic_store_explicit(&p->scale_grp, g->idx, memory_order_relaxed);
-			}
-			/* Release (see ctl.h): publishes scale_lat with the cookie. */
-			grp_cookie_step_locked(p, false);
-		}
+		scale_down(p, g, target, now);
 	}
 	g->cur_stat.nr = g->cur_stat.sum_ns = g->cur_stat.missed = 0;
 out_keep:

@@ -111,6 +111,28 @@ struct iolat_job {
 					        * read it with iolat_job_key_line() */
 };
 
+struct iolat_jobfile;
+
+/* The controller's behaviour (control=MODE, --control MODE). */
+enum iolat_ctl_mode {
+	IOLAT_MODE_UNSET = 0,
+	IOLAT_MODE_ARTICLE,              /* kernel rules, fixed mean, article's release */
+	IOLAT_MODE_KERNEL,               /* IOLAT_CTL_KERNEL_COMPAT */
+	IOLAT_MODE_ADAPTIVE,             /* IOLAT_CTL_ADAPTIVE */
+};
+
+/* The mode's name ("article"...) and its IOLAT_CTL_* flags. */
+const char *iolat_mode_name(int mode);
+unsigned iolat_mode_flags(int mode);
+/* "article"|"kernel"|"adaptive" -> mode; 0 for anything else. */
+int iolat_mode_parse(const char *s);
+/*
+ * The mode a run uses: @opt_mode (command line; 0: none), else --kernel-compat
+ * (@opt_compat 1), else the job file's control=MODE, else its kernel_compat=1,
+ * else @def_mode.
+ */
+int iolat_mode_pick(const struct iolat_jobfile *jf, int opt_mode, int opt_compat, int def_mode);
+
 /* Device and controller settings ([global] only). */
 struct iolat_jobfile_global {
 	enum iolat_device_kind device;
@@ -118,6 +140,7 @@ struct iolat_jobfile_global {
 	int rotational;                  /* -1: not given (follow the device), 0, 1 */
 	bool control;                    /* default true; control=0 runs without the controller */
 	bool kernel_compat;              /* IOLAT_CTL_KERNEL_COMPAT */
+	int mode;                        /* control=article|kernel|adaptive; 0: not given */
 	uint64_t seed;                   /* default 1 */
 	bool seed_set;
 	/* The leaking-service scenario (src/job/memleak.h): */

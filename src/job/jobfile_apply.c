@@ -393,8 +393,15 @@ int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 		break;
 	case IOLAT_OPT_BOOL: {
 		bool b;
+		if (strcmp(o->name, "control") == 0 && iolat_mode_parse(v)) {
+			/* control=MODE: on, with that behaviour */
+			((struct iolat_jobfile_global *)base)->mode = iolat_mode_parse(v);
+			v = "1";
+		}
 		if (jf_parse_bool(v, &b))
-			return jf_perr(p, p->line, key, "0 or 1 (got '%s')", got);
+			return jf_perr(p, p->line, key, "%s (got '%s')",
+				       strcmp(o->name, "control") ? "0 or 1" :
+				       "0, 1, article, kernel or adaptive", got);
 		store_uint(base, o, b);
 		return 0;
 	}

@@ -118,7 +118,7 @@ const struct iolat_jobopt jf_opts[] = {
 	{ .name = "rotational", .type = IOLAT_OPT_BOOL, .where = IOLAT_OPT_IN_GLOBAL,
 	  GLOBF(rotational), .help = "1: HDD mean rule, 0: SSD p90 rule (default: from the device)" },
 	{ .name = "control", .type = IOLAT_OPT_BOOL, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(control),
-	  .def = "1", .help = "0 runs the jobs without the controller (baseline)" },
+	  .def = "1", .help = "0: no controller (baseline); article|kernel|adaptive: its behaviour" },
 	{ .name = "kernel_compat", .type = IOLAT_OPT_BOOL, .where = IOLAT_OPT_IN_GLOBAL,
 	  GLOBF(kernel_compat), .def = "0",
 	  .help = "reproduce the kernel's timer and HDD-mean behaviour exactly" },

@@ -49,6 +49,7 @@ int iolat_report_create(const struct iolat_report_cfg *cfg, struct iolat_report 
 	r->sample_interval_ns = cfg->sample_interval_ns ? cfg->sample_interval_ns : NSEC_PER_SEC;
 	r->nr_requests = cfg->nr_requests ? cfg->nr_requests : 64;
 	r->no_control = cfg->no_control;
+	r->adaptive = cfg->adaptive && !cfg->no_control;
 	r->nr_rows = jf->nr_groups + 1;
 	r->rows = calloc(r->nr_rows, sizeof(*r->rows));
 	r->jobs = calloc(jf->nr_jobs ? jf->nr_jobs : 1, sizeof(*r->jobs));
@@ -261,6 +262,14 @@ static int sample_locked(struct iolat_report *r, uint64_t now_ns)
 					  w->base.scale_ups;
 			pt.throttled_ns = st.throttled_ns - w->base.throttled_ns;
 			pt.windows_missed = st.windows_missed - w->base.windows_missed;
+			pt.rung = st.rung;
+			pt.step = st.last_step;
+			pt.pace_bps = st.pace_bps;
+			if (r->adaptive && iolat_group_parent(w->g) &&
+			    iolat_group_stat(iolat_group_parent(w->g), &st) == 0) {
+				pt.decision = st.last_decision;
+				pt.hold_ns = st.probe_hold_ns;
+			}
 		}
 		if (dt == 0)
 			continue;   /* nothing to close: only the minimum depth is updated */

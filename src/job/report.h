@@ -32,6 +32,7 @@ struct iolat_report_cfg {
 	uint64_t sample_interval_ns;     /* the runner's sample period, for the record; 0: 1 s */
 	uint32_t nr_requests;            /* device qd, plotted for depth "max"; 0: 64 */
 	bool no_control;                 /* the run had no controller, whatever the job file says */
+	bool adaptive;                   /* IOLAT_CTL_ADAPTIVE: CSV gains its columns */
 };
 
 /* Pseudo group index of the root row (jobs without group=): jf->nr_groups. */

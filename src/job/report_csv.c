@@ -21,6 +21,9 @@ static const char csv_header[] =
 	"time_s,ios,iops,mib_s,p50_us,p90_us,p99_us,max_us,depth,inflight,use_delay,"
 	"scale_events,throttled_ms,windows_missed,group";
 
+/* Appended in the adaptive mode (docs/controller-adaptive.md). */
+static const char csv_adaptive_header[] = ",rung,pace_mib_s,step,probe,hold_ms";
+
 const char *iolat_report_csv_header(void)
 {
 	return csv_header;
@@ -33,7 +36,7 @@ int iolat_report_write_csv(const struct iolat_report *r, unsigned i, FILE *f)
 		return -EINVAL;
 	const struct row *w = &r->rows[k];
 
-	fprintf(f, "%s\n", csv_header);
+	fprintf(f, "%s%s\n", csv_header, r->adaptive ? csv_adaptive_header : "");
 	for (size_t p = 0; p < w->nr_pts; p++) {
 		const struct series_pt *pt = &w->pts[p];
 		fprintf(f, "%.3f,%llu,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,", (double)pt->t_ns / 1e9,
@@ -48,7 +51,14 @@ int iolat_report_write_csv(const struct iolat_report *r, unsigned i, FILE *f)
 		else
 			fprintf(f, ",,,,,,");
 		/* Group paths hold no ',' or '"' (jobfile.c checks them). */
-		fprintf(f, "%s\n", w->name);
+		fprintf(f, "%s", w->name);
+		if (r->adaptive && pt->bound)
+			fprintf(f, ",%u,%.3f,%s,%s,%llu", pt->rung, (double)pt->pace_bps / 1048576.0,
+				iolat_step_name(pt->step), iolat_step_name(pt->decision),
+				(unsigned long long)(pt->hold_ns / 1000000));
+		else if (r->adaptive)
+			fprintf(f, ",,,,,");
+		fprintf(f, "\n");
 	}
 	return ferror(f) ? -EIO : 0;
 }
@@ -75,6 +85,35 @@ static int write_file(const char *dir, const char *name, int (*fn)(const struct 
 	if (ret && err && errlen)
 		snprintf(err, errlen, "%s: write failed: %s", path, strerror(-ret));
 	return ret;
+}
+
+/*
+ * The adaptive mode's plot, pace.png: per controlled group its pace rung
+ * (steps, left axis), the rate it is paced at (right axis, MiB/s) and its
+ * parent's probe hold (seconds, left axis, dotted). CSV columns 15-19.
+ */
+static void write_gnuplot_adaptive(const struct iolat_report *r, FILE *f)
+{
+	unsigned n = iolat_report_nr_rows(r);
+	bool first = true;
+
+	fprintf(f, "\nset output 'pace.png'\n"
+		   "set title 'adaptive: pace rung (steps), pace rate (MiB/s, right), probe hold (s, dotted)'\n"
+		   "set ylabel 'rung / hold (s)'\nset y2label 'pace MiB/s'\nset y2tics\n"
+		   "set yrange [0:*]\nset y2range [0:*]\nplot \\\n");
+	for (unsigned i = 0; i < n; i++) {
+		const struct row *w = &r->rows[report_visible_row(r, i)];
+
+		if (!w->bound)
+			continue;
+		fprintf(f, "%s  '%s.csv' using 1:16 with steps lw 2 lc %u title '%s rung', \\\n"
+			   "  '%s.csv' using 1:17 axes x1y2 with lines lc %u title '%s pace (0: none)', \\\n"
+			   "  '%s.csv' using 1:($20/1000) with steps dt 3 lc %u title '%s hold'",
+			first ? "" : ", \\\n", w->file, i + 1, w->name, w->file, i + 1, w->name,
+			w->file, i + 1, w->name);
+		first = false;
+	}
+	fprintf(f, "\n");
 }
 
 static int write_gnuplot(const struct iolat_report *r, unsigned unused, FILE *f)
@@ -134,6 +173,8 @@ static int write_gnuplot(const struct iolat_report *r, unsigned unused, FILE *f)
 		}
 		fprintf(f, "\n");
 	}
+	if (r->adaptive && any_bound)
+		write_gnuplot_adaptive(r, f);
 	return ferror(f) ? -EIO : 0;
 }
 

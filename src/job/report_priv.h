@@ -28,6 +28,9 @@ struct series_pt {
 	uint32_t depth, inflight;
 	int use_delay;
 	uint64_t scale_events, throttled_ns, windows_missed;
+	/* Adaptive mode: this group's rung and step, its parent's probe state. */
+	uint32_t rung, step, decision;
+	uint64_t pace_bps, hold_ns;
 };
 
 struct io_counts {
@@ -62,6 +65,7 @@ struct iolat_report {
 	uint64_t sample_interval_ns;
 	uint32_t nr_requests;
 	bool no_control;            /* the run had no controller */
+	bool adaptive;              /* adaptive columns in the CSV */
 	pthread_mutex_t lock;
 	unsigned nr_rows;         /* nr_groups + 1 (root) */
 	struct row *rows;

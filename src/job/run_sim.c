@@ -343,6 +343,15 @@ static void pump(struct sim_job *j, uint64_t now)
 				return;
 			}
 		}
+		if (j->g && !(j->job->ioflags & (IOLAT_IO_META | IOLAT_IO_SWAP))) {
+			/* The adaptive mode's pace gate: a retry event when it says. */
+			uint64_t pace = iolat_group_pace_due(j->g, j->job->bs, now);
+
+			if (pace) {
+				schedule_pump(j, now + pace);
+				return;
+			}
+		}
 		issue(j, now);
 	}
 }
@@ -433,11 +442,16 @@ static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t 
 	const struct iolat_jobfile *jf = s->jf;
 	struct iolat_sim_result *res = s->res;
 	bool control = o->control >= 0 ? o->control : jf->global.control;
-	bool compat = o->kernel_compat >= 0 ? o->kernel_compat : jf->global.kernel_compat;
+	int mode = iolat_mode_pick(jf, o->mode, o->kernel_compat, o->default_mode);
+	bool compat;
 	int ret;
 
+	if (o->kernel_compat == 0 && !o->mode && mode == IOLAT_MODE_KERNEL)
+		mode = IOLAT_MODE_ARTICLE; /* an explicit kernel_compat = 0 */
+	compat = mode == IOLAT_MODE_KERNEL;
 	res->control = control;
 	res->kernel_compat = control && compat;
+	res->mode = control ? mode : IOLAT_MODE_UNSET;
 	res->seed = o->seed_set ? o->seed : jf->global.seed;
 	res->sample_ns = o->sample_ns ? o->sample_ns
 				      : iolat_job_default_sample_ns(jf, SIM_DEF_SAMPLE_NS);
@@ -447,11 +461,11 @@ static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t 
 
 	ret = sim_setup_device(s, err, errlen);
 	if (!ret && control)
-		ret = sim_setup_controller(s, compat ? IOLAT_CTL_KERNEL_COMPAT : 0, err, errlen);
+		ret = sim_setup_controller(s, iolat_mode_flags(mode), err, errlen);
 	if (!ret)
 		ret = sim_setup_jobs(s, err, errlen);
 	if (!ret)
-		ret = sim_setup_report(s, control, compat, o->label);
+		ret = sim_setup_report(s, control, mode, o->label);
 	if (ret)
 		return ret;
 	run_events(s, o);

@@ -29,6 +29,8 @@ struct iolat_sim_opts {
 	bool seed_set;
 	int control;            /* -1: the job file's control=; 0: no controller; 1: on */
 	int kernel_compat;      /* -1: the job file's; 0/1 */
+	int mode;                 /* enum iolat_ctl_mode; 0: --kernel-compat, the job file's, default_mode */
+	int default_mode;         /* 0: article */
 	uint64_t sample_ns;     /* time-series step; 0: the smallest window of a
 				 * group with a target (100 ms when none) */
 	const char *label;      /* report heading; NULL: made from the mode */
@@ -82,6 +84,7 @@ struct iolat_sim_result {
 	int rotational;
 	uint32_t nr_requests;
 	bool control, kernel_compat;
+	int mode;                      /* enum iolat_ctl_mode run (with control) */
 	uint64_t seed;
 	uint64_t sample_ns;
 	uint64_t duration_ns;         /* start to end of the measured run */

@@ -98,6 +98,6 @@ void sim_io_complete(struct iolat_sim_req *r, uint64_t now);
 int sim_setup_device(struct sim *s, char *err, size_t errlen);
 int sim_setup_controller(struct sim *s, unsigned flags, char *err, size_t errlen);
 int sim_setup_jobs(struct sim *s, char *err, size_t errlen);
-int sim_setup_report(struct sim *s, bool control, bool compat, const char *label);
+int sim_setup_report(struct sim *s, bool control, int mode, const char *label);
 
 #endif /* IOLAT_JOB_RUN_SIM_PRIV_H */

@@ -182,7 +182,7 @@ int sim_setup_jobs(struct sim *s, char *err, size_t errlen)
 	return 0;
 }
 
-int sim_setup_report(struct sim *s, bool control, bool compat, const char *label)
+int sim_setup_report(struct sim *s, bool control, int mode, const char *label)
 {
 	const struct iolat_jobfile *jf = s->jf;
 	struct iolat_sim_result *res = s->res;
@@ -195,10 +195,11 @@ int sim_setup_report(struct sim *s, bool control, bool compat, const char *label
 	else
 		snprintf(buf, sizeof(buf), "sim %s, seed %llu: %s", res->device,
 			 (unsigned long long)res->seed,
-			 !control ? "no control" : compat ? "io.latency (kernel compat)" :
-							    "io.latency");
+			 !control ? "no control" : mode == IOLAT_MODE_KERNEL ? "io.latency (kernel compat)" :
+			 mode == IOLAT_MODE_ADAPTIVE ? "io.latency (adaptive)" : "io.latency");
 	rcfg.label = buf;
 	rcfg.no_control = !control;
+	rcfg.adaptive = mode == IOLAT_MODE_ADAPTIVE;
 	rcfg.sample_interval_ns = res->sample_ns;
 	rcfg.nr_requests = res->nr_requests;
 	ret = iolat_report_create(&rcfg, &s->rep);

@@ -289,7 +289,7 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 	char label[160];
 	bool control, compat;
 	uint64_t start;
-	int ret;
+	int ret, mode;
 
 	*out = NULL;
 	if (err && errlen)
@@ -310,16 +310,20 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 	r.check = rn_check_wanted();
 	r.res->checked = r.check;
 	control = r.o.control >= 0 ? r.o.control : jf->global.control;
-	compat = r.o.kernel_compat >= 0 ? r.o.kernel_compat : jf->global.kernel_compat;
+	mode = iolat_mode_pick(jf, r.o.mode, r.o.kernel_compat, r.o.default_mode);
+	if (r.o.kernel_compat == 0 && !r.o.mode && mode == IOLAT_MODE_KERNEL)
+		mode = IOLAT_MODE_ARTICLE; /* an explicit kernel_compat = 0 */
+	compat = mode == IOLAT_MODE_KERNEL;
 	r.res->control = control;
 	r.res->kernel_compat = control && compat;
 	/* Every check before the first side effect (preflight.h). */
 	ret = iolat_preflight_check(jf, r.o.fault_options, &r.pf, err, errlen);
 	if (ret)
 		goto fail;
+	r.res->mode = control ? mode : IOLAT_MODE_UNSET;
 	rn_device_facts(&r);
 	if (control) {
-		ret = rn_setup_controller(&r, compat ? IOLAT_CTL_KERNEL_COMPAT : 0, err, errlen);
+		ret = rn_setup_controller(&r, iolat_mode_flags(mode), err, errlen);
 		if (ret)
 			goto fail;
 	}
@@ -331,10 +335,11 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 	else
 		snprintf(label, sizeof(label), "%s%s%s: %s", r.res->disk[0] ? "device " : "",
 			 r.res->disk, r.res->disk[0] ? "" : "real I/O",
-			 !control ? "no control" : compat ? "io.latency (kernel compat)"
-							  : "io.latency");
+			 !control ? "no control" : compat ? "io.latency (kernel compat)" :
+			 mode == IOLAT_MODE_ADAPTIVE ? "io.latency (adaptive)" : "io.latency");
 	rcfg.label = label;
 	rcfg.no_control = !control;
+	rcfg.adaptive = mode == IOLAT_MODE_ADAPTIVE;
 	rcfg.sample_interval_ns = r.o.sample_ns ? r.o.sample_ns
 				  : iolat_job_default_sample_ns(jf, RUNNER_DEF_SAMPLE_NS);
 	rcfg.nr_requests = r.res->nr_requests;

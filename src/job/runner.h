@@ -36,6 +36,8 @@ struct iolat_runner_progress {
 struct iolat_runner_opts {
 	int control;              /* -1: the job file's control=; 0: off; 1: on */
 	int kernel_compat;        /* -1: the job file's; 0/1 */
+	int mode;                 /* enum iolat_ctl_mode; 0: --kernel-compat, the job file's, default_mode */
+	int default_mode;         /* 0: article */
 	const char *label;        /* report heading; NULL: made from the mode */
 	uint64_t sample_ns;       /* time-series step; 0: the smallest window of a
 				   * group with a target, else 1 s */
@@ -50,6 +52,7 @@ struct iolat_runner_opts {
 struct iolat_runner_result {
 	struct iolat_report *report;   /* finished; owned by the result */
 	bool control, kernel_compat;
+	int mode;                      /* enum iolat_ctl_mode run (with control) */
 	uint32_t nr_requests;          /* the controller's qd */
 	int rotational;
 	bool device_known;             /* nr_requests/rotational came from sysfs */

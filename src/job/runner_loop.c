@@ -213,6 +213,15 @@ static void issue_due(struct rjob *j, uint64_t now)
 		struct iolat_eng_req *req = &s->req;
 		int ret;
 
+		if (j->g && !(j->job->ioflags & (IOLAT_IO_META | IOLAT_IO_SWAP))) {
+			/* The adaptive mode's pace gate: wait, then ask again. */
+			uint64_t pace = iolat_group_pace_due(j->g, j->job->bs, now);
+
+			if (pace) {
+				j->delay_until = now + pace;
+				break;
+			}
+		}
 		if (iolat_workload_next(&j->wl, now, &wio))
 			break;
 		j->free_list = s->next;

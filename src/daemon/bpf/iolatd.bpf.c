@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: (MIT OR GPL-2.0)
+/*
+ * iolatd.bpf.c - the measurement half of iolatd, run by the kernel: at each
+ * completed block request (the block_rq_complete BTF tracepoint) on one of
+ * the controlled disks, one record into a ring buffer: the cgroup of the
+ * request's first bio (the id of its directory: the same for cgroup v1
+ * blkio and v2 io), the disk, the latency from the request's start time
+ * (allocation; the dispatch time where that is missing), the bytes and the
+ * kind (write, metadata, swap).
+ * Not the task current at completion (or issue): on a real kernel that is a
+ * kworker or another task for a good share of requests.
+ * The license string is GPL because BPF tracing helpers require it; the
+ * source is also under MIT as the rest of the project.
+ */
+#include <vmlinux.h> /* generated at build time from the kernel BTF */
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "iolatd_event.h"
+
+#define IOLATD_RING_BYTES (1 << 22)
+
+/* The op is the low 8 bits of cmd_flags (a macro, so not in the BTF). */
+#define IOLATD_REQ_OP_MASK 0xffu
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+const volatile __u32 nr_devs = 0;
+const volatile __u32 devs[IOLATD_BPF_MAX_DEVS] = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, IOLATD_RING_BYTES);
+} events SEC(".maps");
+
+/* Records lost to a full ring buffer, read by the daemon. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} dropped SEC(".maps");
+
+static __always_inline bool wanted(__u32 dev)
+{
+	for (__u32 i = 0; i < IOLATD_BPF_MAX_DEVS; i++) {
+		if (i >= nr_devs)
+			return false;
+		if (devs[i] == dev)
+			return true;
+	}
+	return false;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(iolatd_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
+	struct gendisk *disk = rq->q->disk;
+	struct iolatd_event *e;
+	struct bio *bio = rq->bio;
+	__u64 now, start;
+	__u32 dev, key = 0;
+
+	if (!disk || !bio || !bio->bi_blkg)
+		return 0;
+	dev = ((__u32)disk->major << 20) | (__u32)disk->first_minor;
+	if (!wanted(dev))
+		return 0;
+	now = bpf_ktime_get_ns();
+	start = rq->start_time_ns;
+	if (!start)
+		start = rq->io_start_time_ns;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		__u64 *n = bpf_map_lookup_elem(&dropped, &key);
+
+		if (n)
+			(*n)++;
+		return 0;
+	}
+	e->cgid = bio->bi_blkg->blkcg->css.cgroup->kn->id;
+	e->now_ns = now;
+	e->lat_ns = start && start < now ? now - start : 0;
+	e->bytes = nr_bytes;
+	e->dev = dev;
+	e->flags = 0;
+	if ((rq->cmd_flags & IOLATD_REQ_OP_MASK) == REQ_OP_WRITE)
+		e->flags |= IOLATD_EV_WRITE;
+	if (rq->cmd_flags & (1U << __REQ_META))
+		e->flags |= IOLATD_EV_META;
+	if (rq->cmd_flags & (1U << __REQ_SWAP))
+		e->flags |= IOLATD_EV_SWAP;
+	if (error)
+		e->flags |= IOLATD_EV_ERROR;
+	/*
+	 * No wake-up per record (one costs microseconds): the daemon drains the
+	 * ring every 20 ms anyway. Wake it only when a quarter of the ring is full.
+	 */
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > IOLATD_RING_BYTES / 4)
+		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	else
+		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpf_source.c - loads iolatd's BPF program through its skeleton and polls
+ * its ring buffer (bpf_source.h). Built with the program where the build
+ * found clang, bpftool, libbpf and the kernel's BTF (CONFIG_HAVE_BPF);
+ * otherwise only the "not available" answers.
+ * Context: the daemon's one thread.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include "daemon/bpf_source.h"
+
+#ifdef CONFIG_HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+
+#include "bpf/iolatd_event.h"
+#include <iolatd.skel.h> /* generated at build time by bpftool */
+
+struct bpf_source {
+	struct iolatd_bpf *skel;
+	struct ring_buffer *rb;
+	bpf_completion_fn fn;
+	void *ctx;
+	int delivered;
+};
+
+bool bpf_source_available(void)
+{
+	return true;
+}
+
+/* libbpf's own messages: warnings and errors only, and not the memlock one. */
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || level == LIBBPF_INFO || strstr(fmt, "memlock"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct bpf_source *s = ctx;
+	const struct iolatd_event *e = data;
+	struct bpf_completion c;
+
+	if (len < sizeof(*e))
+		return 0;
+	c.cgid = e->cgid;
+	c.now_ns = e->now_ns;
+	c.lat_ns = e->lat_ns;
+	c.bytes = e->bytes;
+	c.dev = makedev(e->dev >> 20, e->dev & 0xfffff);
+	c.write = e->flags & IOLATD_EV_WRITE;
+	c.meta = e->flags & IOLATD_EV_META;
+	c.swap = e->flags & IOLATD_EV_SWAP;
+	c.error = e->flags & IOLATD_EV_ERROR;
+	s->fn(s->ctx, &c);
+	s->delivered++;
+	return 0;
+}
+
+int bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_fn fn, void *ctx,
+		    struct bpf_source **out, char *err, size_t errlen)
+{
+	struct bpf_source *s;
+	int ret;
+
+	if (nr_devs == 0 || nr_devs > IOLATD_BPF_MAX_DEVS) {
+		snprintf(err, errlen, "BPF: 1 to %d devices", IOLATD_BPF_MAX_DEVS);
+		return -EINVAL;
+	}
+	libbpf_set_print(quiet_print);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->fn = fn;
+	s->ctx = ctx;
+	s->skel = iolatd_bpf__open();
+	if (!s->skel) {
+		ret = -errno;
+		snprintf(err, errlen, "BPF: cannot open the program: %s", strerror(-ret));
+		goto fail;
+	}
+	s->skel->rodata->nr_devs = nr_devs;
+	for (unsigned i = 0; i < nr_devs; i++)
+		s->skel->rodata->devs[i] = (major(devs[i]) << 20) | minor(devs[i]);
+	if ((ret = iolatd_bpf__load(s->skel))) {
+		snprintf(err, errlen, "BPF: cannot load the program (root and a kernel with BTF are needed): %s",
+			 strerror(-ret));
+		goto fail;
+	}
+	if ((ret = iolatd_bpf__attach(s->skel))) {
+		snprintf(err, errlen, "BPF: cannot attach to tp_btf/block_rq_complete: %s", strerror(-ret));
+		goto fail;
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_record, s, NULL);
+	if (!s->rb) {
+		ret = -errno;
+		snprintf(err, errlen, "BPF: cannot open the ring buffer: %s", strerror(-ret));
+		goto fail;
+	}
+	*out = s;
+	return 0;
+fail:
+	bpf_source_close(s);
+	return ret < 0 ? ret : -EINVAL;
+}
+
+int bpf_source_poll(struct bpf_source *s, int timeout_ms)
+{
+	int ret;
+
+	s->delivered = 0;
+	/* The program wakes us only when the ring fills up: drain it after the wait. */
+	ret = ring_buffer__poll(s->rb, timeout_ms);
+	if (ret >= 0 || ret == -EINTR)
+		ret = ring_buffer__consume(s->rb);
+	if (ret < 0 && ret != -EINTR)
+		return ret;
+	return s->delivered;
+}
+
+uint64_t bpf_source_dropped(struct bpf_source *s)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t sum = 0, *vals;
+	__u32 key = 0;
+
+	if (ncpu <= 0 || !(vals = calloc((size_t)ncpu, sizeof(*vals))))
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.dropped), &key, vals))
+		for (int i = 0; i < ncpu; i++)
+			sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+bool bpf_source_alive(struct bpf_source *s)
+{
+	return s && s->skel && s->skel->links.iolatd_rq_complete;
+}
+
+void bpf_source_close(struct bpf_source *s)
+{
+	if (!s)
+		return;
+	ring_buffer__free(s->rb);
+	iolatd_bpf__destroy(s->skel);
+	free(s);
+}
+
+#else /* !CONFIG_HAVE_BPF */
+
+struct bpf_source {
+	int unused;
+};
+
+bool bpf_source_available(void)
+{
+	return false;
+}
+
+int bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_fn fn, void *ctx,
+		    struct bpf_source **out, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "this iolatd was built without BPF: building it needs clang, bpftool, "
+		 "libbpf-dev and the kernel's BTF (/sys/kernel/btf/vmlinux)");
+	return -EOPNOTSUPP;
+}
+
+int bpf_source_poll(struct bpf_source *s, int timeout_ms)
+{
+	return -EOPNOTSUPP;
+}
+
+uint64_t bpf_source_dropped(struct bpf_source *s)
+{
+	return 0;
+}
+
+bool bpf_source_alive(struct bpf_source *s)
+{
+	return false;
+}
+
+void bpf_source_close(struct bpf_source *s)
+{
+}
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpf_source.h - completions measured in the kernel: loads and attaches
+ * iolatd's BPF program (bpf/iolatd.bpf.c, a CO-RE skeleton built from the
+ * running kernel's BTF) for a set of disks, and hands each record to a
+ * callback while polling its ring buffer. Where iolatd was built without
+ * BPF, opening fails with -EOPNOTSUPP and says why.
+ * Context: the daemon's one thread.
+ */
+#ifndef IOLAT_DAEMON_BPF_SOURCE_H
+#define IOLAT_DAEMON_BPF_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct bpf_source;
+
+struct bpf_completion {
+	uint64_t cgid, now_ns, lat_ns, bytes;
+	dev_t dev;
+	bool write, meta, swap, error;
+};
+
+typedef void (*bpf_completion_fn)(void *ctx, const struct bpf_completion *c);
+
+int bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_fn fn, void *ctx,
+		    struct bpf_source **out, char *err, size_t errlen);
+
+/* Wait up to @timeout_ms and deliver what arrived. Return: records delivered, or -errno. */
+int bpf_source_poll(struct bpf_source *s, int timeout_ms);
+
+/* Records the kernel could not queue (ring buffer full). */
+uint64_t bpf_source_dropped(struct bpf_source *s);
+
+/* Is the program still attached and running? */
+bool bpf_source_alive(struct bpf_source *s);
+
+void bpf_source_close(struct bpf_source *s);
+
+/* Whether this build has BPF support. */
+bool bpf_source_available(void);
+
+#endif

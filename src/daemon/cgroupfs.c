@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cgroupfs.c - reading and writing the block throttle's files (cgroupfs.h):
+ * io.max on cgroup v2, blkio.throttle.*_device on v1, and finding which
+ * hierarchy controls block I/O on this host.
+ * Context: any thread; plain file I/O, no state.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "daemon/cgroupfs.h"
+
+static const char *const limit_names[CG_NR_LIMITS] = { "rbps", "wbps", "riops", "wiops" };
+static const char *const v1_files[CG_NR_LIMITS] = {
+	"blkio.throttle.read_bps_device", "blkio.throttle.write_bps_device",
+	"blkio.throttle.read_iops_device", "blkio.throttle.write_iops_device",
+};
+
+const char *cg_limit_name(enum cg_limit_kind k)
+{
+	return k < CG_NR_LIMITS ? limit_names[k] : "?";
+}
+
+void cgfs_devstr(dev_t dev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u:%u", major(dev), minor(dev));
+}
+
+void cgfs_dir(const struct cgfs_root *root, const char *rel, char *out, size_t len)
+{
+	snprintf(out, len, "%s%s%s", root->path, *rel ? "/" : "", rel);
+}
+
+uint64_t cgfs_ino(const char *dir)
+{
+	struct stat st;
+
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? (uint64_t)st.st_ino : 0;
+}
+
+static bool file_has_word(const char *path, const char *word)
+{
+	char buf[512], *save = NULL;
+	FILE *f = fopen(path, "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f))
+		for (char *t = strtok_r(buf, " \n", &save); t && !found; t = strtok_r(NULL, " \n", &save))
+			found = !strcmp(t, word);
+	fclose(f);
+	return found;
+}
+
+static bool opts_have(const char *opts, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = opts; (p = strstr(p, word)); p += n)
+		if ((p == opts || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+int cgfs_find_root(const char *override, struct cgfs_root *root, char *why, size_t whylen)
+{
+	char dev[256], dir[IOLATD_PATH_MAX], type[64], opts[512], v1[IOLATD_PATH_MAX] = "";
+	char ctl[IOLATD_PATH_MAX + 32];
+	FILE *f;
+
+	if (override && *override) {
+		snprintf(ctl, sizeof(ctl), "%s/cgroup.controllers", override);
+		if (!cgfs_ino(override)) {
+			snprintf(why, whylen, "cgroup_root %s: not a directory", override);
+			return -ENOENT;
+		}
+		snprintf(root->path, sizeof(root->path), "%s", override);
+		root->version = access(ctl, F_OK) == 0 ? 2 : 1;
+		return 0;
+	}
+	f = fopen("/proc/self/mounts", "r");
+	if (!f) {
+		snprintf(why, whylen, "cannot read /proc/self/mounts");
+		return -ENOENT;
+	}
+	while (fscanf(f, "%255s %255s %63s %511s %*d %*d", dev, dir, type, opts) == 4) {
+		if (!strcmp(type, "cgroup2")) {
+			snprintf(ctl, sizeof(ctl), "%s/cgroup.controllers", dir);
+			if (file_has_word(ctl, "io")) {
+				snprintf(root->path, sizeof(root->path), "%s", dir);
+				root->version = 2;
+				fclose(f);
+				return 0;
+			}
+		} else if (!strcmp(type, "cgroup") && opts_have(opts, "blkio") && !*v1) {
+			snprintf(v1, sizeof(v1), "%s", dir);
+		}
+	}
+	fclose(f);
+	if (*v1) {
+		snprintf(root->path, sizeof(root->path), "%s", v1);
+		root->version = 1;
+		return 0;
+	}
+	snprintf(why, whylen, "no cgroup2 mount with the io controller and no cgroup v1 blkio mount");
+	return -ENOENT;
+}
+
+int cgfs_parse_device(const char *name, dev_t *dev)
+{
+	unsigned maj, min;
+	char path[128], buf[64];
+	int n = 0;
+	FILE *f;
+
+	if (sscanf(name, "%u:%u%n", &maj, &min, &n) == 2 && name[n] == '\0') {
+		*dev = makedev(maj, min);
+		return 0;
+	}
+	if (strchr(name, '/') || strlen(name) > 64)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -ENODEV;
+	n = fgets(buf, sizeof(buf), f) && sscanf(buf, "%u:%u", &maj, &min) == 2;
+	fclose(f);
+	if (!n)
+		return -ENODEV;
+	*dev = makedev(maj, min);
+	return 0;
+}
+
+/* "max" or a number. */
+static int parse_val(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!strcmp(s, "max")) {
+		*v = 0;
+		return 0;
+	}
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || end == s || *end ? -EINVAL : 0;
+}
+
+/* v2: the io.max line of @dev, "MAJ:MIN rbps=.. wbps=.. riops=.. wiops=..". */
+static int read_v2(const char *cgdir, const char *devs, struct cg_limits *out)
+{
+	char path[IOLATD_PATH_MAX + 16], line[512];
+	size_t dl = strlen(devs);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/io.max", cgdir);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *save = NULL;
+
+		if (strncmp(line, devs, dl) || line[dl] != ' ')
+			continue;
+		for (char *t = strtok_r(line + dl, " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
+			char *eq = strchr(t, '=');
+
+			if (!eq)
+				continue;
+			*eq = '\0';
+			for (int k = 0; k < CG_NR_LIMITS; k++)
+				if (!strcmp(t, limit_names[k]) && parse_val(eq + 1, &out->v[k])) {
+					fclose(f);
+					return -EINVAL;
+				}
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* v1: each blkio.throttle file's line for @dev, "MAJ:MIN N". */
+static int read_v1(const char *cgdir, const char *devs, struct cg_limits *out)
+{
+	char path[IOLATD_PATH_MAX + 48], line[256];
+	size_t dl = strlen(devs);
+
+	for (int k = 0; k < CG_NR_LIMITS; k++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", cgdir, v1_files[k]);
+		f = fopen(path, "r");
+		if (!f)
+			return -errno;
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = '\0';
+			if (!strncmp(line, devs, dl) && line[dl] == ' ' &&
+			    parse_val(line + dl + 1, &out->v[k])) {
+				fclose(f);
+				return -EINVAL;
+			}
+		}
+		fclose(f);
+	}
+	return 0;
+}
+
+int cgfs_read_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
+		     struct cg_limits *out)
+{
+	char devs[32];
+
+	memset(out, 0, sizeof(*out));
+	cgfs_devstr(dev, devs, sizeof(devs));
+	return root->version == 2 ? read_v2(cgdir, devs, out) : read_v1(cgdir, devs, out);
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC); /* O_TRUNC: as a shell redirection */
+	ssize_t n, len = (ssize_t)strlen(s);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, (size_t)len);
+	err = n < 0 ? -errno : n != len ? -EIO : 0;
+	close(fd);
+	return err;
+}
+
+int cgfs_write_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
+		      const struct cg_limits *l, const bool *only)
+{
+	char devs[32], path[IOLATD_PATH_MAX + 48], line[256];
+	int first = 0;
+
+	cgfs_devstr(dev, devs, sizeof(devs));
+	if (root->version == 2) {
+		size_t pos = (size_t)snprintf(line, sizeof(line), "%s", devs);
+
+		for (int k = 0; k < CG_NR_LIMITS; k++) {
+			if (only && !only[k])
+				continue;
+			if (l->v[k])
+				pos += (size_t)snprintf(line + pos, sizeof(line) - pos, " %s=%" PRIu64,
+							limit_names[k], l->v[k]);
+			else
+				pos += (size_t)snprintf(line + pos, sizeof(line) - pos, " %s=max",
+							limit_names[k]);
+		}
+		snprintf(path, sizeof(path), "%s/io.max", cgdir);
+		return write_str(path, line);
+	}
+	for (int k = 0; k < CG_NR_LIMITS; k++) {
+		int err;
+
+		if (only && !only[k])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", cgdir, v1_files[k]);
+		snprintf(line, sizeof(line), "%s %" PRIu64, devs, l->v[k]);
+		err = write_str(path, line);
+		if (err && !first)
+			first = err;
+	}
+	return first;
+}

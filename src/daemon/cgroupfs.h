@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cgroupfs.h - the kernel's block throttle as files: where the hierarchy
+ * that controls block I/O is (cgroup v2 with the io controller, or v1
+ * blkio), and reading and writing one cgroup's limits for one device:
+ *   v2: io.max, lines "MAJ:MIN rbps=N wbps=N riops=N wiops=N" ("max": none)
+ *   v1: blkio.throttle.{read,write}_{bps,iops}_device, lines "MAJ:MIN N"
+ *       (writing 0 removes the limit)
+ * A limit of 0 in struct cg_limits means "none". The root can be any
+ * directory (tests use a fake tree in a temp dir).
+ * Context: any thread; no state besides what the caller passes.
+ */
+#ifndef IOLAT_DAEMON_CGROUPFS_H
+#define IOLAT_DAEMON_CGROUPFS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "daemon/config.h"
+
+enum cg_limit_kind { CG_RBPS, CG_WBPS, CG_RIOPS, CG_WIOPS, CG_NR_LIMITS };
+
+struct cg_limits {
+	uint64_t v[CG_NR_LIMITS]; /* 0: none */
+};
+
+struct cgfs_root {
+	char path[IOLATD_PATH_MAX];
+	int version;              /* 1 (blkio) or 2 (io) */
+};
+
+/* "rbps", "wbps", "riops", "wiops". */
+const char *cg_limit_name(enum cg_limit_kind k);
+
+/*
+ * cgfs_find_root() - the hierarchy that throttles block I/O: @override when
+ * given (v2 if it holds cgroup.controllers, else v1), else from
+ * /proc/self/mounts: a cgroup2 mount whose cgroup.controllers lists io, else
+ * a cgroup (v1) mount with the blkio option.
+ * Return: 0, -ENOENT (none found; @why says what was looked at).
+ */
+int cgfs_find_root(const char *override, struct cgfs_root *root, char *why, size_t whylen);
+
+/* "/root/path" for a relative cgroup path ("" is the root itself). */
+void cgfs_dir(const struct cgfs_root *root, const char *rel, char *out, size_t len);
+
+/* A disk name (vda) or "MAJ:MIN" to a device number, via /sys/class/block. */
+int cgfs_parse_device(const char *name, dev_t *dev);
+
+/* Read the limits set on @dev in @cgdir. Return: 0 (all 0 when none), -errno. */
+int cgfs_read_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
+		     struct cg_limits *out);
+
+/*
+ * Write the limits @l on @dev to @cgdir; with @only (non-NULL), the kinds
+ * whose only[k] is false are left alone. Return: 0 or the first -errno.
+ */
+int cgfs_write_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
+		      const struct cg_limits *l, const bool *only);
+
+/* The inode number of a directory (the cgroup id BPF sees), or 0. */
+uint64_t cgfs_ino(const char *dir);
+
+/* Format / parse "MAJ:MIN". */
+void cgfs_devstr(dev_t dev, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * config.h - iolatd's configuration file, in the job files' INI style:
+ *
+ *   [global]
+ *   device=vda            ; a disk name or MAJ:MIN; several: repeat or comma-separate
+ *   control=1             ; 0: measure and report, never write a limit
+ *   kernel_compat=0       ; the kernel's timer and B1 (IOLAT_CTL_KERNEL_COMPAT)
+ *   nr_requests=256       ; default: the device's queue/nr_requests
+ *   rotational=0          ; default: the device's queue/rotational
+ *   min_bps=1m            ; the lowest rate limit written (bytes/s)
+ *   min_iops=10           ; the lowest IOPS limit written
+ *   cgroup_root=PATH      ; default: the io (v2) or blkio (v1) hierarchy's mount
+ *
+ *   [group:web/frontend]  ; a cgroup path relative to that root
+ *   target=5ms
+ *
+ * Parsing does no I/O besides reading the file; device names are resolved
+ * later (cgroupfs.c). Errors: one line "FILE:LINE: key 'KEY': expected ...".
+ * Context: any thread; a parsed config is immutable.
+ */
+#ifndef IOLAT_DAEMON_CONFIG_H
+#define IOLAT_DAEMON_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IOLATD_MAX_DEVICES 8
+#define IOLATD_MAX_GROUPS 64
+#define IOLATD_PATH_MAX 256
+#define IOLATD_DEVNAME_MAX 32
+#define IOLATD_ERR_MAX 512
+
+struct iolatd_group_cfg {
+	char path[IOLATD_PATH_MAX];   /* "a/b", no leading or trailing '/' */
+	uint64_t target_ns;           /* 0: none ("max") */
+	unsigned line;
+};
+
+struct iolatd_config {
+	char devices[IOLATD_MAX_DEVICES][IOLATD_DEVNAME_MAX];
+	unsigned nr_devices;
+	bool control;
+	bool kernel_compat;
+	uint32_t nr_requests;         /* 0: from the device */
+	int rotational;               /* -1: from the device */
+	uint64_t min_bps, min_iops;
+	char cgroup_root[IOLATD_PATH_MAX]; /* "": found automatically */
+	struct iolatd_group_cfg groups[IOLATD_MAX_GROUPS];
+	unsigned nr_groups;
+};
+
+/* Parse @text (named @file in messages). Return: 0 or -EINVAL with @err set. */
+int iolatd_config_parse(const char *file, const char *text, struct iolatd_config *cfg,
+			char *err, size_t errlen);
+
+/* Read and parse @file. Return: 0, -EINVAL (bad content) or -errno (unreadable). */
+int iolatd_config_load(const char *file, struct iolatd_config *cfg, char *err, size_t errlen);
+
+/* The group of @path, or NULL. */
+const struct iolatd_group_cfg *iolatd_config_group(const struct iolatd_config *cfg,
+						   const char *path);
+
+#endif

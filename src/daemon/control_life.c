@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * control_life.c - creating, reloading and stopping iolatd's controller
+ * loop (control.h): devices and cgroup root resolved, stale limits of a
+ * previous run put back, one controller per device; on stop, every limit
+ * written removed.
+ * Context: one thread for every call on one struct iolatd.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "daemon/control_priv.h"
+
+static uint32_t sysfs_u32(dev_t dev, const char *attr, uint32_t dflt)
+{
+	char path[128];
+	unsigned v;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/%s", major(dev), minor(dev), attr);
+	f = fopen(path, "r");
+	if (!f)
+		return dflt;
+	ok = fscanf(f, "%u", &v) == 1;
+	fclose(f);
+	return ok ? v : dflt;
+}
+
+static bool is_partition(dev_t dev)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", major(dev), minor(dev));
+	return access(path, F_OK) == 0;
+}
+
+static int resolve_devices(const struct iolatd_config *cfg, dev_t *devs, char *err, size_t len)
+{
+	for (unsigned k = 0; k < cfg->nr_devices; k++) {
+		if (cgfs_parse_device(cfg->devices[k], &devs[k])) {
+			snprintf(err, len, "device '%s': no such block device (give a disk name or MAJ:MIN)",
+				 cfg->devices[k]);
+			return -ENODEV;
+		}
+		if (is_partition(devs[k])) {
+			snprintf(err, len, "device '%s': a partition; the block throttle takes whole disks: "
+				 "give the disk it is on", cfg->devices[k]);
+			return -EINVAL;
+		}
+		for (unsigned j = 0; j < k; j++)
+			if (devs[j] == devs[k]) {
+				snprintf(err, len, "device '%s': the same disk as '%s'", cfg->devices[k],
+					 cfg->devices[j]);
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
+static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t len)
+{
+	for (unsigned k = 0; k < d->cfg.nr_devices; k++) {
+		struct dev_ctl *c = &d->devs[k];
+		struct iolat_ctl_config cc = { 0 };
+		int ret;
+
+		c->dev = devs[k];
+		snprintf(c->name, sizeof(c->name), "%u:%u", major(devs[k]), minor(devs[k]));
+		c->nr_requests = d->cfg.nr_requests ? d->cfg.nr_requests : sysfs_u32(devs[k], "nr_requests", 64);
+		c->rotational = d->cfg.rotational >= 0 ? d->cfg.rotational :
+				(int)sysfs_u32(devs[k], "rotational", 0);
+		cc.nr_requests = c->nr_requests;
+		cc.rotational = c->rotational;
+		cc.clock = d->opts.clock;
+		cc.flags = d->cfg.kernel_compat ? IOLAT_CTL_KERNEL_COMPAT : 0;
+		cc.max_groups = DISC_MAX_NODES + 8;
+		cc.nr_stat_slots = 2;
+		ret = iolat_ctl_create(&cc, &c->ctl);
+		if (ret) {
+			snprintf(err, len, "device %s: cannot create a controller: %s", c->name, strerror(-ret));
+			return ret;
+		}
+		d->nr_devs++;
+	}
+	return 0;
+}
+
+int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opts,
+		  struct iolatd **out, char *err, size_t len)
+{
+	dev_t devs[IOLATD_MAX_DEVICES];
+	struct iolatd *d;
+	char why[256];
+	int ret;
+
+	if (!opts->run_dir || access(opts->run_dir, W_OK | X_OK)) {
+		snprintf(err, len, "run directory %s: not a writable directory",
+			 opts->run_dir ? opts->run_dir : "(none)");
+		return -ENOENT;
+	}
+	if ((ret = resolve_devices(cfg, devs, err, len)))
+		return ret;
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->disc = calloc(1, sizeof(*d->disc)))) {
+		free(d);
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	d->cfg = *cfg;
+	d->opts = *opts;
+	snprintf(d->run_dir, sizeof(d->run_dir), "%s", opts->run_dir);
+	d->opts.run_dir = d->run_dir;
+	if ((ret = cgfs_find_root(cfg->cgroup_root, &d->root, why, sizeof(why)))) {
+		snprintf(err, len, "cgroup hierarchy: %s", why);
+		goto fail;
+	}
+	if ((ret = make_ctls(d, devs, err, len)))
+		goto fail;
+	/* What a previous run left behind goes first. */
+	if (!opts->dry_run) {
+		ret = state_cleanup(d->run_dir, &d->root, why, sizeof(why));
+		if (ret < 0) {
+			snprintf(err, len, "stale limits: %s (move the file away to start)", why);
+			goto fail;
+		}
+		d->restored_at_start = ret;
+		if (ret)
+			iolatd_logf(d, "removed %d stale limit(s) left by a previous run", ret);
+	}
+	disc_init(d->disc, &d->root);
+	d->started_ns = d->last_period = d->last_second = iolat_ctl_now(d->devs[0].ctl);
+	iolatd_rescan(d);
+	iolatd_write_status(d, d->started_ns);
+	*out = d;
+	return 0;
+fail:
+	iolatd_destroy(d);
+	return ret;
+}
+
+int iolatd_reload(struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t len)
+{
+	bool same = cfg->nr_devices == d->cfg.nr_devices && !strcmp(cfg->cgroup_root, d->cfg.cgroup_root);
+
+	for (unsigned k = 0; same && k < cfg->nr_devices; k++)
+		same = !strcmp(cfg->devices[k], d->cfg.devices[k]);
+	if (!same) {
+		snprintf(err, len, "device= and cgroup_root= cannot change on reload: restart iolatd");
+		return -EINVAL;
+	}
+	if (cfg->kernel_compat != d->cfg.kernel_compat || cfg->nr_requests != d->cfg.nr_requests ||
+	    cfg->rotational != d->cfg.rotational) {
+		snprintf(err, len, "kernel_compat=, nr_requests= and rotational= cannot change on reload: restart iolatd");
+		return -EINVAL;
+	}
+	d->cfg = *cfg;
+	disc_scan(d->disc, &d->cfg, &d->ops);
+	for (int i = 0; i < DISC_MAX_NODES; i++) {
+		const struct iolatd_group_cfg *g;
+
+		if (!d->nd[i])
+			continue;
+		g = iolatd_config_group(&d->cfg, d->disc->nodes[i].rel);
+		for (unsigned k = 0; k < d->nr_devs; k++)
+			if (d->nd[i][k].g && iolat_group_target(d->nd[i][k].g) != (g ? g->target_ns : 0))
+				iolat_group_set_target(d->nd[i][k].g, g ? g->target_ns : 0);
+	}
+	if (!d->cfg.control)
+		iolatd_stop_limits(d, iolat_ctl_now(d->devs[0].ctl));
+	return 0;
+}
+
+int iolatd_stop_limits(struct iolatd *d, uint64_t now)
+{
+	int first = 0;
+
+	for (int i = 0; i < DISC_MAX_NODES; i++) {
+		if (!d->nd[i])
+			continue;
+		for (unsigned k = 0; k < d->nr_devs; k++) {
+			int ret = act_release(&d->nd[i][k].act, &d->root, now, d->opts.dry_run);
+
+			if (ret < 0 && !first) {
+				first = ret;
+				iolatd_logf(d, "%s: cannot remove a limit: %s", d->disc->nodes[i].rel,
+					    strerror(-ret));
+			}
+		}
+	}
+	return first;
+}
+
+int iolatd_stop(struct iolatd *d, uint64_t now)
+{
+	char path[IOLATD_PATH_MAX + 16];
+	int ret = iolatd_stop_limits(d, now);
+	bool left = false;
+
+	for (int i = 0; i < DISC_MAX_NODES && !left; i++)
+		for (unsigned k = 0; d->nd[i] && k < d->nr_devs; k++)
+			left |= d->nd[i][k].act.active;
+	/* The record stays for what could not be removed: the next start retries. */
+	if (!left && !d->opts.dry_run)
+		state_save(d->run_dir, NULL, 0);
+	snprintf(path, sizeof(path), "%s/%s", d->run_dir, IOLATD_STATUS_FILE);
+	unlink(path);
+	return ret;
+}
+
+void iolatd_destroy(struct iolatd *d)
+{
+	if (!d)
+		return;
+	if (d->disc && d->nr_devs) {
+		for (int i = DISC_MAX_NODES - 1; i >= 0; i--) {
+			/* Children were created after their parents: newest first. */
+			int newest = -1;
+
+			for (int j = 0; j < DISC_MAX_NODES; j++)
+				if (d->nd[j] && (newest < 0 || d->disc->nodes[j].seq > d->disc->nodes[newest].seq))
+					newest = j;
+			if (newest < 0)
+				break;
+			for (unsigned k = 0; k < d->nr_devs; k++)
+				if (d->nd[newest][k].g)
+					iolat_group_destroy(d->nd[newest][k].g);
+			free(d->nd[newest]);
+			d->nd[newest] = NULL;
+		}
+	}
+	for (unsigned k = 0; k < d->nr_devs; k++)
+		iolat_ctl_destroy(d->devs[k].ctl);
+	free(d->disc);
+	free(d);
+}
+
+unsigned iolatd_devices(const struct iolatd *d, dev_t *devs, unsigned max)
+{
+	unsigned n = 0;
+
+	for (; n < d->nr_devs && n < max; n++)
+		devs[n] = d->devs[n].dev;
+	return n;
+}
+
+int iolatd_cgroup_version(const struct iolatd *d)
+{
+	return d->root.version;
+}
+
+const char *iolatd_cgroup_root(const struct iolatd *d)
+{
+	return d->root.path;
+}
+
+void iolatd_counters(const struct iolatd *d, struct iolatd_counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->observed = d->observed;
+	c->unattributed = d->unattributed;
+	for (int i = 0; i < DISC_MAX_NODES; i++) {
+		if (!d->nd[i])
+			continue;
+		c->nodes++;
+		for (unsigned k = 0; k < d->nr_devs; k++) {
+			c->writes += d->nd[i][k].act.writes;
+			c->write_errors += d->nd[i][k].act.write_errors;
+			c->limits_active += d->nd[i][k].act.active;
+		}
+	}
+}
+
+void iolatd_set_source_lost(struct iolatd *d, bool lost)
+{
+	d->source_lost = lost;
+}

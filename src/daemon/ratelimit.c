@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ratelimit.c - allowed depth to rate limits by Little's law (ratelimit.h).
+ * Context: any thread; pure functions.
+ */
+#include <string.h>
+
+#include "iolatency.h"
+#include "daemon/ratelimit.h"
+
+#define RATE_MAX_HALVINGS 30
+
+void rate_est_update(struct rate_est *e, const struct rate_sample *s)
+{
+	for (int d = 0; d < 2; d++) {
+		double secs, bps, iops;
+
+		if (s->ios[d] < RATE_MIN_IOS || s->lat_ns[d] < RATE_MIN_LAT_NS)
+			continue;
+		secs = (double)s->lat_ns[d] / 1e9;
+		bps = (double)s->bytes[d] / secs;
+		iops = (double)s->ios[d] / secs;
+		if (!e->valid[d]) {
+			e->bps_slot[d] = bps;
+			e->iops_slot[d] = iops;
+			e->valid[d] = true;
+		} else {
+			e->bps_slot[d] += (bps - e->bps_slot[d]) / 4;
+			e->iops_slot[d] += (iops - e->iops_slot[d]) / 4;
+		}
+	}
+}
+
+static uint64_t floor_at(double v, uint64_t min)
+{
+	return v < (double)min ? min : v > 1e18 ? (uint64_t)1e18 : (uint64_t)v;
+}
+
+bool rate_limits(const struct rate_est *e, uint32_t depth, int use_delay,
+		 uint64_t min_bps, uint64_t min_iops, struct cg_limits *out)
+{
+	double slots;
+	bool any = false;
+
+	memset(out, 0, sizeof(*out));
+	if (depth == IOLAT_DEPTH_MAX && use_delay <= 0)
+		return false;
+	slots = depth == IOLAT_DEPTH_MAX ? 1.0 : (double)(depth ? depth : 1);
+	if (use_delay > 0) {
+		int u = use_delay > RATE_MAX_HALVINGS ? RATE_MAX_HALVINGS : use_delay;
+
+		slots = 1.0 / (double)(1u << u);
+	}
+	for (int d = 0; d < 2; d++) {
+		if (!e->valid[d])
+			continue;
+		out->v[d == RATE_READ ? CG_RBPS : CG_WBPS] = floor_at(slots * e->bps_slot[d], min_bps);
+		out->v[d == RATE_READ ? CG_RIOPS : CG_WIOPS] = floor_at(slots * e->iops_slot[d], min_iops);
+		any = true;
+	}
+	return any;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ratelimit.h - from an allowed queue depth to the block throttle's rate
+ * limits, by Little's law. Over a period a group moved B bytes in N requests
+ * whose latencies summed to S: its mean in-flight was S/T and its throughput
+ * B/T, so one slot of depth carried B/S bytes per second (N/S requests).
+ * Depth D is then worth D x B/S bytes/s and D x N/S IOPS, per direction.
+ * Below depth 1 (use_delay u > 0, the kernel's induced delay) the rate keeps
+ * falling: halved per step, down to the configured floor.
+ * Pure arithmetic on the caller's records. Context: any thread.
+ */
+#ifndef IOLAT_DAEMON_RATELIMIT_H
+#define IOLAT_DAEMON_RATELIMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "daemon/cgroupfs.h"
+
+enum { RATE_READ = 0, RATE_WRITE = 1 };
+
+/* What one group did in one period, per direction. */
+struct rate_sample {
+	uint64_t bytes[2], ios[2], lat_ns[2];
+};
+
+/* Per-slot throughput, smoothed (an EMA, weight 1/4 per period). */
+struct rate_est {
+	double bps_slot[2], iops_slot[2];
+	bool valid[2];
+};
+
+/* Periods with fewer requests (or less summed latency) do not move the estimate. */
+#define RATE_MIN_IOS 4
+#define RATE_MIN_LAT_NS 2000000ull
+
+void rate_est_update(struct rate_est *e, const struct rate_sample *s);
+
+/*
+ * rate_limits() - the limits for allowed @depth (IOLAT_DEPTH_MAX: none) and
+ * @use_delay, never below @min_bps / @min_iops. A direction without an
+ * estimate gets no limit. Return: true if any limit is set.
+ */
+bool rate_limits(const struct rate_est *e, uint32_t depth, int use_delay,
+		 uint64_t min_bps, uint64_t min_iops, struct cg_limits *out);
+
+#endif

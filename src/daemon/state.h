@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * state.h - what iolatd wrote, recorded under its run directory
+ * (/run/iolatd by default), so that a daemon that restarts after a crash or
+ * SIGKILL first puts back every limit it had written: for each cgroup and
+ * device, the administrator's limits found before and the limits written.
+ * The file is replaced atomically (write a temporary, rename) before each
+ * write to cgroupfs, so a record always exists for a limit in force.
+ * Context: the daemon's one thread.
+ */
+#ifndef IOLAT_DAEMON_STATE_H
+#define IOLAT_DAEMON_STATE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "daemon/cgroupfs.h"
+
+struct state_rec {
+	char cgdir[IOLATD_PATH_MAX];  /* absolute */
+	dev_t dev;
+	struct cg_limits admin;       /* found before the first write; 0: none */
+	struct cg_limits written;     /* in force now; 0: not written */
+};
+
+#define STATE_FILE "limits"
+
+/* Replace the records with @recs. Return: 0 or -errno. An empty set removes the file. */
+int state_save(const char *run_dir, const struct state_rec *recs, unsigned n);
+
+/*
+ * Read the records (at most @max). Return: the number read, 0 when there is
+ * no file, -EINVAL for a damaged file (@why says where), -errno.
+ */
+int state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *why, size_t len);
+
+/*
+ * state_cleanup() - put back every recorded limit that is still the one
+ * written (a limit changed since by someone else is left alone), restoring
+ * the administrator's value, then remove the record file. A cgroup that is
+ * gone is skipped. Return: the number of limits restored, or -errno when
+ * the records cannot be read (the file is then kept).
+ */
+int state_cleanup(const char *run_dir, const struct cgfs_root *root, char *why, size_t len);
+
+#endif

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * statusfile.c - parsing iolatd's status file (statusfile.h).
+ * Context: any thread.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/statusfile.h"
+
+static int parse_rec(char *line, struct status_rec *r)
+{
+	char *save = NULL, *tok = strtok_r(line, " ", &save);
+
+	memset(r, 0, sizeof(*r));
+	if (!tok || strlen(tok) >= sizeof(r->kind) || strchr(tok, '='))
+		return -EINVAL;
+	strcpy(r->kind, tok);
+	while ((tok = strtok_r(NULL, " ", &save))) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq || eq == tok || (size_t)(eq - tok) >= sizeof(r->f[0].key) ||
+		    strlen(eq + 1) >= sizeof(r->f[0].val) || r->n == STATUS_MAX_FIELDS)
+			return -EINVAL;
+		memcpy(r->f[r->n].key, tok, (size_t)(eq - tok));
+		strcpy(r->f[r->n].val, eq + 1);
+		r->n++;
+	}
+	return 0;
+}
+
+int status_parse(const char *text, struct status_file *out, char *why, size_t len)
+{
+	unsigned lineno = 0;
+	char line[4096];
+
+	out->n = 0;
+	out->recs = calloc(STATUS_MAX_RECS, sizeof(*out->recs));
+	if (!out->recs)
+		return -ENOMEM;
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+
+		lineno++;
+		if (n >= sizeof(line) || out->n == STATUS_MAX_RECS) {
+			snprintf(why, len, "line %u: too long, or too many lines", lineno);
+			status_free(out);
+			return -EINVAL;
+		}
+		memcpy(line, text, n);
+		line[n] = '\0';
+		text += n + (text[n] == '\n');
+		if (!*line)
+			continue;
+		if (parse_rec(line, &out->recs[out->n])) {
+			snprintf(why, len, "line %u: not KIND key=value ...", lineno);
+			status_free(out);
+			return -EINVAL;
+		}
+		out->n++;
+	}
+	if (!out->n || strcmp(out->recs[0].kind, "iolatd")) {
+		snprintf(why, len, "line 1: not an iolatd status file");
+		status_free(out);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int status_read(const char *path, struct status_file *out, char *why, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char *text;
+	size_t n;
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(why, len, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	text = malloc(1 << 22);
+	if (!text) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	n = fread(text, 1, (1 << 22) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	ret = status_parse(text, out, why, len);
+	free(text);
+	return ret;
+}
+
+void status_free(struct status_file *s)
+{
+	free(s->recs);
+	s->recs = NULL;
+	s->n = 0;
+}
+
+const char *status_get(const struct status_rec *r, const char *key)
+{
+	for (unsigned i = 0; i < r->n; i++)
+		if (!strcmp(r->f[i].key, key))
+			return r->f[i].val;
+	return NULL;
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# `iolat status` on a status file in iolatd's format (a fixture in a temp
+# run dir, with this shell's pid as the daemon's so it reads as running):
+# the table lists each group with its limit in force and the v1 writeback
+# note; --json parses and carries the groups' fields as numbers; no status
+# file: exit 1 with one line; bad usage: exit 2.
+set -u
+IOLAT=${IOLAT:-build/iolat}
+[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
+command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
+dir=$(mktemp -d "${TMPDIR:-/tmp}/iolat-status-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+cat >"$dir/status" <<STATUS
+iolatd pid=$$ time=1700000000 uptime_s=42 cgroup=v1 root=/sys/fs/cgroup/blkio control=1 dry_run=0 source=ok observed=1234 unattributed=5 writeback_throttled=0
+group path=app dev=254:0 configured=0 target_us=0 depth=max use_delay=0 ios=0 avg_lat_us=0 p50_us=0 p90_us=0 p99_us=0 windows_ok=0 windows_missed=0 scale_downs=0 scale_ups=0 limited_ms=0 limited=0 rbps=0 wbps=0 riops=0 wiops=0 writes=0 write_errors=0 written_ago_ms=-1
+group path=app/reader dev=254:0 configured=1 target_us=1000 depth=max use_delay=0 ios=812 avg_lat_us=140 p50_us=98 p90_us=260 p99_us=900 windows_ok=120 windows_missed=7 scale_downs=0 scale_ups=0 limited_ms=0 limited=0 rbps=0 wbps=0 riops=0 wiops=0 writes=0 write_errors=0 written_ago_ms=-1
+group path=app/writer dev=254:0 configured=0 target_us=0 depth=1 use_delay=2 ios=300 avg_lat_us=2100 p50_us=2000 p90_us=3000 p99_us=4000 windows_ok=0 windows_missed=0 scale_downs=9 scale_ups=1 limited_ms=12500 limited=1 rbps=0 wbps=104857600 riops=0 wiops=100 writes=31 write_errors=0 written_ago_ms=300
+STATUS
+
+out=$("$IOLAT" status --run-dir "$dir") || fail "status exited $?"
+echo "$out"
+echo "$out" | grep -q 'cgroup v1 at /sys/fs/cgroup/blkio' || fail "no daemon line"
+echo "$out" | grep -q 'cannot throttle background writeback' || fail "no v1 writeback note"
+echo "$out" | grep -E '^app/writer +254:0 +- +1 +2 +300 ' | grep -q 'wbps=100.0MiB/s wiops=100/s (0.3s ago)' || fail "writer's limit not shown"
+echo "$out" | grep -E '^app/reader +254:0 +1000us +max ' | grep -q ' 120/7 ' || fail "reader's line wrong"
+
+"$IOLAT" status --run-dir "$dir" --json >"$dir/out.json" || fail "--json exited $?"
+python3 - "$dir/out.json" <<'PY' || fail "JSON content"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["daemon"]["cgroup"] == "v1" and j["daemon"]["observed"] == 1234
+g = {x["path"]: x for x in j["groups"]}
+assert set(g) == {"app", "app/reader", "app/writer"}
+assert g["app/writer"]["wbps"] == 104857600 and g["app/writer"]["limited"] == 1
+assert g["app/writer"]["depth"] == 1 and g["app/reader"]["depth"] == "max"
+assert g["app/reader"]["written_ago_ms"] == -1
+PY
+
+rm "$dir/status"
+"$IOLAT" status --run-dir "$dir" 2>"$dir/err"; rc=$?
+[ "$rc" -eq 1 ] || fail "missing status: exit $rc, want 1"
+[ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q 'iolatd is not running' "$dir/err" || fail "missing status message: $(cat "$dir/err")"
+"$IOLAT" status --bogus 2>/dev/null; [ $? -eq 2 ] || fail "bad option: want exit 2"
+echo "PASS"

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# iolatd's command line: --help says that cgroup v1 cannot throttle buffered
+# writeback; bad configurations (missing file, bad key, bad target, unknown
+# device, bad option) give one line and exit 2 and create nothing; then, as
+# root with BPF, a dry run on a fake cgroup tree in a temp dir: it starts,
+# writes its status file, reloads on SIGHUP (a bad file refused with the
+# running configuration kept, a good one taken), exits 0 on SIGTERM and
+# removes its status file, having written no limit.
+set -u
+IOLATD=${IOLATD:-${O:-build}/iolatd}
+[ -x "$IOLATD" ] || { echo "skip: $IOLATD not built"; exit 77; }
+dir=$(mktemp -d "${TMPDIR:-/tmp}/iolatd-cli-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; [ -f "$dir/log" ] && sed 's/^/  iolatd| /' "$dir/log"; exit 1; }
+
+"$IOLATD" --help | grep -q 'cannot throttle background writeback' || fail "--help lacks the v1 writeback note"
+"$IOLATD" --version | grep -q 'BPF measurement' || fail "--version"
+
+bad() { # config text, expected message part
+	printf '%b' "$1" >"$dir/bad.conf"
+	"$IOLATD" --config "$dir/bad.conf" --run-dir "$dir/run-bad" --foreground 2>"$dir/err"
+	local rc=$?
+	[ "$rc" -eq 2 ] || fail "config '$1': exit $rc, want 2"
+	[ "$(wc -l <"$dir/err")" -eq 1 ] || fail "config '$1': not one line: $(cat "$dir/err")"
+	grep -q -- "$2" "$dir/err" || fail "config '$1': '$(cat "$dir/err")' lacks '$2'"
+	[ -e "$dir/run-bad" ] && fail "config '$1': the run dir was created"
+	return 0
+}
+bad '[global]\ndevice=vda\n[group:a]\ntarget=fast\n' "bad.conf:4: key 'target': expected a duration"
+bad '[global]\ndevice=vda\nspeed=1\n' "bad.conf:3: key 'speed'"
+bad '[group:a]\ntarget=1ms\n' "key 'device': missing"
+"$IOLATD" --config "$dir/none.conf" --run-dir "$dir/run-bad" 2>"$dir/err"; rc=$?
+[ "$rc" -eq 2 ] && grep -q 'none.conf: cannot open' "$dir/err" || fail "missing config: exit $rc: $(cat "$dir/err")"
+"$IOLATD" --bogus 2>/dev/null; [ $? -eq 2 ] || fail "bad option: want exit 2"
+printf '[global]\ndevice=no-such-disk-9\n[group:a]\ntarget=1ms\n' >"$dir/nodev.conf"
+mkdir "$dir/run-nodev"
+"$IOLATD" --config "$dir/nodev.conf" --run-dir "$dir/run-nodev" --foreground 2>"$dir/err"; rc=$?
+[ "$rc" -eq 2 ] && grep -q "device 'no-such-disk-9'" "$dir/err" || fail "unknown device: exit $rc: $(cat "$dir/err")"
+[ -z "$(ls "$dir/run-nodev")" ] || fail "unknown device: files written in the run dir"
+
+# The dry run needs root and BPF; the rest above does not.
+[ "$(id -u)" -eq 0 ] || { echo "skip: the dry run needs root (the rest passed)"; exit 77; }
+"$IOLATD" --version | grep -q 'measurement: built' || { echo "skip: iolatd built without BPF (the rest passed)"; exit 77; }
+[ -r /sys/kernel/btf/vmlinux ] || { echo "skip: no kernel BTF (the rest passed)"; exit 77; }
+devno=$(python3 -c 'import os,sys; s=os.stat(sys.argv[1]).st_dev; print(f"{os.major(s)}:{os.minor(s)}")' "$dir" 2>/dev/null) || devno=
+[ -n "$devno" ] && [ -e "/sys/dev/block/$devno/partition" ] && devno=$(cat "/sys/dev/block/$devno/../dev")
+[ -n "$devno" ] && [ -e "/sys/dev/block/$devno/queue" ] || { echo "skip: $dir is not on a plain disk (the rest passed)"; exit 77; }
+cg=$dir/cg
+mkdir -p "$cg/app/web" "$cg/app/batch" "$dir/run"
+for c in "$cg" "$cg/app" "$cg/app/web" "$cg/app/batch"; do
+	for f in read_bps write_bps read_iops write_iops; do : >"$c/blkio.throttle.${f}_device"; done
+done
+conf() { printf '[global]\ndevice=%s\ncgroup_root=%s\n[group:app/web]\ntarget=%s\n' "$devno" "$cg" "$1" >"$dir/ok.conf"; }
+conf 2ms
+"$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --foreground --dry-run >"$dir/log" 2>&1 &
+pid=$!
+for _ in $(seq 50); do [ -f "$dir/run/status" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+if ! kill -0 "$pid" 2>/dev/null && grep -q 'BPF: cannot' "$dir/log"; then
+	pid=
+	echo "skip: $(grep -m1 'BPF: cannot' "$dir/log") (the rest passed)"; exit 77
+fi
+[ -f "$dir/run/status" ] || fail "no status file within 5 s"
+grep -q "^iolatd .* dry_run=1 " "$dir/run/status" || fail "status: not a dry run"
+grep -q "^group path=app/web .* target_us=2000 " "$dir/run/status" || fail "status: no app/web with its target"
+grep -q "^group path=app/batch " "$dir/run/status" || fail "status: the sibling app/batch was not discovered"
+printf '[global]\ndevice=%s\n[group:x]\ntarget=soon\n' "$devno" >"$dir/ok.conf.bad"
+cp "$dir/ok.conf" "$dir/ok.conf.good"
+cp "$dir/ok.conf.bad" "$dir/ok.conf"
+kill -HUP "$pid"
+for _ in $(seq 30); do grep -q 'reload refused' "$dir/log" && break; sleep 0.1; done
+grep -q "reload refused.*ok.conf:4: key 'target'" "$dir/log" || fail "a bad reload was not refused with its line"
+kill -0 "$pid" || fail "iolatd died on a bad reload"
+conf 5ms
+kill -HUP "$pid"
+for _ in $(seq 30); do grep -q 'target_us=5000 ' "$dir/run/status" 2>/dev/null && break; sleep 0.1; done
+grep -q "^group path=app/web .* target_us=5000 " "$dir/run/status" || fail "the good reload's target is not in force"
+kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
+[ "$rc" -eq 0 ] || fail "exit $rc on SIGTERM"
+[ -e "$dir/run/status" ] && fail "status file left after SIGTERM"
+[ -e "$dir/run/limits" ] && fail "a dry run recorded limits"
+for f in "$cg"/app/*/blkio.throttle.*; do [ -s "$f" ] && fail "a dry run wrote $f"; done
+echo "PASS"

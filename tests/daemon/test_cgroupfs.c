@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_cgroupfs.c - the block throttle's files on a fake cgroupfs tree:
+ * v2 io.max lines and v1 blkio.throttle.* lines are read for the right
+ * device only ("max" and absence are "none"), written in the kernel's
+ * formats (0 removes on v1, "max" on v2), and a kind left out is not
+ * touched; the hierarchy's version is recognised from the root; devices
+ * are parsed as MAJ:MIN.
+ * Context: single-threaded cmocka program.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <cmocka.h>
+
+#include "daemon/cgroupfs.h"
+#include "helpers/t_fakecg.h"
+
+static struct cgfs_root root_of(struct t_fakecg *f)
+{
+	struct cgfs_root r;
+	char why[128];
+
+	assert_int_equal(cgfs_find_root(f->root, &r, why, sizeof(why)), 0);
+	assert_int_equal(r.version, f->version);
+	return r;
+}
+
+static void test_v2_read_write(void **state)
+{
+	struct t_fakecg f;
+	struct cgfs_root r;
+	struct cg_limits l;
+	bool only[CG_NR_LIMITS] = { false, true, false, false };
+
+	t_fakecg_new(&f, 2);
+	r = root_of(&f);
+	t_fakecg_mkdir(&f, "a");
+	t_fakecg_write(&f, "a", "io.max", "8:16 rbps=1000 wbps=max riops=max wiops=7\n"
+					  "254:0 rbps=max wbps=2097152 riops=50 wiops=max\n");
+	assert_int_equal(cgfs_read_limits(&r, t_fakecg_path(&f, "a"), makedev(254, 0), &l), 0);
+	assert_int_equal(l.v[CG_RBPS], 0);
+	assert_int_equal(l.v[CG_WBPS], 2097152);
+	assert_int_equal(l.v[CG_RIOPS], 50);
+	assert_int_equal(l.v[CG_WIOPS], 0);
+	assert_int_equal(cgfs_read_limits(&r, t_fakecg_path(&f, "a"), makedev(8, 16), &l), 0);
+	assert_int_equal(l.v[CG_RBPS], 1000);
+	assert_int_equal(l.v[CG_WIOPS], 7);
+	assert_int_equal(cgfs_read_limits(&r, t_fakecg_path(&f, "a"), makedev(8, 0), &l), 0);
+	for (int k = 0; k < CG_NR_LIMITS; k++)
+		assert_int_equal(l.v[k], 0);
+
+	l = (struct cg_limits){ { 0, 5000000, 0, 300 } };
+	assert_int_equal(cgfs_write_limits(&r, t_fakecg_path(&f, "a"), makedev(254, 0), &l, NULL), 0);
+	assert_string_equal(t_fakecg_read(&f, "a", "io.max"),
+			    "254:0 rbps=max wbps=5000000 riops=max wiops=300");
+	assert_int_equal(cgfs_write_limits(&r, t_fakecg_path(&f, "a"), makedev(254, 0), &l, only), 0);
+	assert_string_equal(t_fakecg_read(&f, "a", "io.max"), "254:0 wbps=5000000");
+	assert_int_equal(cgfs_write_limits(&r, t_fakecg_path(&f, "gone"), makedev(254, 0), &l, NULL), -ENOENT);
+	t_fakecg_free(&f);
+}
+
+static void test_v1_read_write(void **state)
+{
+	struct t_fakecg f;
+	struct cgfs_root r;
+	struct cg_limits l;
+	bool only[CG_NR_LIMITS] = { true, false, false, false };
+
+	t_fakecg_new(&f, 1);
+	r = root_of(&f);
+	t_fakecg_mkdir(&f, "w");
+	t_fakecg_write(&f, "w", "blkio.throttle.write_bps_device", "8:0 100\n254:0 104857600\n");
+	t_fakecg_write(&f, "w", "blkio.throttle.read_iops_device", "254:0 99\n");
+	assert_int_equal(cgfs_read_limits(&r, t_fakecg_path(&f, "w"), makedev(254, 0), &l), 0);
+	assert_int_equal(l.v[CG_WBPS], 104857600);
+	assert_int_equal(l.v[CG_RIOPS], 99);
+	assert_int_equal(l.v[CG_RBPS], 0);
+	assert_int_equal(l.v[CG_WIOPS], 0);
+
+	l = (struct cg_limits){ { 0, 7340032, 0, 120 } };
+	assert_int_equal(cgfs_write_limits(&r, t_fakecg_path(&f, "w"), makedev(254, 0), &l, NULL), 0);
+	assert_string_equal(t_fakecg_read(&f, "w", "blkio.throttle.write_bps_device"), "254:0 7340032");
+	assert_string_equal(t_fakecg_read(&f, "w", "blkio.throttle.write_iops_device"), "254:0 120");
+	assert_string_equal(t_fakecg_read(&f, "w", "blkio.throttle.read_bps_device"), "254:0 0");
+	/* Only read_bps: the others keep what they hold. */
+	l.v[CG_RBPS] = 4096;
+	assert_int_equal(cgfs_write_limits(&r, t_fakecg_path(&f, "w"), makedev(254, 0), &l, only), 0);
+	assert_string_equal(t_fakecg_read(&f, "w", "blkio.throttle.read_bps_device"), "254:0 4096");
+	assert_string_equal(t_fakecg_read(&f, "w", "blkio.throttle.write_bps_device"), "254:0 7340032");
+	assert_string_equal(t_fakecg_read(&f, "w", "blkio.throttle.read_iops_device"), "254:0 0");
+	t_fakecg_free(&f);
+}
+
+static void test_root_and_devices(void **state)
+{
+	struct cgfs_root r;
+	char why[128], buf[32];
+	dev_t dev;
+
+	assert_int_equal(cgfs_find_root("/nonexistent/cg", &r, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "/nonexistent/cg"));
+	assert_int_equal(cgfs_parse_device("259:3", &dev), 0);
+	assert_int_equal(major(dev), 259);
+	assert_int_equal(minor(dev), 3);
+	cgfs_devstr(dev, buf, sizeof(buf));
+	assert_string_equal(buf, "259:3");
+	assert_int_equal(cgfs_parse_device("259:3x", &dev) == 0, 0);
+	assert_int_equal(cgfs_parse_device("no-such-disk-here", &dev), -ENODEV);
+	assert_int_equal(cgfs_parse_device("../etc", &dev), -EINVAL);
+	assert_string_equal(cg_limit_name(CG_WIOPS), "wiops");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_v2_read_write),
+		cmocka_unit_test(test_v1_read_write),
+		cmocka_unit_test(test_root_and_devices),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_config.c - iolatd's configuration: a full file parses into the
+ * expected fields (defaults where keys are absent); several devices by
+ * repetition and by comma; every kind of bad input is refused with one line
+ * naming the file, the line and the key.
+ * Context: single-threaded cmocka program.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "daemon/config.h"
+
+static struct iolatd_config cfg;
+static char err[IOLATD_ERR_MAX];
+
+static int parse(const char *text)
+{
+	err[0] = '\0';
+	return iolatd_config_parse("t.conf", text, &cfg, err, sizeof(err));
+}
+
+static void test_full_file(void **state)
+{
+	assert_int_equal(parse("; iolatd\n[global]\ndevice=vda   ; the disk\ndevice = 8:16\n"
+			       "control=0\nkernel_compat=yes\nnr_requests=128\nrotational=0\n"
+			       "min_bps=2m\nmin_iops=20\ncgroup_root=/sys/fs/cgroup/blkio\n\n"
+			       "[group:/web/frontend]\ntarget=5ms\n[group:system/batch]\n"
+			       "[group:db]\ntarget=750us # tight\n"), 0);
+	assert_int_equal(cfg.nr_devices, 2);
+	assert_string_equal(cfg.devices[0], "vda");
+	assert_string_equal(cfg.devices[1], "8:16");
+	assert_false(cfg.control);
+	assert_true(cfg.kernel_compat);
+	assert_int_equal(cfg.nr_requests, 128);
+	assert_int_equal(cfg.rotational, 0);
+	assert_int_equal(cfg.min_bps, 2ull << 20);
+	assert_int_equal(cfg.min_iops, 20);
+	assert_string_equal(cfg.cgroup_root, "/sys/fs/cgroup/blkio");
+	assert_int_equal(cfg.nr_groups, 3);
+	assert_string_equal(cfg.groups[0].path, "web/frontend");
+	assert_int_equal(cfg.groups[0].target_ns, 5000000);
+	assert_int_equal(cfg.groups[0].line, 13);
+	assert_int_equal(cfg.groups[1].target_ns, 0);
+	assert_int_equal(cfg.groups[2].target_ns, 750000);
+	assert_non_null(iolatd_config_group(&cfg, "system/batch"));
+	assert_null(iolatd_config_group(&cfg, "system"));
+}
+
+static void test_defaults_and_commas(void **state)
+{
+	assert_int_equal(parse("[global]\ndevice=vda,vdb\n[group:a]\ntarget=max\n[group:b]\ntarget=1ms\n"), 0);
+	assert_int_equal(cfg.nr_devices, 2);
+	assert_string_equal(cfg.devices[1], "vdb");
+	assert_true(cfg.control);
+	assert_false(cfg.kernel_compat);
+	assert_int_equal(cfg.rotational, -1);
+	assert_int_equal(cfg.nr_requests, 0);
+	assert_int_equal(cfg.min_bps, 1ull << 20);
+	assert_int_equal(cfg.min_iops, 10);
+	assert_string_equal(cfg.cgroup_root, "");
+}
+
+struct bad {
+	const char *text;
+	const char *msg;
+};
+
+static void test_bad_input_one_line(void **state)
+{
+	static const struct bad bad[] = {
+		{ "[global]\ndevice=vda\n[group:a]\ntarget=5 parsecs\n", "t.conf:4: key 'target': expected a duration" },
+		{ "[global]\ndevice=vda\nfoo=1\n", "t.conf:3: key 'foo': unknown key in [global]" },
+		{ "device=vda\n", "t.conf:1: key 'device': outside a section" },
+		{ "[global]\ndevice=vda\n[group:../etc]\ntarget=1ms\n", "t.conf:3: section [group:../etc]" },
+		{ "[global]\ndevice=vda\n[group:a//b]\n", "t.conf:3: section [group:a//b]" },
+		{ "[global]\ndevice=vda\n[jobs]\n", "t.conf:3: section [jobs]: expected [global] or [group:" },
+		{ "[global]\ndevice=vda\n[group:a]\ntarget=1ms\n[group:a]\n", "t.conf:5: section [group:a]: group given twice" },
+		{ "[global]\ndevice=vda,vda\n", "t.conf:2: key 'device': device 'vda' given twice" },
+		{ "[global]\ndevice=/dev/vda\n", "t.conf:2: key 'device': expected a disk name" },
+		{ "[global]\ndevice=vda\ncontrol=maybe\n", "t.conf:3: key 'control': expected 0 or 1" },
+		{ "[global]\ndevice=vda\nnr_requests=0\n", "t.conf:3: key 'nr_requests'" },
+		{ "[global]\ndevice=vda\nmin_bps=-1\n", "t.conf:3: key 'min_bps'" },
+		{ "[global]\ndevice=vda\ncgroup_root=relative\n", "t.conf:3: key 'cgroup_root'" },
+		{ "[global]\ndevice=vda\n[group:a]\ncolor=red\n", "t.conf:4: key 'color': unknown key in a [group:] section" },
+		{ "[global]\ndevice=vda\n[group:a]\ntarget\n", "t.conf:4: expected key=value" },
+		{ "[global]\ndevice=vda\n[group:a]\ntarget=\n", "t.conf:4: key 'target': expected a value" },
+		{ "[global\n", "t.conf:1: expected a section header" },
+		{ "[group:a]\ntarget=1ms\n", "key 'device': missing" },
+		{ "[global]\ndevice=vda\n", "no [group:PATH] section" },
+		{ "[global]\ndevice=vda\n[group:a]\n[group:b]\ntarget=max\n", "t.conf:3: key 'target': no group has a target" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(bad[i].text), -EINVAL);
+		if (!strstr(err, bad[i].msg))
+			fail_msg("case %zu: got '%s', want '%s'", i, err, bad[i].msg);
+		assert_null(strchr(err, '\n'));
+	}
+}
+
+static void test_load_missing_file(void **state)
+{
+	assert_int_equal(iolatd_config_load("/nonexistent/iolatd.conf", &cfg, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/iolatd.conf: cannot open"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_file),
+		cmocka_unit_test(test_defaults_and_commas),
+		cmocka_unit_test(test_bad_input_one_line),
+		cmocka_unit_test(test_load_missing_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

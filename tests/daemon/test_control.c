@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_control.c - iolatd's controller loop on a virtual clock and a fake v1
+ * tree (app/reader with a 1 ms target, app/writer beside it): a reader that
+ * misses clamps the writer, whose limits are its allowed depth times its own
+ * per-slot throughput (Little's law) and fall on every scale step, below the
+ * administrator's own limit, never on the reader; every write is recorded
+ * first; stop puts back the administrator's limit and removes the record
+ * and the status file; a daemon killed without stop leaves a record that
+ * the next start uses to remove its limits; a reload that clears the target
+ * releases the writer without losing the controllers; a writer cgroup
+ * removed while limited is dropped; a dry run writes nothing; bad device or
+ * root refuse to start with one line.
+ * Context: single-threaded cmocka program.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "daemon/cgroupfs.h"
+#include "daemon/control.h"
+#include "helpers/t_fakecg.h"
+
+#define MS 1000000ull
+#define WBPS "blkio.throttle.write_bps_device"
+#define WIOPS "blkio.throttle.write_iops_device"
+#define ADMIN_WBPS 900000000000ull
+#define SLOT_BPS ((1ull << 20) * 1000 / 4) /* 1 MiB per 4 ms */
+
+static uint64_t vnow;
+static uint64_t vclock_now(void *ctx) { return vnow; }
+static const struct iolat_clock vclock = { vclock_now, NULL };
+
+static struct t_fakecg f;
+static char run[1100], conf[4096], err[IOLATD_ERR_MAX];
+static struct iolatd_config cfg;
+static unsigned nlogs;
+
+static void quiet_log(void *ctx, const char *line) { nlogs++; }
+
+static int setup(void **state)
+{
+	t_fakecg_new(&f, 1);
+	snprintf(run, sizeof(run), "%s/run", f.root);
+	assert_int_equal(mkdir(run, 0755), 0);
+	t_fakecg_mkdir(&f, "app");
+	t_fakecg_mkdir(&f, "app/reader");
+	t_fakecg_mkdir(&f, "app/writer");
+	t_fakecg_write(&f, "app/writer", WBPS, "254:0 900000000000\n");
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\n"
+		 "cgroup_root=%s\n[group:app/reader]\ntarget=1ms\n", f.root);
+	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
+	vnow = 100 * 1000 * MS;
+	nlogs = 0;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	t_fakecg_free(&f);
+	return 0;
+}
+
+static struct iolatd *start(bool dry_run)
+{
+	struct iolatd_opts o = { .run_dir = run, .dry_run = dry_run, .clock = &vclock, .log = quiet_log };
+	struct iolatd *d = NULL;
+
+	assert_int_equal(iolatd_create(&cfg, &o, &d, err, sizeof(err)), 0);
+	return d;
+}
+
+static uint64_t ino(const char *rel)
+{
+	return cgfs_ino(t_fakecg_path(&f, rel));
+}
+
+/* @ms of traffic in 10 ms steps: the reader at @reader_lat (0: idle), the writer at 4 ms. */
+static void drive(struct iolatd *d, unsigned ms, uint64_t reader_lat)
+{
+	for (unsigned t = 0; t < ms; t += 10) {
+		vnow += 10 * MS;
+		for (int i = 0; reader_lat && i < 5; i++)
+			iolatd_observe(d, ino("app/reader"), makedev(254, 0), reader_lat, 4096, false, 0, vnow);
+		for (int i = 0; i < 10; i++)
+			iolatd_observe(d, ino("app/writer"), makedev(254, 0), 4 * MS, 1 << 20, true, 0, vnow);
+		iolatd_period(d, vnow);
+	}
+}
+
+/* The value for 254:0 in @rel's @file; 0 when none. */
+static uint64_t limit(const char *rel, const char *file)
+{
+	const char *s = strstr(t_fakecg_read(&f, rel, file), "254:0 ");
+
+	return s ? strtoull(s + 6, NULL, 10) : 0;
+}
+
+/* The writer's "depth=" in the status file (0 for max), and its use_delay. */
+static unsigned status_depth(int *use_delay)
+{
+	char path[1200], line[2048];
+	unsigned depth = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/status", run);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		if (strstr(line, "group path=app/writer ")) {
+			sscanf(strstr(line, " depth=") + 7, "%u", &depth);
+			if (use_delay)
+				sscanf(strstr(line, " use_delay=") + 11, "%d", use_delay);
+		}
+	fclose(fp);
+	return depth;
+}
+
+static bool record_exists(void)
+{
+	char path[1200];
+
+	snprintf(path, sizeof(path), "%s/limits", run);
+	return access(path, F_OK) == 0;
+}
+
+static void test_clamps_writer_by_littles_law(void **state)
+{
+	struct iolatd *d = start(false);
+	uint64_t prev = UINT64_MAX;
+	unsigned steps = 0;
+
+	assert_false(record_exists());
+	for (int s = 0; s < 40; s++) {
+		drive(d, 100, 3 * MS);
+		if (limit("app/writer", WBPS) < prev && limit("app/writer", WBPS) < ADMIN_WBPS) {
+			prev = limit("app/writer", WBPS);
+			steps++;
+		}
+	}
+	/* 4 s of misses, a scale event per 500 ms: at depth 1 and below by now. */
+	assert_true(steps >= 6);
+	assert_int_equal(status_depth(NULL), 1);
+	assert_true(limit("app/writer", WBPS) < SLOT_BPS);
+	assert_true(limit("app/writer", WBPS) >= (1 << 20));
+	assert_int_equal(limit("app/reader", WBPS), 0);
+	assert_string_equal(t_fakecg_read(&f, "app/reader", WIOPS), "");
+	assert_true(record_exists());
+
+	assert_int_equal(iolatd_stop(d, vnow), 0);
+	assert_int_equal(limit("app/writer", WBPS), ADMIN_WBPS);
+	assert_int_equal(limit("app/writer", WIOPS), 0);
+	assert_false(record_exists());
+	iolatd_destroy(d);
+}
+
+static void test_limit_is_depth_times_slot(void **state)
+{
+	struct iolatd *d = start(false);
+	unsigned checked = 0, last = 0;
+
+	/* The status file and the limits are written at the same instants (whole seconds). */
+	for (int s = 0; s < 8; s++) {
+		unsigned depth;
+		int use_delay;
+
+		drive(d, 1000, 3 * MS);
+		depth = status_depth(&use_delay);
+		if (!depth)
+			continue; /* not clamped yet */
+		if (use_delay > 0) {
+			assert_int_equal(depth, 1);
+			assert_int_equal(limit("app/writer", WIOPS), 250 >> use_delay < 10 ? 10 : 250 >> use_delay);
+			continue;
+		}
+		assert_int_equal(limit("app/writer", WIOPS), depth * 250);
+		assert_int_equal(limit("app/writer", WBPS), depth * SLOT_BPS);
+		assert_true(!last || depth < last);
+		last = depth;
+		checked++;
+	}
+	assert_true(checked >= 3);
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
+static void test_restart_after_kill_removes_stale(void **state)
+{
+	struct iolatd *d = start(false);
+
+	drive(d, 2000, 3 * MS);
+	assert_true(limit("app/writer", WIOPS) > 0);
+	iolatd_destroy(d); /* killed: nothing removed */
+	assert_true(limit("app/writer", WIOPS) > 0);
+	assert_true(record_exists());
+	d = start(false);
+	assert_int_equal(limit("app/writer", WIOPS), 0);
+	assert_int_equal(limit("app/writer", WBPS), ADMIN_WBPS);
+	assert_false(record_exists());
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
+static void test_reload_releases_and_keeps_state(void **state)
+{
+	struct iolatd *d = start(false);
+	struct iolatd_config next;
+	struct iolatd_counters c;
+	char text[4096];
+
+	drive(d, 2000, 3 * MS);
+	assert_true(limit("app/writer", WIOPS) > 0);
+	/* A reload changing the device is refused and changes nothing. */
+	snprintf(text, sizeof(text), "[global]\ndevice=254:1\ncgroup_root=%s\n[group:app/reader]\ntarget=1ms\n", f.root);
+	assert_int_equal(iolatd_config_parse("t2.conf", text, &next, err, sizeof(err)), 0);
+	assert_int_equal(iolatd_reload(d, &next, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "restart"));
+	/* A looser target on a new group keeps everything; clearing the reader's releases. */
+	snprintf(text, sizeof(text), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\ncgroup_root=%s\n"
+		 "[group:app/reader]\ntarget=max\n[group:app/writer]\ntarget=50ms\n", f.root);
+	assert_int_equal(iolatd_config_parse("t3.conf", text, &next, err, sizeof(err)), 0);
+	assert_int_equal(iolatd_reload(d, &next, err, sizeof(err)), 0);
+	drive(d, 300, 3 * MS);
+	assert_int_equal(limit("app/writer", WIOPS), 0);
+	assert_int_equal(limit("app/writer", WBPS), ADMIN_WBPS);
+	iolatd_counters(d, &c);
+	assert_int_equal(c.nodes, 3);
+	assert_int_equal(c.limits_active, 0);
+	assert_true(c.observed > 0);
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
+static void test_writer_removed_while_limited(void **state)
+{
+	struct iolatd *d = start(false);
+	struct iolatd_counters c;
+
+	drive(d, 2000, 3 * MS);
+	assert_true(limit("app/writer", WIOPS) > 0);
+	t_fakecg_rmdir(&f, "app/writer");
+	vnow += 1000 * MS;
+	iolatd_period(d, vnow);
+	iolatd_counters(d, &c);
+	assert_int_equal(c.nodes, 2);
+	assert_int_equal(c.limits_active, 0);
+	assert_false(record_exists());
+	/* Its completions still in flight are not attributed. */
+	iolatd_observe(d, 12345, makedev(254, 0), MS, 4096, true, 0, vnow);
+	iolatd_counters(d, &c);
+	assert_int_equal(c.unattributed, 1);
+	assert_int_equal(iolatd_stop(d, vnow), 0);
+	iolatd_destroy(d);
+}
+
+static void test_dry_run_writes_nothing(void **state)
+{
+	struct iolatd *d = start(true);
+	struct iolatd_counters c;
+
+	drive(d, 2000, 3 * MS);
+	iolatd_counters(d, &c);
+	assert_true(c.limits_active > 0);
+	assert_int_equal(limit("app/writer", WIOPS), 0);
+	assert_int_equal(limit("app/writer", WBPS), ADMIN_WBPS);
+	assert_false(record_exists());
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
+/* Two disks, two controllers: misses on one clamp the writer on that one only. */
+static void test_two_disks_independent(void **state)
+{
+	struct iolatd *d;
+	struct iolatd_counters c;
+	dev_t devs[4];
+	const char *line;
+
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0,254:16\nnr_requests=64\nrotational=0\n"
+		 "cgroup_root=%s\n[group:app/reader]\ntarget=1ms\n", f.root);
+	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
+	t_fakecg_write(&f, "app/writer", WBPS, "");
+	d = start(false);
+	assert_int_equal(iolatd_devices(d, devs, 4), 2);
+	for (int t = 0; t < 200; t++) {
+		vnow += 10 * MS;
+		for (int i = 0; i < 5; i++)
+			iolatd_observe(d, ino("app/reader"), makedev(254, 16), 3 * MS, 4096, false, 0, vnow);
+		for (int i = 0; i < 10; i++) {
+			iolatd_observe(d, ino("app/writer"), makedev(254, 16), 4 * MS, 1 << 20, true, 0, vnow);
+			iolatd_observe(d, ino("app/writer"), makedev(254, 0), 4 * MS, 1 << 20, true, 0, vnow);
+		}
+		/* A disk we do not control is ignored. */
+		iolatd_observe(d, ino("app/writer"), makedev(8, 0), 4 * MS, 1 << 20, true, 0, vnow);
+		iolatd_period(d, vnow);
+	}
+	line = t_fakecg_read(&f, "app/writer", WIOPS);
+	assert_non_null(strstr(line, "254:16 "));
+	assert_null(strstr(line, "254:0 "));
+	iolatd_counters(d, &c);
+	assert_int_equal(c.limits_active, 1);
+	assert_int_equal(c.observed, 200 * 25);
+	assert_int_equal(iolatd_stop(d, vnow), 0);
+	iolatd_destroy(d);
+}
+
+/* The same on a cgroup v2 tree: io.max lines, "max" when released. */
+static void test_v2_io_max(void **state)
+{
+	struct iolatd *d;
+	const char *line;
+	uint64_t wbps = 0;
+
+	t_fakecg_free(&f);
+	t_fakecg_new(&f, 2);
+	snprintf(run, sizeof(run), "%s/run", f.root);
+	assert_int_equal(mkdir(run, 0755), 0);
+	t_fakecg_mkdir(&f, "app");
+	t_fakecg_mkdir(&f, "app/reader");
+	t_fakecg_mkdir(&f, "app/writer");
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\n"
+		 "cgroup_root=%s\n[group:app/reader]\ntarget=1ms\n", f.root);
+	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
+	d = start(false);
+	drive(d, 2000, 3 * MS);
+	line = t_fakecg_read(&f, "app/writer", "io.max");
+	assert_non_null(strstr(line, "254:0 rbps=max wbps="));
+	assert_int_equal(sscanf(strstr(line, "wbps=") + 5, "%" SCNu64, &wbps), 1);
+	assert_true(wbps > 0 && wbps < 64 * SLOT_BPS);
+	assert_non_null(strstr(line, " riops=max wiops="));
+	assert_string_equal(t_fakecg_read(&f, "app/reader", "io.max"), "");
+	assert_int_equal(iolatd_stop(d, vnow), 0);
+	assert_string_equal(t_fakecg_read(&f, "app/writer", "io.max"),
+			    "254:0 rbps=max wbps=max riops=max wiops=max");
+	iolatd_destroy(d);
+}
+
+static void test_refuses_bad_device_or_root(void **state)
+{
+	struct iolatd_opts o = { .run_dir = run, .clock = &vclock, .log = quiet_log };
+	struct iolatd *d = NULL;
+
+	snprintf(cfg.devices[0], sizeof(cfg.devices[0]), "no-such-disk");
+	assert_int_equal(iolatd_create(&cfg, &o, &d, err, sizeof(err)), -ENODEV);
+	assert_non_null(strstr(err, "device 'no-such-disk'"));
+	snprintf(cfg.devices[0], sizeof(cfg.devices[0]), "254:0");
+	assert_true(strlen(f.root) + 6 < sizeof(cfg.cgroup_root));
+	strcpy(cfg.cgroup_root, f.root);
+	strcat(cfg.cgroup_root, "/nope");
+	assert_int_equal(iolatd_create(&cfg, &o, &d, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "nope"));
+	o.run_dir = "/nonexistent/run";
+	assert_int_equal(iolatd_create(&cfg, &o, &d, err, sizeof(err)), -ENOENT);
+	assert_null(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_clamps_writer_by_littles_law, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_limit_is_depth_times_slot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_after_kill_removes_stale, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_releases_and_keeps_state, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_removed_while_limited, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dry_run_writes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_disks_independent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v2_io_max, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refuses_bad_device_or_root, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_ratelimit.c - allowed depth to rate limits by Little's law: one slot
+ * carries bytes / summed latency; depth D gives D slots; below depth 1 each
+ * use_delay step halves the rate, down to the floor; unlimited depth gives
+ * no limit; a direction never seen gets none; periods with too few samples
+ * leave the estimate alone, later ones move it by a quarter.
+ * Context: single-threaded cmocka program; pure arithmetic.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "iolatency.h"
+#include "daemon/ratelimit.h"
+
+/* A writer: 200 x 1 MiB writes whose latencies sum to 0.5 s (mean in-flight 4 over 125 ms). */
+static struct rate_est writer_est(void)
+{
+	struct rate_est e = { 0 };
+	struct rate_sample s = { 0 };
+
+	s.bytes[RATE_WRITE] = 200ull << 20;
+	s.ios[RATE_WRITE] = 200;
+	s.lat_ns[RATE_WRITE] = 500000000ull;
+	rate_est_update(&e, &s);
+	return e;
+}
+
+static void test_littles_law(void **state)
+{
+	struct rate_est e = writer_est();
+	struct cg_limits l;
+
+	/* One slot: 200 MiB / 0.5 s = 400 MiB/s and 400 IOPS. */
+	assert_true(e.valid[RATE_WRITE]);
+	assert_false(e.valid[RATE_READ]);
+	assert_true(rate_limits(&e, 1, 0, 1, 1, &l));
+	assert_int_equal(l.v[CG_WBPS], 400ull << 20);
+	assert_int_equal(l.v[CG_WIOPS], 400);
+	assert_int_equal(l.v[CG_RBPS], 0);
+	assert_int_equal(l.v[CG_RIOPS], 0);
+	assert_true(rate_limits(&e, 8, 0, 1, 1, &l));
+	assert_int_equal(l.v[CG_WBPS], 8 * (400ull << 20));
+	assert_int_equal(l.v[CG_WIOPS], 3200);
+}
+
+static void test_below_depth_one_keeps_falling(void **state)
+{
+	struct rate_est e = writer_est();
+	struct cg_limits l;
+	uint64_t prev = UINT64_MAX;
+
+	for (int u = 1; u <= 6; u++) {
+		assert_true(rate_limits(&e, 1, u, 1, 1, &l));
+		assert_int_equal(l.v[CG_WBPS], (400ull << 20) >> u);
+		assert_true(l.v[CG_WBPS] < prev);
+		prev = l.v[CG_WBPS];
+	}
+	/* The floor. */
+	assert_true(rate_limits(&e, 1, 30, 1 << 20, 10, &l));
+	assert_int_equal(l.v[CG_WBPS], 1 << 20);
+	assert_int_equal(l.v[CG_WIOPS], 10);
+}
+
+static void test_unlimited_and_unknown(void **state)
+{
+	struct rate_est e = writer_est(), none = { 0 };
+	struct cg_limits l;
+
+	assert_false(rate_limits(&e, IOLAT_DEPTH_MAX, 0, 1, 1, &l));
+	for (int k = 0; k < CG_NR_LIMITS; k++)
+		assert_int_equal(l.v[k], 0);
+	assert_false(rate_limits(&none, 2, 0, 1, 1, &l));
+}
+
+static void test_estimate_smoothing(void **state)
+{
+	struct rate_est e = writer_est();
+	struct rate_sample few = { 0 }, next = { 0 };
+
+	few.bytes[RATE_WRITE] = 1ull << 30;
+	few.ios[RATE_WRITE] = RATE_MIN_IOS - 1;
+	few.lat_ns[RATE_WRITE] = 1000000000ull;
+	rate_est_update(&e, &few);
+	assert_true(e.bps_slot[RATE_WRITE] == (double)(400ull << 20));
+	/* A period at 800 MiB/s per slot moves the estimate a quarter of the way. */
+	next.bytes[RATE_WRITE] = 400ull << 20;
+	next.ios[RATE_WRITE] = 400;
+	next.lat_ns[RATE_WRITE] = 500000000ull;
+	rate_est_update(&e, &next);
+	assert_true(e.bps_slot[RATE_WRITE] == (double)(500ull << 20));
+	assert_true(e.iops_slot[RATE_WRITE] == 500.0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_littles_law),
+		cmocka_unit_test(test_below_depth_one_keeps_falling),
+		cmocka_unit_test(test_unlimited_and_unknown),
+		cmocka_unit_test(test_estimate_smoothing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * t_fakecg.h - a fake cgroupfs tree in a temp directory for iolatd's tests:
+ * cgroup directories holding empty throttle files (v1 blkio.throttle.* or
+ * v2 io.max, and cgroup.controllers at a v2 root), file contents set and
+ * read back, everything removed at the end.
+ * Context: the test's one thread. Names start with t_.
+ */
+#ifndef T_FAKECG_H
+#define T_FAKECG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct t_fakecg {
+	char root[256];
+	int version;
+};
+
+/* A new tree (version 1 or 2) under $TMPDIR or /tmp. Fails the test on error. */
+void t_fakecg_new(struct t_fakecg *f, int version);
+/* Remove it all. */
+void t_fakecg_free(struct t_fakecg *f);
+/* mkdir @rel (parents must exist) with its throttle files. */
+void t_fakecg_mkdir(struct t_fakecg *f, const char *rel);
+/* Remove @rel (and its files); it must have no subdirectory. */
+void t_fakecg_rmdir(struct t_fakecg *f, const char *rel);
+/* The contents of @rel/@file ("" when empty), in a static buffer. */
+const char *t_fakecg_read(struct t_fakecg *f, const char *rel, const char *file);
+/* Replace @rel/@file's contents with @text. */
+void t_fakecg_write(struct t_fakecg *f, const char *rel, const char *file, const char *text);
+/* Absolute path of @rel, in a static buffer. */
+const char *t_fakecg_path(struct t_fakecg *f, const char *rel);
+
+#endif

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_status.c - `iolat status [--json] [--watch] [--run-dir DIR]`: what
+ * iolatd is doing, per cgroup and device, io.stat-like: target, allowed
+ * depth, the limit in force and when it was written, latency of the last
+ * second, windows ok/missed, scale events, time spent limited. Reads the
+ * status file the daemon rewrites every second under its run directory.
+ * Context: the CLI's main thread.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "daemon/statusfile.h"
+
+#define DEFAULT_RUN_DIR "/run/iolatd"
+
+static volatile sig_atomic_t stop_watch;
+
+static void on_sigint(int sig)
+{
+	stop_watch = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: iolat status [--json] [--watch] [--run-dir DIR]\n"
+"\n"
+"What iolatd does now, per cgroup and device: target, allowed depth, the limit\n"
+"in force (rbps/wbps/riops/wiops) and when it was written, use_delay (steps\n"
+"below depth 1: each halves the rate), the last second's\n"
+"requests and latency (mean, p90), windows ok/missed, scale events down/up,\n"
+"time spent limited. From DIR/status (default " DEFAULT_RUN_DIR "), rewritten by\n"
+"iolatd every second.\n"
+"  --json       one JSON object: {\"daemon\": {...}, \"groups\": [...]}\n"
+"  --watch      redraw every second until interrupted\n"
+"  --run-dir D  iolatd's --run-dir\n");
+}
+
+static const char *get(const struct status_rec *r, const char *k)
+{
+	const char *v = status_get(r, k);
+
+	return v ? v : "";
+}
+
+static uint64_t num(const struct status_rec *r, const char *k)
+{
+	return strtoull(get(r, k), NULL, 10);
+}
+
+/* 1234567 bytes/s -> "1.2MiB/s"; 0 -> "". */
+static void fmt_rate(char *buf, size_t len, uint64_t v, bool bytes)
+{
+	static const char *const unit[] = { "", "Ki", "Mi", "Gi", "Ti" };
+	double x = (double)v;
+	int u = 0;
+
+	if (!v) {
+		buf[0] = '\0';
+		return;
+	}
+	while (bytes && x >= 1024.0 && u < 4) {
+		x /= 1024.0;
+		u++;
+	}
+	snprintf(buf, len, bytes ? "%.1f%sB/s" : "%.0f/s", x, unit[u]);
+}
+
+static void fmt_us(char *buf, size_t len, uint64_t us)
+{
+	if (us >= 10000)
+		snprintf(buf, len, "%.1fms", (double)us / 1000.0);
+	else
+		snprintf(buf, len, "%" PRIu64 "us", us);
+}
+
+static void print_limit(const struct status_rec *r, char *out, size_t len)
+{
+	static const char *const keys[] = { "rbps", "wbps", "riops", "wiops" };
+	size_t pos = 0;
+
+	out[0] = '\0';
+	if (!num(r, "limited")) {
+		snprintf(out, len, "-");
+		return;
+	}
+	for (int k = 0; k < 4; k++) {
+		char v[32];
+
+		fmt_rate(v, sizeof(v), num(r, keys[k]), k < 2);
+		if (*v && pos < len)
+			pos += (size_t)snprintf(out + pos, len - pos, "%s%s=%s", pos ? " " : "", keys[k], v);
+	}
+}
+
+static void print_table(const struct status_file *s)
+{
+	const struct status_rec *d = &s->recs[0];
+	pid_t pid = (pid_t)num(d, "pid");
+
+	printf("iolatd pid %d%s, cgroup %s at %s, up %ss, control %s%s, measurement %s\n", (int)pid,
+	       pid > 0 && kill(pid, 0) && errno == ESRCH ? " (NOT RUNNING: stale status)" : "",
+	       get(d, "cgroup"), get(d, "root"), get(d, "uptime_s"), num(d, "control") ? "on" : "off",
+	       num(d, "dry_run") ? " (dry run: nothing written)" : "", get(d, "source"));
+	if (!num(d, "writeback_throttled"))
+		printf("note: cgroup v1 cannot throttle background writeback of buffered writes (charged to the root)\n");
+	printf("%-24s %-7s %7s %5s %5s %6s %8s %8s %11s %9s %9s  %s\n", "group", "dev", "target", "depth",
+	       "delay", "ios/s",
+	       "avg_lat", "p90", "win ok/miss", "scale -/+", "limited", "limit in force (written)");
+	for (unsigned i = 1; i < s->n; i++) {
+		const struct status_rec *r = &s->recs[i];
+		char tgt[16], avg[16], p90[16], win[24], scale[24], lim[160], ago[32];
+
+		if (strcmp(r->kind, "group"))
+			continue;
+		if (num(r, "target_us"))
+			fmt_us(tgt, sizeof(tgt), num(r, "target_us"));
+		else
+			snprintf(tgt, sizeof(tgt), "-");
+		fmt_us(avg, sizeof(avg), num(r, "avg_lat_us"));
+		fmt_us(p90, sizeof(p90), num(r, "p90_us"));
+		snprintf(win, sizeof(win), "%s/%s", get(r, "windows_ok"), get(r, "windows_missed"));
+		snprintf(scale, sizeof(scale), "%s/%s", get(r, "scale_downs"), get(r, "scale_ups"));
+		print_limit(r, lim, sizeof(lim));
+		ago[0] = '\0';
+		if (num(r, "limited"))
+			snprintf(ago, sizeof(ago), " (%.1fs ago)", (double)num(r, "written_ago_ms") / 1000.0);
+		printf("%-24s %-7s %7s %5s %5s %6s %8s %8s %11s %9s %8.1fs  %s%s\n", get(r, "path"),
+		       get(r, "dev"), tgt, get(r, "depth"), get(r, "use_delay"), get(r, "ios"), avg, p90, win, scale,
+		       (double)num(r, "limited_ms") / 1000.0, lim, ago);
+	}
+}
+
+/* A value as JSON: digits (with an optional leading '-') as a number, else a string. */
+static void json_val(const char *v)
+{
+	bool numeric = *v && strspn(v + (*v == '-'), "0123456789") == strlen(v + (*v == '-')) &&
+		       v[*v == '-'] != '\0';
+
+	if (numeric) {
+		fputs(v, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *v; v++) {
+		if (*v == '"' || *v == '\\')
+			putchar('\\');
+		if ((unsigned char)*v < 0x20)
+			printf("\\u%04x", *v);
+		else
+			putchar(*v);
+	}
+	putchar('"');
+}
+
+static void json_rec(const struct status_rec *r)
+{
+	putchar('{');
+	for (unsigned i = 0; i < r->n; i++) {
+		printf("%s\"%s\": ", i ? ", " : "", r->f[i].key);
+		json_val(r->f[i].val);
+	}
+	putchar('}');
+}
+
+static void print_json(const struct status_file *s)
+{
+	bool first = true;
+
+	printf("{\"schema_version\": 1, \"daemon\": ");
+	json_rec(&s->recs[0]);
+	printf(", \"groups\": [");
+	for (unsigned i = 1; i < s->n; i++) {
+		if (strcmp(s->recs[i].kind, "group"))
+			continue;
+		printf("%s\n  ", first ? "" : ",");
+		json_rec(&s->recs[i]);
+		first = false;
+	}
+	printf("]}\n");
+}
+
+static int show(const char *path, bool json, bool watch)
+{
+	struct status_file s;
+	char why[512];
+	int ret = status_read(path, &s, why, sizeof(why));
+
+	if (watch)
+		printf("\033[H\033[J");
+	if (ret) {
+		if (ret == -ENOENT)
+			fprintf(stderr, "iolat status: %s: no status: iolatd is not running (or uses another --run-dir)\n", path);
+		else
+			fprintf(stderr, "iolat status: %s: %s\n", path, why);
+		return IOLAT_EXIT_FAILED;
+	}
+	if (json)
+		print_json(&s);
+	else
+		print_table(&s);
+	status_free(&s);
+	fflush(stdout);
+	return IOLAT_EXIT_OK;
+}
+
+int iolat_cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { "watch", no_argument, NULL, 'w' },
+		{ "run-dir", required_argument, NULL, 'r' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *run_dir = DEFAULT_RUN_DIR;
+	bool json = false, watch = false;
+	char path[4096];
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jwr:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'w': watch = true; break;
+		case 'r': run_dir = optarg; break;
+		case 'h': usage(stdout); return IOLAT_EXIT_OK;
+		default: usage(stderr); return IOLAT_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "iolat status: unexpected argument '%s'\n", argv[optind]);
+		return IOLAT_EXIT_USAGE;
+	}
+	snprintf(path, sizeof(path), "%s/status", run_dir);
+	if (!watch)
+		return show(path, json, false);
+	signal(SIGINT, on_sigint);
+	do {
+		ret = show(path, json, true);
+		sleep(1);
+	} while (!stop_watch);
+	return ret;
+}
