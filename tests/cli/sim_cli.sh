@@ -129,12 +129,14 @@ if command -v script >/dev/null; then
 	script -qefc "timeout -s INT 5 $IOLAT sim $dir/long.ini >/dev/null" /dev/null >"$dir/tty.out" 2>&1
 	grep -q 's/86400s virtual, [0-9]*%, [0-9]*s wall\] Ctrl-C stops and reports' "$dir/tty.out" ||
 		fail "no progress line on a terminal: $(tr '\r' '\n' <"$dir/tty.out" | tail -2)"
-	grep -q 'interrupted by signal 2: reporting the .* virtual s reached' "$dir/tty.out" ||
-		fail "no interruption line on a terminal"
 	script -qefc "timeout -s INT 2.5 $IOLAT sim -q $dir/long.ini >/dev/null" /dev/null >"$dir/tty.out" 2>&1
 	grep -q 'virtual, ' "$dir/tty.out" && fail "-q still shows progress"
-	timeout -s INT 2.5 "$IOLAT" sim "$dir/long.ini" 2>"$dir/err" >/dev/null
+	timeout -s INT 5 "$IOLAT" sim "$dir/long.ini" 2>"$dir/err" >/dev/null
 	grep -q 'virtual, ' "$dir/err" && fail "progress written to a non-terminal: $(head -c 100 "$dir/err")"
+	# The interruption line is checked here, off the terminal: script(1) may stop
+	# reading the terminal before the last lines of a slow (sanitizer) exit reach it.
+	grep -q 'interrupted by signal 2: reporting the .* virtual s reached' "$dir/err" ||
+		fail "no interruption line: $(tail -c 200 "$dir/err")"
 else
 	echo "(no 'script' command: the terminal progress line is not checked)"
 fi
