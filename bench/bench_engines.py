@@ -223,9 +223,11 @@ def main():
                     ",".join(c[0] for c in FILE_CONFIGS))
     ap.add_argument("--out", default=os.path.join(B.ROOT, "bench", "results"))
     a = ap.parse_args()
-    pairs = a.pairs or (2 if a.quick else 5)
-    seconds = a.seconds or (2 if a.quick else 6)
-    nsec = a.null_seconds or (2 if a.quick else 6)
+    # Many short pairs: on a shared disk the two runs of a pair see more nearly the
+    # same load the closer they are, and the median of many ratios resists outliers.
+    pairs = a.pairs or (2 if a.quick else 12)
+    seconds = a.seconds or (2 if a.quick else 3)
+    nsec = a.null_seconds or (2 if a.quick else 3)
     configs = [c for c in FILE_CONFIGS
                if not a.configs or c[0] in a.configs.split(",")]
     if not shutil.which("fio"):

@@ -271,10 +271,20 @@ def sec_fastpath(doc, res):
         if not m:
             continue
         goal, measured, st = m.group(1), m.group(2), m.group(3)
+        ok = st == "MET"
         why = ""
-        if st == "MISSED":
-            why = fastpath_why(goal, cases, insn)
-        doc.goal("1", goal, measured, st == "MET", why)
+        if "same unthrottled" in goal or "one leaf" in goal:
+            two = cases.get(("tree3" if "one leaf" in goal else "group1", "virt", 2, "same"))
+            if two and two.get("oncpu", 1) < 0.9:
+                # Two threads that seldom ran at once measure no contention: not a pass.
+                ok = False
+                why = ("on this busy machine the two threads were on a CPU only %.0f%% of the "
+                       "time, so the figure understates the contention (the quiet run of "
+                       "commit 8bcf884: 29%% of one thread for the group, 7%% for the tree); " %
+                       (100 * two["oncpu"]))
+        if not ok:
+            why += fastpath_why(goal, cases, insn)
+        doc.goal("1", goal, measured, ok, why)
     for case, what, limit in (("group1", "1 group", FASTPATH_INSN_GOAL),
                               ("disabled", "disabled path", DISABLED_INSN_GOAL)):
         v = insn.get(case)
@@ -448,6 +458,16 @@ def engines_why(c):
     if r["max"] >= ENGINE_FILE_GOAL:
         why += " (some pairs met it: the shared disk and CPUs move both tools' figures)"
     fa, ia = c.get("fio_dev_r_await_us"), c.get("iolat_dev_r_await_us")
+    fl, il = c.get("fio_lat_mean_us"), c.get("iolat_lat_mean_us")
+    if fa and ia and fl and il and None not in (fa.get("median"), ia.get("median"),
+                                                fl.get("median"), il.get("median")):
+        fo, io = fl["median"] - fa["median"], il["median"] - ia["median"]
+        why += ("; time per read outside the device (mean latency − r_await): fio %s, iolat "
+                "%s; in the device: fio %s, iolat %s" % (f_us(fo), f_us(io), f_us(fa["median"]),
+                                                         f_us(ia["median"])))
+        if abs(io - fo) <= 0.1 * max(fo, io, 1e-9) and ia["median"] > fa["median"]:
+            why += (": the tools' own cost per read is the same, the difference is the "
+                    "shared device's, within its noise")
     if fa and ia and fa.get("median") and ia.get("median") and ia["median"] > fa["median"] * 1.2:
         why += ("; iolat's reads spent longer in the device (r_await %s vs %s): see the "
                 "cause below the device table" % (f_us(ia["median"]), f_us(fa["median"])))
@@ -479,10 +499,13 @@ def engines_cause(doc, cs):
           "`block_rq_issue`/`block_rq_complete`, QD 8): iolat's completions arrived in bursts "
           "(most within 1 µs of the previous one) with a device time of 64–128 µs, fio's with "
           "16–64 µs; submitting each I/O on its own (an experiment: a commit after every "
-          "queued I/O) brought iolat's r_await to fio's. On the quiet machine of the earlier "
-          "run the disk was the bottleneck (fio at 0.45 cores), so those idle turnarounds were "
-          "lost IOPS (0.82×); on this run's busy machine the CPU is the scarcer resource — "
-          "fio needs %s cores at QD %d — and batching wins IOPS back, which is why the default "
+          "queued I/O) brought iolat's r_await to fio's. In the earlier run, on a quiet machine, the "
+          "disk was the limit (fio used 0.45 cores), and idle turnarounds of the disk are lost "
+          "IOPS: that is the likely cause of the 0.82×. It could not be reproduced here: other "
+          "work kept both CPUs busy throughout this session, which makes the CPU the scarcer "
+          "resource (fio used %s cores at QD %d), and there batching wins — per-I/O submission "
+          "brought r_await down but not IOPS up (QD 32 under real-time priority, 3 rounds: "
+          "1.28× fio batched, 1.28× per I/O; QD 8: 0.99× and 0.88×) — which is why the default "
           "stays batched. Registered buffers were ruled out earlier (fio `--fixedbufs` did "
           "the same as fio); the offsets (fio's random map against our uniform draws) could "
           "not be told apart on this shared disk (fio with `norandommap` against plain fio: "
@@ -493,7 +516,7 @@ def engines_cause(doc, cs):
     ps = by.get("psync-qd1")
     if ps:
         doc.w("**psync**: iolat's psync engine handed every read to a pool thread and back "
-              "(two wake-ups per I/O), which cost it 25–60%% against fio's psync at 1 and 8 "
+              "(two wake-ups per I/O), which cost it 25–60 % against fio's psync at 1 and 8 "
               "jobs; at depth 1 (one job, iodepth=1) the job's own thread now does the read, "
               "as fio does.")
         doc.w()
@@ -1202,7 +1225,7 @@ def headlines(res):
     e = load_json(os.path.join(res, "engines.json"))
     if e and "configs" in e:
         nb = e["null_bench"]
-        bits = ["%s %.2f×" % (engine_job(c), c["ratio_iops"]["median"]) for c in e["configs"]]
+        bits = ["%s %.3f×" % (engine_job(c), c["ratio_iops"]["median"]) for c in e["configs"]]
         out.append("**Engines** (iolat ÷ fio IOPS on the file, same run, alternating): " +
                    ", ".join(bits) + "; on the null engine iolat did %s I/Os per CPU second "
                    "against fio's %s (%.1f×)." % (
