@@ -512,12 +512,16 @@ static inline __attribute__((always_inline)) void complete(struct iolat_io *io, 
 	uint32_t tid = thread_id();
 	uint64_t lat;
 
-	if ((io->state_ & IO_UNISSUED) || (io->flags_ & BYPASS_FLAGS) || tid >= lvl->last_slot)
-		return complete_all(io, now, have_now);
+	if ((io->state_ & IO_UNISSUED) || (io->flags_ & BYPASS_FLAGS) || tid >= lvl->last_slot) {
+		complete_all(io, now, have_now);
+		return;
+	}
 	if (!have_now)
 		now = ctl_now(io->ctl_);
-	if (now <= io->issue_ns_)
-		return complete_all(io, now, true);
+	if (now <= io->issue_ns_) {
+		complete_all(io, now, true);
+		return;
+	}
 	lat = now - io->issue_ns_;
 	io->state_ = 0; /* a second completion of the same I/O is a no-op */
 	slot_add(&slot_at(lvl, tid)->done, 1, true);
@@ -530,13 +534,17 @@ static inline __attribute__((always_inline)) void complete(struct iolat_io *io, 
 							      memory_order_relaxed);
 
 			if (now > start &&
-			    now - start >= atomic_load_explicit(&lvl->win_ns, memory_order_relaxed))
-				return complete_levels(io, lvl, now, lat, true);
+			    now - start >= atomic_load_explicit(&lvl->win_ns, memory_order_relaxed)) {
+				complete_levels(io, lvl, now, lat, true);
+				return;
+			}
 			record_latency(slot_at(lvl, tid), true, lat, target);
 		}
 		atomic_fetch_sub(&lvl->inflight, 1);
-		if (atomic_load(&lvl->nwait))
-			return wake_and_continue(io, lvl, next, now, lat);
+		if (atomic_load(&lvl->nwait)) {
+			wake_and_continue(io, lvl, next, now, lat);
+			return;
+		}
 		if (next->idx == IOLAT_ROOT_IDX)
 			return;
 		lvl = next;
