@@ -487,7 +487,7 @@ def engines_cause(doc, cs):
     doc.w("**What makes the io_uring runs differ (the cause of the 0.82× measured before)**. "
           "At QD %d each tool keeps ~%d reads in flight by its own count, but the device holds "
           "them differently: iolat's reads stay in the device %.1f× as long (r_await %s vs "
-          "%s) and the device holds nearly all of them (aqu-sz %.1f of %d), while fio's spend "
+          "%s) and the device holds most of them (aqu-sz %.1f of %d), while fio's spend "
           "most of their time outside it (aqu-sz %.1f): fio pays one `io_uring_enter` (and, "
           "when the virtual disk is idle, one notification of it) per I/O and waits on its own "
           "CPU, iolat submits the I/Os it has due together and reaps completions in batches. "
