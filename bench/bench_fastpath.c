@@ -476,6 +476,7 @@ static void print_goals(void)
 	const struct bcase *m1 = find(K_MUTEX, C_NONE, 1, SH_ONE);
 	const struct bcase *m2 = find(K_MUTEX, C_NONE, 2, SH_SAME);
 	const struct bcase *c2 = find(K_GROUP1, C_VIRT, 2, SH_SAME);
+	const struct bcase *ts = find(K_TREE3, C_VIRT, 2, SH_SAME);
 	char buf[64] = "";
 
 	printf("\ngoals (virtual clock: the controller alone):\n");
@@ -492,6 +493,15 @@ static void print_goals(void)
 	if (t1 && t2)
 		snprintf(buf, sizeof(buf), "%.0f%% (%.2f ns)", 100 * t1->med / t2->med, t2->med);
 	goal("  the same for the 3-level tree", t1 && t2, t1 && t2 && t1->med / t2->med >= 0.8,
+	     buf);
+	if (g1 && c2)
+		snprintf(buf, sizeof(buf), "%.0f%% (%.2f ns)", 100 * g1->med / c2->med, c2->med);
+	goal("2 threads, the same unthrottled group: >= 80% each", g1 && c2,
+	     g1 && c2 && g1->med / c2->med >= 0.8, buf);
+	if (t1 && ts)
+		snprintf(buf, sizeof(buf), "%.0f%% (%.2f ns)", 100 * t1->med / ts->med, ts->med);
+	goal("  the same for one leaf of the 3-level tree", t1 && ts,
+	     t1 && ts && t1->med / ts->med >= 0.8,
 	     buf);
 	if (m1 && m2)
 		snprintf(buf, sizeof(buf), "%.2f vs %.2f ns", m2->med, m1->med);

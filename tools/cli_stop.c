@@ -16,7 +16,9 @@
 #include "cli_stop.h"
 
 atomic_bool iolat_cli_stop_flag;
-static volatile sig_atomic_t stop_signo;
+/* Atomic: two signals may run the handler at once on two threads, and only
+ * one of them may be the first. (Lock-free atomics are async-signal-safe.) */
+static _Atomic int stop_signo;
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 #define NR_STOP_SIGNALS (sizeof(stop_signals) / sizeof(stop_signals[0]))
@@ -34,7 +36,9 @@ void iolat_cli_stop_unlink_on_kill(const char *const *paths, unsigned n)
 
 static void on_stop_signal(int sig)
 {
-	if (stop_signo) {
+	int first = 0;
+
+	if (!atomic_compare_exchange_strong(&stop_signo, &first, sig)) {
 		struct sigaction dfl;
 
 		for (unsigned i = 0; i < nr_kill_unlink; i++)
@@ -47,7 +51,6 @@ static void on_stop_signal(int sig)
 		raise(sig);
 		return;
 	}
-	stop_signo = sig;
 	atomic_store(&iolat_cli_stop_flag, true);
 }
 
@@ -60,7 +63,7 @@ void iolat_cli_stop_install(void)
 	sigemptyset(&sa.sa_mask);
 	for (unsigned i = 0; i < NR_STOP_SIGNALS; i++)
 		sigaddset(&sa.sa_mask, stop_signals[i]);
-	stop_signo = 0;
+	atomic_store(&stop_signo, 0);
 	atomic_store(&iolat_cli_stop_flag, false);
 	for (unsigned i = 0; i < NR_STOP_SIGNALS; i++) {
 		installed[i] = false;
@@ -83,10 +86,12 @@ void iolat_cli_stop_restore(void)
 
 int iolat_cli_stop_signal(void)
 {
-	return stop_signo;
+	return atomic_load(&stop_signo);
 }
 
 int iolat_cli_stop_exit_code(void)
 {
-	return stop_signo ? 128 + stop_signo : 0;
+	int sig = atomic_load(&stop_signo);
+
+	return sig ? 128 + sig : 0;
 }

@@ -8,6 +8,10 @@
  * on inflight; at completion one atomic decrement and a per-thread stat
  * update with plain loads and stores. Locks are taken only when a level's
  * wait queue is non-empty (or becomes so) and once per window, to close it.
+ * That common case is inlined into the entry points and makes no call (but
+ * the clock's): the rest (waiting, scale changes, bypass, a window to close,
+ * waiters to wake, a shared stat slot) is handed to out-of-line functions by
+ * tail calls, from the level where it shows, before that level's work.
  *
  * Lost wake-ups (kernel bug B6) are excluded by a Dekker pair: a waiter
  * publishes nwait before re-trying its slot; a completer releases its slot
@@ -50,6 +54,12 @@ static inline void slot_add(_Atomic uint64_t *c, uint64_t v, bool own)
 		atomic_fetch_add_explicit(c, v, memory_order_relaxed);
 }
 
+/* Slot @i of @g (the same index at every level: slots are per controller). */
+static inline struct iolat_slot *slot_at(const struct iolat_group *g, uint32_t i)
+{
+	return (struct iolat_slot *)((uintptr_t)g + (uintptr_t)g->slots_off) + i;
+}
+
 /*
  * Threads 0..n-2 own a slot each; every later thread shares the last slot,
  * with atomic adds. (Mapping later threads onto an owned slot would let the
@@ -58,10 +68,9 @@ static inline void slot_add(_Atomic uint64_t *c, uint64_t v, bool own)
 static inline struct iolat_slot *my_slot(const struct iolat_group *g, bool *own)
 {
 	uint32_t tid = thread_id();
-	uint32_t n = g->ctl->nr_slots;
 
-	*own = tid < n - 1;
-	return &grp_slots(g)[*own ? tid : n - 1];
+	*own = tid < g->last_slot;
+	return slot_at(g, *own ? tid : g->last_slot);
 }
 
 /* ---- slots and wait queues (docs/controller.md R3, R4) ---- */
@@ -215,41 +224,54 @@ static int admit_from(struct iolat_io *io, struct iolat_group *lvl)
 	return 0;
 }
 
-static inline int admit(struct iolat_group *g, unsigned flags, struct iolat_io *io,
-		 struct iolat_waiter *w, uint64_t now, bool have_now)
+/* Bypass I/O: counted, then takes its slots past max_depth. */
+static __attribute__((noinline)) int admit_bypass(struct iolat_io *io, struct iolat_group *g)
+{
+	atomic_fetch_add_explicit(&g->nr_bypass, 1, memory_order_relaxed);
+	return admit_from(io, g);
+}
+
+/*
+ * Inlined into both entry points, so that the one given the time makes no
+ * call in the common case: a free slot at every level, nobody waiting, no
+ * scale change to apply. Anything else goes on in admit_from() from the
+ * level where it showed (a tail call: it re-checks that level itself).
+ */
+static inline __attribute__((always_inline)) int admit(struct iolat_group *g, unsigned flags,
+						       struct iolat_io *io, struct iolat_waiter *w,
+						       uint64_t now, bool have_now)
 {
 	struct iolat_ctl *ctl = g->ctl;
+	struct iolat_group *lvl = g, *p;
 
 	io->ctl_ = ctl;
 	io->waiter_ = w;
 	io->group_ = g->idx;
 	io->flags_ = flags;
-	io->state_ = 0;
 	atomic_store_explicit(&io->wait_level_, IOLAT_NO_GROUP, memory_order_relaxed);
 	if (w)
 		w->io_ = io;
 	/* Disabled (no target anywhere) or the root: nothing taken, nothing to release. */
 	if (!atomic_load_explicit(&ctl->enable_cnt, memory_order_relaxed) ||
-	    g->idx == IOLAT_ROOT_IDX)
+	    g->idx == IOLAT_ROOT_IDX) {
+		io->state_ = 0;
 		return 0;
+	}
 	io->state_ = IO_TRACKED;
 	io->issue_ns_ = have_now ? now : ctl_now(ctl);
 	if (!atomic_load_explicit(&ctl->tick_armed, memory_order_relaxed))
 		atomic_store_explicit(&ctl->tick_armed, 1, memory_order_relaxed);
-	if (flags & BYPASS_FLAGS) {
-		atomic_fetch_add_explicit(&g->nr_bypass, 1, memory_order_relaxed);
-		return admit_from(io, g);
-	}
-	/* The common case inline: a free slot at every level, nobody waiting. */
-	for (struct iolat_group *lvl = g, *p; lvl->idx != IOLAT_ROOT_IDX; lvl = p) {
-		p = grp_parent(lvl);
+	if (flags & BYPASS_FLAGS)
+		return admit_bypass(io, g);
+	do {
+		p = grp_parent_nonroot(lvl);
 		/* Acquire: pairs with the cookie's release stores (check_scale_fast). */
 		if (atomic_load_explicit(&p->child_cookie, memory_order_acquire) !=
-		    atomic_load_explicit(&lvl->scale_cookie, memory_order_relaxed))
-			iolat_check_scale_change(lvl);
-		if (atomic_load(&lvl->nwait) || !slot_try_get(lvl))
+		    atomic_load_explicit(&lvl->scale_cookie, memory_order_relaxed) ||
+		    atomic_load(&lvl->nwait) || !slot_try_get(lvl))
 			return admit_from(io, lvl);
-	}
+		lvl = p;
+	} while (lvl->idx != IOLAT_ROOT_IDX);
 	return 0;
 }
 
@@ -390,7 +412,8 @@ void iolat_check_scale_change(struct iolat_group *g)
 
 /* ---- completion (docs/controller.md R8, R9) ---- */
 
-static void record_latency(struct iolat_slot *s, bool own, uint64_t lat, uint64_t target)
+static inline __attribute__((always_inline)) void record_latency(struct iolat_slot *s, bool own,
+								   uint64_t lat, uint64_t target)
 {
 	slot_add(&s->nr, 1, own);
 	slot_add(&s->sum_ns, lat, own);
@@ -398,25 +421,15 @@ static void record_latency(struct iolat_slot *s, bool own, uint64_t lat, uint64_
 		slot_add(&s->missed, 1, own);
 }
 
-static void complete(struct iolat_io *io, uint64_t now, bool have_now)
+/*
+ * A completion's work from @lvl up, every case: bypass I/O, unissued I/O,
+ * a shared stat slot, a window to close, waiters to wake.
+ */
+static void complete_levels(struct iolat_io *io, struct iolat_group *lvl, uint64_t now,
+			    uint64_t lat, bool record)
 {
-	struct iolat_ctl *ctl = io->ctl_;
-	struct iolat_group *lvl, *next;
-	bool record, as_root, own;
-	struct iolat_slot *s;
-	uint64_t lat;
-
-	if (!(io->state_ & IO_TRACKED))
-		return; /* admitted while disabled, or already completed */
-	lvl = grp_at(ctl, io->group_);
-	record = !(io->state_ & IO_UNISSUED);
-	io->state_ = 0; /* a second completion of the same I/O is a no-op */
-	if (record && !have_now)
-		now = ctl_now(ctl);
-	lat = now > io->issue_ns_ ? now - io->issue_ns_ : 0;
-	as_root = io->flags_ & BYPASS_FLAGS;
-	s = my_slot(lvl, &own);
-	slot_add(&s->done, 1, own);
+	bool as_root = io->flags_ & BYPASS_FLAGS, own;
+	struct iolat_group *next;
 
 	/*
 	 * Each level's work is done while this I/O still holds its slot there:
@@ -438,8 +451,8 @@ static void complete(struct iolat_io *io, uint64_t now, bool have_now)
 				if (lat > 0 && lat < target)
 					iolat_delay_add(lvl, now, target - lat);
 			} else if (lat > 0) {
-				if (lvl->idx != io->group_)
-					s = my_slot(lvl, &own);
+				struct iolat_slot *s = my_slot(lvl, &own);
+
 				record_latency(s, own, lat, target);
 			}
 			start = atomic_load_explicit(&lvl->window_start, memory_order_relaxed);
@@ -452,6 +465,89 @@ static void complete(struct iolat_io *io, uint64_t now, bool have_now)
 		atomic_fetch_sub(&lvl->inflight, 1);
 		if (atomic_load(&lvl->nwait))
 			iolat_wake(lvl, false);
+	}
+}
+
+/* @lvl has waiters: wake one, then go on up from @next. */
+static __attribute__((noinline)) void wake_and_continue(struct iolat_io *io,
+							struct iolat_group *lvl,
+							struct iolat_group *next,
+							uint64_t now, uint64_t lat)
+{
+	iolat_wake(lvl, false);
+	complete_levels(io, next, now, lat, true);
+}
+
+/* A whole completion, every case (after the caller's IO_TRACKED check). */
+static __attribute__((noinline)) void complete_all(struct iolat_io *io, uint64_t now,
+						   bool have_now)
+{
+	struct iolat_ctl *ctl = io->ctl_;
+	struct iolat_group *lvl = grp_at(ctl, io->group_);
+	bool record = !(io->state_ & IO_UNISSUED), own;
+	struct iolat_slot *s = my_slot(lvl, &own);
+	uint64_t lat;
+
+	io->state_ = 0; /* a second completion of the same I/O is a no-op */
+	if (record && !have_now)
+		now = ctl_now(ctl);
+	lat = now > io->issue_ns_ ? now - io->issue_ns_ : 0;
+	slot_add(&s->done, 1, own);
+	complete_levels(io, lvl, now, lat, record);
+}
+
+/*
+ * Inlined into iolat_done() and iolat_done_at() (after their IO_TRACKED
+ * check). The common case makes no call but the clock's: an issued,
+ * non-bypass I/O with a latency, completed by a thread owning its stat slot,
+ * at levels whose windows are open and that have nobody waiting. Anything
+ * else goes to complete_all() before any work, or on in complete_levels()
+ * from the level where it showed, before that level's work was done
+ * (wake_and_continue(): after it).
+ */
+static inline __attribute__((always_inline)) void complete(struct iolat_io *io, uint64_t now,
+							   bool have_now)
+{
+	struct iolat_group *lvl = grp_at(io->ctl_, io->group_), *next;
+	uint32_t tid = thread_id();
+	uint64_t lat;
+
+	if ((io->state_ & IO_UNISSUED) || (io->flags_ & BYPASS_FLAGS) || tid >= lvl->last_slot) {
+		complete_all(io, now, have_now);
+		return;
+	}
+	if (!have_now)
+		now = ctl_now(io->ctl_);
+	if (now <= io->issue_ns_) {
+		complete_all(io, now, true);
+		return;
+	}
+	lat = now - io->issue_ns_;
+	io->state_ = 0; /* a second completion of the same I/O is a no-op */
+	slot_add(&slot_at(lvl, tid)->done, 1, true);
+	for (;;) {
+		uint64_t target = atomic_load_explicit(&lvl->target_ns, memory_order_relaxed);
+
+		next = grp_parent_nonroot(lvl); /* before the release: see complete_levels() */
+		if (target) {
+			uint64_t start = atomic_load_explicit(&lvl->window_start,
+							      memory_order_relaxed);
+
+			if (now > start &&
+			    now - start >= atomic_load_explicit(&lvl->win_ns, memory_order_relaxed)) {
+				complete_levels(io, lvl, now, lat, true);
+				return;
+			}
+			record_latency(slot_at(lvl, tid), true, lat, target);
+		}
+		atomic_fetch_sub(&lvl->inflight, 1);
+		if (atomic_load(&lvl->nwait)) {
+			wake_and_continue(io, lvl, next, now, lat);
+			return;
+		}
+		if (next->idx == IOLAT_ROOT_IDX)
+			return;
+		lvl = next;
 	}
 }
 
@@ -469,6 +565,8 @@ void iolat_done_at(struct iolat_io *io, uint64_t now_ns)
 
 void iolat_done_unissued(struct iolat_io *io)
 {
+	if (!(io->state_ & IO_TRACKED))
+		return; /* admitted while disabled, or already completed */
 	io->state_ |= IO_UNISSUED;
 	complete(io, 0, true);
 }

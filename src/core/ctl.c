@@ -87,6 +87,8 @@ static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t pa
 	struct iolat_slot *s = grp_slots(g);
 
 	atomic_store_explicit(&g->parent, parent, rlx);
+	atomic_store_explicit(&g->parent_off, parent == IOLAT_NO_GROUP ? 0 :
+			      (int64_t)((char *)grp_at(ctl, parent) - (char *)g), rlx);
 	atomic_store_explicit(&g->nr_children, 0, rlx);
 	memset(g->name, 0, sizeof(g->name));
 	strncpy(g->name, name, IOLAT_NAME_MAX - 1);
@@ -173,6 +175,8 @@ struct iolat_ctl *iolat_core_ctl_init(void *mem, const struct iolat_ctl_config *
 
 		g->ctl = ctl;
 		g->idx = i;
+		g->slots_off = (char *)grp_slots(g) - (char *)g;
+		g->last_slot = ctl->nr_slots - 1;
 		iolat_spin_init(&g->wq_lock);
 		iolat_spin_init(&g->child_lock);
 		iolat_spin_init(&g->ad.lock);

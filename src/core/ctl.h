@@ -95,6 +95,10 @@ struct iolat_group {
 	_Atomic uint32_t nr_children;
 	uint32_t next_free;
 	char name[IOLAT_NAME_MAX];
+	/* For the fast paths, relative so that the arena can move: */
+	_Atomic int64_t parent_off;    /* bytes to the parent's record (0: root); with parent */
+	int64_t slots_off;             /* bytes to this record's stat slots; set once */
+	uint32_t last_slot;            /* nr_slots - 1, the shared slot; set once */
 
 	/* Admission: the fast path. */
 	alignas(IOLAT_CACHELINE) _Atomic uint32_t inflight;
@@ -174,6 +178,13 @@ static inline struct iolat_group *grp_parent(const struct iolat_group *g)
 	uint32_t p = atomic_load_explicit(&g->parent, memory_order_relaxed);
 
 	return p == IOLAT_NO_GROUP ? NULL : grp_at(g->ctl, p);
+}
+
+/* The parent of a group that is not the root, without the arena's base. */
+static inline struct iolat_group *grp_parent_nonroot(const struct iolat_group *g)
+{
+	return (struct iolat_group *)((uintptr_t)g +
+				      atomic_load_explicit(&g->parent_off, memory_order_relaxed));
 }
 
 static inline struct iolat_slot *grp_slots(const struct iolat_group *g)
