@@ -43,7 +43,10 @@ grep -q "interrupted by signal 15; its temporary files are removed" "$dir/err" |
 	fail "SIGTERM left: $(leftovers)"
 
 demo_stopped 2 INT TERM
-[ $rc -eq 143 ] && [ ! -s "$dir/out" ] || fail "SIGINT then SIGTERM: exit $rc, want 143 and no report"
+# Sent back to back, the two signals may be handled on two threads at once:
+# whichever takes the first place, the other kills (130 or 143), with no report.
+{ [ $rc -eq 143 ] || [ $rc -eq 130 ]; } && [ ! -s "$dir/out" ] ||
+	fail "SIGINT then SIGTERM: exit $rc, want 143 or 130 (killed) and no report: $(cat "$dir/out")"
 [ -z "$(leftovers)" ] && echo "ok   killed by a second signal: nothing left" || fail "killed: left $(leftovers)"
 
 # `iolat demo --sim` stops on SIGINT too, and marks the mode it cut short.
