@@ -16,20 +16,8 @@
 #include "cli_output.h"
 #include "commands.h"
 #include "job/jobfile.h"
+#include "job/preflight.h"
 #include "job/report.h"
-
-/* The directory part of @path in @buf ("." when it has none). */
-static void parent_dir(const char *path, char *buf, size_t len)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		snprintf(buf, len, ".");
-	else if (slash == path)
-		snprintf(buf, len, "/");
-	else
-		snprintf(buf, len, "%.*s", (int)(slash - path), path);
-}
 
 static int refuse(const char *cmd, const char *opt, const char *path, const char *why)
 {
@@ -51,7 +39,7 @@ static int check_parent(const char *cmd, const char *opt, const char *path)
 	char dir[PATH_MAX];
 	struct stat st;
 
-	parent_dir(path, dir, sizeof(dir));
+	iolat_path_dir(path, dir, sizeof(dir));
 	if (stat(dir, &st) < 0)
 		return refuse(cmd, opt, path, strerror(errno));
 	if (!S_ISDIR(st.st_mode))

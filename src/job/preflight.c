@@ -119,8 +119,8 @@ static int check_faults(struct pf *p, const char *opts)
 	return ret == -ENOMEM ? ret : 0;
 }
 
-/* The directory holding @path ("." when it has none). */
-static void dir_of(const char *path, char *buf, size_t len)
+/* The directory holding @path ("." when it has none; see preflight.h). */
+void iolat_path_dir(const char *path, char *buf, size_t len)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -234,7 +234,7 @@ static int check_space(struct pf *p, struct iolat_pf_file *f, const struct iolat
 			      iolat_format_bytes((uint64_t)rl.rlim_cur, b, sizeof(b)));
 	if (!extra)
 		return 0;
-	dir_of(f->path, dir, sizeof(dir));
+	iolat_path_dir(f->path, dir, sizeof(dir));
 	if (statvfs(f->exists ? f->path : dir, &vfs) < 0)
 		return pf_err(p, sizer, "filename", "%s: %s", f->exists ? f->path : dir,
 			      strerror(errno));
@@ -265,7 +265,7 @@ static int check_regular(struct pf *p, struct iolat_pf_file *f, const struct iol
 	f->layout = f->need > f->have || (f->layout_flags & IOLAT_ENG_LAYOUT_VERIFY);
 	if (!f->layout)
 		return 0;
-	dir_of(f->path, dir, sizeof(dir));
+	iolat_path_dir(f->path, dir, sizeof(dir));
 	if (!f->exists && (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)))
 		return pf_err(p, first, "filename", "a file in an existing directory: %s does not "
 			      "exist", dir);
@@ -298,7 +298,7 @@ static int check_direct(struct pf *p, const struct iolat_job *job, const struct 
 	if (f->exists) {
 		fd = open(f->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	} else {
-		dir_of(f->path, dir, sizeof(dir));
+		iolat_path_dir(f->path, dir, sizeof(dir));
 		fd = open(dir, O_TMPFILE | O_RDWR | O_DIRECT | O_CLOEXEC, 0600);
 	}
 	if (fd < 0 && errno == EINVAL)

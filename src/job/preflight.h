@@ -51,4 +51,8 @@ void iolat_preflight_free(struct iolat_preflight *pf);
 /** iolat_format_bytes() - "512 B", "3.0 KiB", "1.25 GiB". Returns @buf. */
 const char *iolat_format_bytes(uint64_t bytes, char *buf, size_t len);
 
+/** iolat_path_dir() - the directory part of @path in @buf: "." when it has
+ * none, "/" for a file in the root. */
+void iolat_path_dir(const char *path, char *buf, size_t len);
+
 #endif /* IOLAT_JOB_PREFLIGHT_H */
