@@ -21,25 +21,15 @@
 
 #define MIB (1024ull * 1024)
 
-struct trio {
-	struct iolat_ctl *ctl;
-	struct iolat_group *root, *fast, *slow;
-};
-
-static struct trio setup(unsigned flags)
+/* Every test: qd 64, fast's target 1 ms, slow without one. */
+static struct t_trio setup(unsigned flags)
 {
-	struct trio p;
-
-	p.ctl = t_ctl_new(64, 0, flags);
-	p.root = iolat_ctl_root(p.ctl);
-	p.fast = t_grp(p.ctl, NULL, "fast", 1 * T_MS);
-	p.slow = t_grp(p.ctl, NULL, "slow", 0);
-	return p;
+	return t_trio_new(64, flags, 1 * T_MS);
 }
 
 /* Six misses, slow seeing each: max -> 32 -> 16 -> 8 -> 4 -> 2 -> 1. Returns
  * the time slow applied the last step (the calibration period starts there). */
-static uint64_t to_depth1(struct trio *p)
+static uint64_t to_depth1(struct t_trio *p)
 {
 	static const uint32_t depth[] = { 32, 16, 8, 4, 2, 1 };
 	bool adaptive = iolat_ctl_now(p->ctl) && t_stat(p->root).probe_hold_ns != 0;
@@ -56,7 +46,7 @@ static uint64_t to_depth1(struct trio *p)
 }
 
 /* @n I/Os of @bytes through slow's gate, every @gap ns, each let through. */
-static void feed(struct trio *p, unsigned n, uint64_t bytes, uint64_t gap)
+static void feed(struct t_trio *p, unsigned n, uint64_t bytes, uint64_t gap)
 {
 	for (unsigned i = 0; i < n; i++) {
 		assert_int_equal(iolat_group_pace_due(p->slow, bytes, t_now), 0);
@@ -71,7 +61,7 @@ static uint64_t rate_of(uint64_t bytes, uint64_t ns)
 
 static void test_rungs_down(void **state)
 {
-	struct trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
 	uint64_t t1, t2, base, r1, r2;
 
 	(void)state;
@@ -107,7 +97,7 @@ static void test_rungs_down(void **state)
 
 static void test_gate_rate(void **state)
 {
-	struct trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
 	uint64_t rate, cost, start, wait;
 
 	(void)state;
@@ -172,7 +162,7 @@ static void test_nested_gate(void **state)
 /* After the rungs, passes pay rung and delay back before depth grows. */
 static void test_rungs_up(void **state)
 {
-	struct trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
 
 	(void)state;
 	to_depth1(&p);
@@ -207,7 +197,7 @@ static void test_rungs_up(void **state)
 /* The asker goes quiet: the next tick but one releases everything. */
 static void test_release(void **state)
 {
-	struct trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
 	uint64_t stop;
 
 	(void)state;
@@ -240,7 +230,7 @@ static void test_release(void **state)
 /* The article mode under the same misses: kernel behaviour, no ladder. */
 static void test_article_never_paces(void **state)
 {
-	struct trio p = setup(0);
+	struct t_trio p = setup(0);
 	char line[256];
 
 	(void)state;
@@ -266,7 +256,7 @@ static void test_article_never_paces(void **state)
  * bring the count back, so the gate is one load again. */
 static void test_watchers(void **state)
 {
-	struct trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
 
 	(void)state;
 	assert_int_equal(atomic_load(&p.ctl->pace_watchers), 0);
@@ -292,7 +282,7 @@ static void test_watchers(void **state)
 
 static void test_stat_line_and_config(void **state)
 {
-	struct trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
 	struct iolat_ctl_config cfg = { .flags = IOLAT_CTL_ADAPTIVE | IOLAT_CTL_COMPAT_TIMER };
 	struct iolat_ctl *bad = NULL;
 	char line[256];

@@ -17,23 +17,13 @@
  */
 #include "helpers/t_ctl.h"
 
-struct trio {
-	struct iolat_ctl *ctl;
-	struct iolat_group *root, *fast, *slow;
-};
-
-static struct trio setup(unsigned flags)
+/* Every test: qd 64, fast's target 1 ms, slow without one. */
+static struct t_trio setup(unsigned flags)
 {
-	struct trio p;
-
-	p.ctl = t_ctl_new(64, 0, flags);
-	p.root = iolat_ctl_root(p.ctl);
-	p.fast = t_grp(p.ctl, NULL, "fast", 1 * T_MS);
-	p.slow = t_grp(p.ctl, NULL, "slow", 0);
-	return p;
+	return t_trio_new(64, flags, 1 * T_MS);
 }
 
-static unsigned decision(const struct trio *p)
+static unsigned decision(const struct t_trio *p)
 {
 	return t_stat(p->root).last_decision;
 }
@@ -45,7 +35,7 @@ static void quick_miss(struct iolat_group *g)
 }
 
 /* Two misses (ceiling at D-16), then three ups: slow at 28, cookie D-20. */
-static uint64_t to_28(struct trio *p)
+static uint64_t to_28(struct t_trio *p)
 {
 	static const uint32_t up[] = { 20, 24, 28 };
 	uint64_t last_miss;
@@ -71,7 +61,7 @@ static uint64_t to_28(struct trio *p)
 }
 
 /* Passes until the step into the ceiling is made; every refusal was a hold. */
-static void pass_until_probe(struct trio *p, uint64_t last_miss, uint64_t hold)
+static void pass_until_probe(struct t_trio *p, uint64_t last_miss, uint64_t hold)
 {
 	uint64_t holds = t_stat(p->root).holds;
 
@@ -91,7 +81,7 @@ static void pass_until_probe(struct trio *p, uint64_t last_miss, uint64_t hold)
 
 static void test_hold_probe_fail_undo(void **state)
 {
-	struct trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
 	uint64_t last_miss = to_28(&p), revert_at;
 
 	(void)state;
@@ -135,7 +125,7 @@ static void test_hold_probe_fail_undo(void **state)
 /* A miss long after a probe is an ordinary miss: the kernel's step. */
 static void test_late_miss_is_kernel_step(void **state)
 {
-	struct trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
 	uint64_t last_miss = to_28(&p);
 
 	(void)state;
@@ -191,7 +181,7 @@ static void test_hold_scales_with_window(void **state)
 /* Article mode: a miss right after an up step waits for the 500 ms gap. */
 static void test_article_no_early_revert(void **state)
 {
-	struct trio p = setup(0);
+	struct t_trio p = setup(0);
 
 	(void)state;
 	t_miss(p.fast);
@@ -210,7 +200,7 @@ static void test_article_no_early_revert(void **state)
  */
 static unsigned contest(unsigned flags, uint32_t *min_late)
 {
-	struct trio p = setup(flags);
+	struct t_trio p = setup(flags);
 	uint64_t t0 = t_now;
 	unsigned misses = 0;
 

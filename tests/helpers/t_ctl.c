@@ -69,6 +69,17 @@ struct iolat_group *t_grp(struct iolat_ctl *ctl, struct iolat_group *parent,
 	return g;
 }
 
+struct t_trio t_trio_new(uint32_t qd, unsigned flags, uint64_t fast_target_ns)
+{
+	struct t_trio p;
+
+	p.ctl = t_ctl_new(qd, 0, flags);
+	p.root = iolat_ctl_root(p.ctl);
+	p.fast = t_grp(p.ctl, NULL, "fast", fast_target_ns);
+	p.slow = t_grp(p.ctl, NULL, "slow", 0);
+	return p;
+}
+
 struct iolat_group_stat t_stat(const struct iolat_group *g)
 {
 	struct iolat_group_stat st;

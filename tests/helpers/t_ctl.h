@@ -56,6 +56,17 @@ struct iolat_ctl *t_ctl_new_cfg(struct iolat_ctl_config cfg);
 struct iolat_group *t_grp(struct iolat_ctl *ctl, struct iolat_group *parent,
 			  const char *name, uint64_t target_ns);
 
+/*
+ * The two-sibling set-up of the adaptive tests: at queue depth @qd, top-level
+ * groups "fast" (target @fast_target_ns) and "slow" (no target) under the
+ * root of a fresh controller with @flags.
+ */
+struct t_trio {
+	struct iolat_ctl *ctl;
+	struct iolat_group *root, *fast, *slow;
+};
+struct t_trio t_trio_new(uint32_t qd, unsigned flags, uint64_t fast_target_ns);
+
 /* Snapshots. */
 struct iolat_group_stat t_stat(const struct iolat_group *g);
 uint32_t t_depth(const struct iolat_group *g);
