@@ -32,6 +32,7 @@
 #include "daemon/statusfile.h"
 #include "demo_cgroups.h"
 #include "iolatency.h"
+#include "util/readfile.h"
 
 enum cg_mode { CM_NONE, CM_CAP, CM_IOLATD, CM_NR };
 
@@ -125,21 +126,13 @@ static double json_num(const char *text, const char *const *keys, unsigned n)
 	return p ? strtod(p, NULL) : 0; /* p is just past the last key's colon */
 }
 
+/* The whole of @path (fio's JSON, iolatd's log: well under 16 MiB), or NULL. */
 static char *slurp(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t n;
+	char *text;
+	size_t len;
 
-	if (!f)
-		return NULL;
-	buf = malloc(1 << 20);
-	if (buf) {
-		n = fread(buf, 1, (1 << 20) - 1, f);
-		buf[n] = '\0';
-	}
-	fclose(f);
-	return buf;
+	return iolat_read_file(path, 16u << 20, &text, &len) ? NULL : text;
 }
 
 /* ---- child processes in cgroups ---- */

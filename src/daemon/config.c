@@ -14,6 +14,7 @@
 
 #include "iolatency.h"
 #include "daemon/config.h"
+#include "util/readfile.h"
 
 struct cfg_parser {
 	const char *file;
@@ -279,30 +280,20 @@ int iolatd_config_parse(const char *file, const char *text, struct iolatd_config
 
 int iolatd_config_load(const char *file, struct iolatd_config *cfg, char *err, size_t errlen)
 {
-	FILE *f = fopen(file, "r");
+	size_t len;
 	char *text;
-	long len;
 	int ret;
 
-	if (!f) {
-		ret = -errno;
+	ret = iolat_read_file(file, 1 << 20, &text, &len);
+	if (ret == -EFBIG) {
+		snprintf(err, errlen, "%s: cannot read: larger than 1 MiB", file);
+		return -EINVAL;
+	}
+	if (ret) {
 		snprintf(err, errlen, "%s: cannot open: %s", file, strerror(-ret));
 		return ret;
 	}
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || len > (1 << 20) || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		snprintf(err, errlen, "%s: cannot read (or larger than 1 MiB)", file);
-		return -EINVAL;
-	}
-	text = calloc(1, (size_t)len + 1);
-	if (!text || fread(text, 1, (size_t)len, f) != (size_t)len) {
-		free(text);
-		fclose(f);
-		snprintf(err, errlen, "%s: cannot read", file);
-		return -EIO;
-	}
-	fclose(f);
-	if (memchr(text, '\0', (size_t)len)) {
+	if (memchr(text, '\0', len)) {
 		free(text);
 		snprintf(err, errlen, "%s: not a text file", file);
 		return -EINVAL;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "daemon/statusfile.h"
+#include "util/readfile.h"
 
 static int parse_rec(char *line, struct status_rec *r)
 {
@@ -71,24 +72,15 @@ int status_parse(const char *text, struct status_file *out, char *why, size_t le
 
 int status_read(const char *path, struct status_file *out, char *why, size_t len)
 {
-	FILE *f = fopen(path, "r");
-	char *text;
 	size_t n;
+	char *text;
 	int ret;
 
-	if (!f) {
-		ret = -errno;
-		snprintf(why, len, "%s: %s", path, strerror(-ret));
+	ret = iolat_read_file(path, (1 << 22) - 1, &text, &n);
+	if (ret) {
+		snprintf(why, len, "%s: %s", path, ret == -EFBIG ? "larger than 4 MiB" : strerror(-ret));
 		return ret;
 	}
-	text = malloc(1 << 22);
-	if (!text) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	n = fread(text, 1, (1 << 22) - 1, f);
-	text[n] = '\0';
-	fclose(f);
 	ret = status_parse(text, out, why, len);
 	free(text);
 	return ret;

@@ -12,22 +12,20 @@
  * Context: any thread; no global state.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "iolatency.h"
 #include "iolatency_internal.h"   /* iolat_parse_duration_unit() */
 #include "job/engines.h"
 #include "job/jobfile.h"
 #include "job/jobfile_priv.h"
-#include "util/units.h"
 #include "job/suggest.h"
+#include "util/readfile.h"
+#include "util/units.h"
 
 /* ------------------------------------------------------------------------ */
 /* Parser state and messages                                                */
@@ -527,8 +525,9 @@ int iolat_jobfile_parse_file(const char *path, struct iolat_jobfile **out,
 			     char *err, size_t errlen)
 {
 	char fname[256];
-	struct stat st;
-	int fd, r;
+	size_t len;
+	char *buf;
+	int r;
 
 	if (err && errlen)
 		err[0] = '\0';
@@ -536,76 +535,20 @@ int iolat_jobfile_parse_file(const char *path, struct iolat_jobfile **out,
 		return -EINVAL;
 	*out = NULL;
 	jf_echo_max(fname, sizeof(fname), path, strlen(path), MAX_FILE_ECHO);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		goto fail;
-	}
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		close(fd);
-		goto fail;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		close(fd);
-		r = -EISDIR;
-		goto fail;
-	}
-	/* read up to the cap (+1 to detect a larger file); works for pipes too */
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		r = -ENOMEM;
-		goto fail;
-	}
-	for (;;) {
-		if (len == cap) {
-			if (cap > MAX_FILE_BYTES) {
-				free(buf);
-				close(fd);
-				if (err && errlen)
-					snprintf(err, errlen, "%s: cannot read: larger than %u MiB",
-						 fname, MAX_FILE_BYTES >> 20);
-				return -EFBIG;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				close(fd);
-				r = -ENOMEM;
-				goto fail;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t got = read(fd, buf + len, cap - len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			r = -errno;
-			free(buf);
-			close(fd);
-			goto fail;
-		}
-		if (got == 0)
-			break;
-		len += (size_t)got;
-	}
-	close(fd);
-	if (len > MAX_FILE_BYTES) {
-		free(buf);
+	r = iolat_read_file(path, MAX_FILE_BYTES, &buf, &len);
+	if (r == -EFBIG) {
 		if (err && errlen)
 			snprintf(err, errlen, "%s: cannot read: larger than %u MiB", fname,
 				 MAX_FILE_BYTES >> 20);
-		return -EFBIG;
+		return r;
+	}
+	if (r) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: cannot read: %s", fname, strerror(-r));
+		return r;
 	}
 	r = iolat_jobfile_parse_buf(buf, len, path, out, err, errlen);
 	free(buf);
-	return r;
-fail:
-	if (err && errlen)
-		snprintf(err, errlen, "%s: cannot read: %s", fname, strerror(-r));
 	return r;
 }
 
