@@ -137,8 +137,7 @@ static void source_lost(struct daemon *dm, int err, uint64_t now)
 	bpf_source_close(dm->src);
 	dm->src = NULL;
 	dm->src_lost_at = now;
-	iolatd_set_source_lost(dm->d, true);
-	iolatd_stop(dm->d, now);
+	iolatd_source_lost(dm->d, now);
 }
 
 static int run(struct daemon *dm)

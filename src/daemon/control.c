@@ -230,7 +230,8 @@ static void control_round(struct iolatd *d, uint64_t now)
 void iolatd_period(struct iolatd *d, uint64_t now)
 {
 	if (now - d->last_period >= IOLATD_PERIOD_NS) {
-		control_round(d, now);
+		if (!d->source_lost) /* blind: no limit is written (iolatd_source_lost()) */
+			control_round(d, now);
 		d->last_period = now;
 	}
 	if (now - d->last_second >= IOLATD_SECOND_NS) {

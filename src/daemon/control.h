@@ -85,4 +85,15 @@ int iolatd_write_status(struct iolatd *d, uint64_t now_ns);
 /* Note in the status file that the BPF source is lost (@lost) or back. */
 void iolatd_set_source_lost(struct iolatd *d, bool lost);
 
+/*
+ * iolatd_source_lost() - the BPF measurement is gone: without it the daemon
+ * is blind, so every limit it set is removed now (the administrator's own are
+ * put back, the record of writes follows), the status file says
+ * source=lost, and iolatd_period() writes no limit until
+ * iolatd_set_source_lost(d, false). The controllers keep running (their
+ * tick releases what nobody asks for any more).
+ * Return: 0, or the first -errno of a limit that could not be removed.
+ */
+int iolatd_source_lost(struct iolatd *d, uint64_t now_ns);
+
 #endif

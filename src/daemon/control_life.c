@@ -195,18 +195,26 @@ int iolatd_stop_limits(struct iolatd *d, uint64_t now)
 	return first;
 }
 
-int iolatd_stop(struct iolatd *d, uint64_t now)
+/* Remove every limit; the record of writes goes once nothing of ours is left
+ * (what could not be removed stays recorded: the next start retries it). */
+static int release_all(struct iolatd *d, uint64_t now)
 {
-	char path[IOLATD_PATH_MAX + 16];
 	int ret = iolatd_stop_limits(d, now);
 	bool left = false;
 
 	for (int i = 0; i < DISC_MAX_NODES && !left; i++)
 		for (unsigned k = 0; d->nd[i] && k < d->nr_devs; k++)
 			left |= d->nd[i][k].act.active;
-	/* The record stays for what could not be removed: the next start retries. */
 	if (!left && !d->opts.dry_run)
 		state_save(d->run_dir, NULL, 0);
+	return ret;
+}
+
+int iolatd_stop(struct iolatd *d, uint64_t now)
+{
+	char path[IOLATD_PATH_MAX + 16];
+	int ret = release_all(d, now);
+
 	snprintf(path, sizeof(path), "%s/%s", d->run_dir, IOLATD_STATUS_FILE);
 	unlink(path);
 	return ret;
@@ -278,4 +286,14 @@ void iolatd_counters(const struct iolatd *d, struct iolatd_counters *c)
 void iolatd_set_source_lost(struct iolatd *d, bool lost)
 {
 	d->source_lost = lost;
+}
+
+int iolatd_source_lost(struct iolatd *d, uint64_t now)
+{
+	int ret;
+
+	d->source_lost = true;
+	ret = release_all(d, now);
+	iolatd_write_status(d, now);
+	return ret;
 }

@@ -10,7 +10,8 @@
  * the next start uses to remove its limits; a reload that clears the target
  * releases the writer without losing the controllers; a writer cgroup
  * removed while limited is dropped; a dry run writes nothing; bad device or
- * root refuse to start with one line.
+ * root refuse to start with one line; a lost BPF measurement removes every
+ * limit and writes none until it is back.
  * Context: single-threaded cmocka program.
  */
 #include <errno.h>
@@ -344,6 +345,57 @@ static void test_v2_io_max(void **state)
 	iolatd_destroy(d);
 }
 
+/* The status file's "source=" word for the BPF measurement ("ok" or "lost"). */
+static bool status_says(const char *word)
+{
+	char path[1200];
+	FILE *fp;
+	char line[2048];
+	bool found = false;
+
+	snprintf(path, sizeof(path), "%s/status", run);
+	fp = fopen(path, "r");
+	if (!fp)
+		return false;
+	while (fgets(line, sizeof(line), fp))
+		found |= strstr(line, word) != NULL;
+	fclose(fp);
+	return found;
+}
+
+/* Measurement lost while the writer is clamped: every limit goes at once
+ * (the administrator's is back), none is written while it stays lost, the
+ * status says so; when it is back, misses clamp the writer again. */
+static void test_measurement_lost_and_back(void **state)
+{
+	struct iolatd *d = start(false);
+
+	drive(d, 5000, 3 * MS);
+	assert_true(limit("app/writer", WBPS) < SLOT_BPS);
+	assert_true(status_says("source=ok"));
+
+	assert_int_equal(iolatd_source_lost(d, vnow), 0);
+	assert_int_equal(limit("app/writer", WBPS), ADMIN_WBPS);
+	assert_int_equal(limit("app/writer", WIOPS), 0);
+	assert_true(status_says("source=lost"));
+	for (int i = 0; i < 300; i++) {        /* 3 s without measurements */
+		vnow += 10 * MS;
+		iolatd_period(d, vnow);
+		assert_int_equal(limit("app/writer", WBPS), ADMIN_WBPS);
+		assert_int_equal(limit("app/writer", WIOPS), 0);
+	}
+	assert_true(status_says("source=lost"));
+	assert_false(record_exists());
+
+	iolatd_set_source_lost(d, false);
+	drive(d, 5000, 3 * MS);
+	assert_true(limit("app/writer", WBPS) < SLOT_BPS);
+	assert_true(status_says("source=ok"));
+	assert_int_equal(iolatd_stop(d, vnow), 0);
+	assert_int_equal(limit("app/writer", WBPS), ADMIN_WBPS);
+	iolatd_destroy(d);
+}
+
 static void test_refuses_bad_device_or_root(void **state)
 {
 	struct iolatd_opts o = { .run_dir = run, .clock = &vclock, .log = quiet_log };
@@ -374,6 +426,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dry_run_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_disks_independent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v2_io_max, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_measurement_lost_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_bad_device_or_root, setup, teardown),
 	};
 
