@@ -261,6 +261,10 @@ struct iolat_jobopt {
 	const char *choices;   /* IOLAT_OPT_ENUM: "read|write|..." */
 	const char *value_aliases; /* IOLAT_OPT_ENUM: other spellings, "alias=choice|..."
 				    * ("readwrite=rw"); NULL: none */
+	const char *value_words; /* IOLAT_OPT_BOOL: other words the value may be, "a|b|c";
+				  * each means 1 and also stores its position + 1 in the
+				  * int at words_off (control=kernel: mode 2); NULL: none */
+	size_t words_off;      /* offsetof() that int, in the same struct as the field */
 	bool has_given;        /* [global] keys: when written, set the bool at given_off */
 	size_t given_off;      /* offsetof() that bool in iolat_jobfile_global ("seed_set") */
 	const char *def;       /* default as text, or NULL for none */

@@ -351,6 +351,43 @@ static int set_group(struct parser *p, const struct iolat_jobopt *o, void *base,
 	return 0;
 }
 
+/* "0, 1, a, b or c" for a bool with value words "a|b|c"; "0 or 1" without. */
+static void bool_expect(const struct iolat_jobopt *o, char *buf, size_t len)
+{
+	size_t used = (size_t)snprintf(buf, len, o->value_words ? "0, 1" : "0 or 1");
+
+	for (const char *w = o->value_words; w && *w && used < len;) {
+		const char *bar = strchr(w, '|');
+		int n = bar ? (int)(bar - w) : (int)strlen(w);
+
+		used += (size_t)snprintf(buf + used, len - used, "%s%.*s", bar ? ", " : " or ", n, w);
+		w = bar ? bar + 1 : "";
+	}
+}
+
+/* 0/1 (bool spellings), or one of the table's value words (control=kernel):
+ * 1, and the word's position + 1 stored in the int at words_off. */
+static int set_bool(struct parser *p, const struct iolat_jobopt *o, void *base,
+		    const char *key, const char *v, const char *got)
+{
+	int word = o->value_words ? jf_choice_index(o->value_words, v) : -1;
+	char expect[128];
+	bool b;
+
+	if (word >= 0) {
+		int pos = word + 1;
+
+		memcpy((char *)base + o->words_off, &pos, sizeof(pos));
+		v = "1";
+	}
+	if (jf_parse_bool(v, &b)) {
+		bool_expect(o, expect, sizeof(expect));
+		return jf_perr(p, p->line, key, "%s (got '%s')", expect, got);
+	}
+	store_uint(base, o, b);
+	return 0;
+}
+
 int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 		 const char *key, const char *v)
 {
@@ -391,20 +428,8 @@ int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 		if (iolat_parse_duration(v, &x))
 			return jf_perr(p, p->line, key, "%s (got '%s')", hint, got);
 		break;
-	case IOLAT_OPT_BOOL: {
-		bool b;
-		if (strcmp(o->name, "control") == 0 && iolat_mode_parse(v)) {
-			/* control=MODE: on, with that behaviour */
-			((struct iolat_jobfile_global *)base)->mode = iolat_mode_parse(v);
-			v = "1";
-		}
-		if (jf_parse_bool(v, &b))
-			return jf_perr(p, p->line, key, "%s (got '%s')",
-				       strcmp(o->name, "control") ? "0 or 1" :
-				       "0, 1, article, kernel or adaptive", got);
-		store_uint(base, o, b);
-		return 0;
-	}
+	case IOLAT_OPT_BOOL:
+		return set_bool(p, o, base, key, v, got);
 	case IOLAT_OPT_UINT: {
 		int r = jf_parse_uint(v, &x);
 		if (r == -ERANGE || (r == 0 && (x < o->min || x > o->max)))

@@ -118,7 +118,8 @@ const struct iolat_jobopt jf_opts[] = {
 	{ .name = "rotational", .type = IOLAT_OPT_BOOL, .where = IOLAT_OPT_IN_GLOBAL,
 	  GLOBF(rotational), .help = "1: HDD mean rule, 0: SSD p90 rule (default: from the device)" },
 	{ .name = "control", .type = IOLAT_OPT_BOOL, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(control),
-	  .def = "1", .help = "0: no controller (baseline); article|kernel|adaptive: its behaviour" },
+	  .value_words = "article|kernel|adaptive",   /* enum iolat_ctl_mode's order, from 1 */
+	  .words_off = offsetof(struct iolat_jobfile_global, mode), .def = "1", .help = "0: no controller (baseline); article|kernel|adaptive: its behaviour" },
 	{ .name = "kernel_compat", .type = IOLAT_OPT_BOOL, .where = IOLAT_OPT_IN_GLOBAL,
 	  GLOBF(kernel_compat), .def = "0",
 	  .help = "reproduce the kernel's timer and HDD-mean behaviour exactly" },

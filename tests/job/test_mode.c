@@ -93,12 +93,38 @@ static void test_bad_value(void **state)
 				 "adaptive (got 'fast')");
 }
 
+/*
+ * control='s value words live in the option table (data, no special case by
+ * name): each word's position + 1 must be the mode iolat_mode_parse() gives
+ * for it, and every mode must be spelled there.
+ */
+static void test_table_words_are_the_modes(void **state)
+{
+	const struct iolat_jobopt *o = iolat_jobfile_options();
+	char words[64];
+	int n = 0;
+
+	(void)state;
+	while (o->name && strcmp(o->name, "control"))
+		o++;
+	assert_non_null(o->name);
+	assert_non_null(o->value_words);
+	snprintf(words, sizeof(words), "%s", o->value_words);
+	for (char *w = strtok(words, "|"); w; w = strtok(NULL, "|")) {
+		n++;
+		assert_int_equal(iolat_mode_parse(w), n);
+		assert_string_equal(iolat_mode_name(n), w);
+	}
+	assert_int_equal(n, IOLAT_MODE_ADAPTIVE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_job_file_modes),
 		cmocka_unit_test(test_pick_and_flags),
 		cmocka_unit_test(test_bad_value),
+		cmocka_unit_test(test_table_words_are_the_modes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
