@@ -51,7 +51,8 @@ static void usage(FILE *f)
 		"  --output=FILE            write the table or JSON to FILE instead of stdout\n"
 		"  --log DIR                per-window CSV time series per group, and plots\n"
 		"                           (latency.png, depth.png) when gnuplot is installed\n"
-		"  --parse-only             check the job file (keys, values, groups) and exit\n"
+		"  --parse-only             check the job file (keys, values, groups, the device\n"
+		"                           model's keys) as a run would, and exit\n"
 		"  --no-control             run without the controller (as control=0)\n"
 		"  --kernel-compat          the kernel's timer and HDD-mean behaviour\n"
 		"  --control MODE           article (the kernel's rules, article's release;\n"
@@ -177,6 +178,10 @@ int iolat_cmd_sim(int argc, char **argv)
 		ret = iolat_cli_check_output("sim", common.output);
 	if (!ret)
 		ret = iolat_cli_check_logdir("sim", common.logdir);
+	if (!ret && common.parse_only && (rc = iolat_sim_check(jf, &o, err, sizeof(err)))) {
+		fprintf(stderr, "iolat sim: %s\n", err[0] ? err : strerror(-rc));
+		ret = rc == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
+	}
 	if (ret || common.parse_only) {
 		if (!ret)
 			printf("%s: ok (%u jobs, %u groups)\n", file, jf->nr_jobs, jf->nr_groups);

@@ -30,6 +30,7 @@
 
 #include "iolatency.h"
 #include "iolatency_internal.h"   /* iolat_window_ns() */
+#include "job/memleak.h"       /* iolat_sim_check(): the scenario's keys */
 #include "job/run_setup.h"
 #include "job/run_sim_priv.h"
 #include "util/grow.h"
@@ -437,7 +438,10 @@ static int check_idle(struct sim *s, char *err, size_t errlen)
 	return 0;
 }
 
-static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t errlen)
+/* Set up every part of the run from the job file (each refusal as one line
+ * in @err), then, unless @check_only, run it. */
+static int run(struct sim *s, const struct iolat_sim_opts *o, bool check_only,
+	       char *err, size_t errlen)
 {
 	const struct iolat_jobfile *jf = s->jf;
 	struct iolat_sim_result *res = s->res;
@@ -466,7 +470,7 @@ static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t 
 		ret = sim_setup_jobs(s, err, errlen);
 	if (!ret)
 		ret = sim_setup_report(s, control, mode, o->label);
-	if (ret)
+	if (ret || check_only)
 		return ret;
 	run_events(s, o);
 	if (s->error)
@@ -474,8 +478,8 @@ static int run(struct sim *s, const struct iolat_sim_opts *o, char *err, size_t 
 	return check_idle(s, err, errlen);
 }
 
-int iolat_sim_run(const struct iolat_jobfile *jf, const struct iolat_sim_opts *opts,
-		  struct iolat_sim_result **out, char *err, size_t errlen)
+static int sim_do(const struct iolat_jobfile *jf, const struct iolat_sim_opts *opts,
+		  bool check_only, struct iolat_sim_result **out, char *err, size_t errlen)
 {
 	static const struct iolat_sim_opts defaults = { .control = -1, .kernel_compat = -1 };
 	struct sim *s;
@@ -516,7 +520,7 @@ int iolat_sim_run(const struct iolat_jobfile *jf, const struct iolat_sim_opts *o
 			row->parent = -1;
 		}
 	}
-	ret = run(s, opts ? opts : &defaults, err, errlen);
+	ret = run(s, opts ? opts : &defaults, check_only, err, errlen);
 	if (ret && err && errlen && !err[0])
 		sim_set_err(err, errlen, "%s: simulation failed: %s", jf->file, strerror(-ret));
 out:
@@ -541,6 +545,28 @@ out:
 	}
 	*out = res;
 	return 0;
+}
+
+int iolat_sim_run(const struct iolat_jobfile *jf, const struct iolat_sim_opts *opts,
+		  struct iolat_sim_result **out, char *err, size_t errlen)
+{
+	return sim_do(jf, opts, false, out, err, errlen);
+}
+
+int iolat_sim_check(const struct iolat_jobfile *jf, const struct iolat_sim_opts *opts,
+		    char *err, size_t errlen)
+{
+	struct iolat_sim_result *res = NULL;
+	struct iolat_ml_config c;
+	int ret = iolat_ml_jobfile_kind(jf, err, errlen);
+
+	if (ret > 0)   /* the leaking-service scenario: its own keys */
+		return iolat_ml_config_from_jobfile(jf, &c, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = sim_do(jf, opts, true, &res, err, errlen);
+	iolat_sim_result_free(res);
+	return ret;
 }
 
 void iolat_sim_result_free(struct iolat_sim_result *res)

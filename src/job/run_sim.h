@@ -113,6 +113,17 @@ struct iolat_sim_result {
 int iolat_sim_run(const struct iolat_jobfile *jf, const struct iolat_sim_opts *opts,
 		  struct iolat_sim_result **out, char *err, size_t errlen);
 
+/**
+ * iolat_sim_check() - everything iolat_sim_run() would refuse in @jf, found
+ * the same way (the device model and its keys, the controller's groups, each
+ * job's workload on the device; for the leaking-service scenario its own
+ * keys), without running anything: `iolat sim --parse-only`.
+ * Return: 0; -EINVAL with one line in @err; -ENOMEM.
+ * Context: any thread; @jf is only read.
+ */
+int iolat_sim_check(const struct iolat_jobfile *jf, const struct iolat_sim_opts *opts,
+		    char *err, size_t errlen);
+
 void iolat_sim_result_free(struct iolat_sim_result *res);
 
 /** iolat_sim_find_group() - index of the group with @path in @res, or -ENOENT. */

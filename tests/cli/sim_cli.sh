@@ -54,6 +54,30 @@ badjob inconsistent ":4: key 'ssd_gc_min_ms': needs" '[global]\ndevice=ssd\nssd_
 badjob no_runtime ":2: job 'j': the simulator needs runtime= or size=" '\n[j]\nrw=randread\n'
 badjob bad_device ":2: key 'device'" '[global]\ndevice=floppy\n[j]\nruntime=1s\n'
 
+# --parse-only checks what a run would check before any work, device-model keys
+# included: the same line as the run (the function above), and nothing on stdout.
+badparse() {
+	printf '%b' "$3" >"$dir/$1.ini"
+	"$IOLAT" sim "$dir/$1.ini" >"$dir/out" 2>"$dir/run_err"
+	"$IOLAT" sim --parse-only "$dir/$1.ini" >"$dir/out" 2>"$dir/err"; local rc=$?
+	if [ $rc -ne 2 ] || [ "$(wc -l <"$dir/err")" -ne 1 ] || ! grep -qE -- "$2" "$dir/err" ||
+	   [ -s "$dir/out" ] || ! cmp -s "$dir/err" "$dir/run_err"; then
+		fail "--parse-only $1: rc=$rc, want /$2/ as the run's, stderr: $(cat "$dir/err")"
+	else
+		echo "ok   --parse-only $1: $(cat "$dir/err")"
+	fi
+}
+badparse unknown_key ":3: key 'ssd_unitz': unknown parameter" '[global]\ndevice=ssd\nssd_unitz=4\n[j]\nruntime=1s\n'
+badparse other_model ":3: key 'hdd_rpm': a parameter of another" '[global]\ndevice=ssd\nhdd_rpm=5400\n[j]\nruntime=1s\n'
+badparse not_number ":3: key 'hdd_rpm': expected a number" '[global]\ndevice=hdd\nhdd_rpm=fast\n[j]\nruntime=1s\n'
+badparse out_of_range ":3: key 'ssd_units': 0 is out of range" '[global]\ndevice=ssd\nssd_units=0\n[j]\nruntime=1s\n'
+badparse inconsistent ":4: key 'ssd_gc_min_ms': needs" '[global]\ndevice=ssd\nssd_gc_max_ms=1\nssd_gc_min_ms=3\n[j]\nruntime=1s\n'
+badparse no_runtime ":2: job 'j': the simulator needs runtime= or size=" '\n[j]\nrw=randread\n'
+for f in examples/sim-*.ini; do
+	"$IOLAT" sim --parse-only "$f" >"$dir/out" 2>"$dir/err" && grep -q ': ok (' "$dir/out" ||
+		fail "--parse-only $f: $(cat "$dir/err")"
+done
+
 # A run: table, then JSON; deterministic per seed.
 job=examples/sim-protect-ssd.ini
 "$IOLAT" sim "$job" >"$dir/t1" 2>"$dir/err" || fail "run exit $?: $(cat "$dir/err")"
