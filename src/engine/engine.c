@@ -178,6 +178,12 @@ int iolat_eng_create(const struct iolat_eng_config *cfg, struct iolat_eng **out,
 	}
 	if (cfg->nr_bufs && !cfg->bufs)
 		return -EINVAL;
+	if (cfg->options && strlen(cfg->options) >= IOLAT_ENG_OPTIONS_MAX) {
+		if (errmsg && errlen)
+			snprintf(errmsg, errlen, "options longer than %u bytes",
+				 IOLAT_ENG_OPTIONS_MAX - 1);
+		return -EINVAL;
+	}
 
 	e = calloc(1, sizeof(*e));
 	if (!e)

@@ -34,6 +34,7 @@
 #define IOLAT_ENG_DEPTH_MAX     4096u
 #define IOLAT_ENG_MAX_FILES     64u
 #define IOLAT_ENG_ERRMSG_MAX    256u
+#define IOLAT_ENG_OPTIONS_MAX   1024u   /* iolat_eng_config.options, NUL included */
 /* iolat_eng_reap() timeout meaning "until @min completions or a wake". */
 #define IOLAT_ENG_WAIT_FOREVER  UINT64_MAX
 
@@ -165,7 +166,7 @@ struct iolat_eng {
 	unsigned uncommitted;               /* queued since the last commit */
 	uint64_t nr_queued, nr_completed;   /* lifetime counters */
 	char name[64];                      /* full name, "faulty:uring" */
-	char options[256];
+	char options[IOLAT_ENG_OPTIONS_MAX];                 /* "key=val,...": a job's keys, then --faults */
 	char errmsg[IOLAT_ENG_ERRMSG_MAX];  /* last error, for the CLI */
 };
 

@@ -67,11 +67,10 @@ static int parse_flags(const struct iolat_eng_opt *o, const char *v, size_t len,
 	return 0;
 }
 
-/* Store the @len bytes at @v as option @o of @base; -EINVAL if bad. */
-static int set_value(const struct iolat_eng_opt *o, void *base, const char *v, size_t len)
+/* Store the @len bytes at @v as option @o in @field; -EINVAL if bad. */
+static int store_value(const struct iolat_eng_opt *o, void *field, const char *v, size_t len)
 {
 	char buf[32], *end;
-	void *field = (char *)base + o->off;
 	const struct iolat_eng_opt_choice *c;
 	uint64_t u;
 	double d;
@@ -104,6 +103,18 @@ static int set_value(const struct iolat_eng_opt *o, void *base, const char *v, s
 		return parse_flags(o, v, len, (unsigned *)field);
 	}
 	return -EINVAL;
+}
+
+static int set_value(const struct iolat_eng_opt *o, void *base, const char *v, size_t len)
+{
+	return store_value(o, (char *)base + o->off, v, len);
+}
+
+int iolat_eng_opt_check(const struct iolat_eng_opt *o, const char *v)
+{
+	union { uint64_t u; double d; unsigned w; } scratch;
+
+	return store_value(o, &scratch, v, strlen(v));
 }
 
 static int set_defaults(const struct iolat_eng_opt *tbl, void *base)
@@ -157,6 +168,54 @@ static void add(char *buf, size_t len, size_t *used, const char *s)
 	if (*used < len)
 		snprintf(buf + *used, len - *used, "%s", s);
 	*used += strlen(s);
+}
+
+/* The choices of @o, "a, b or c" (FLAGS: the bits only). */
+static void add_choices(const struct iolat_eng_opt *o, char *buf, size_t len, size_t *used)
+{
+	const struct iolat_eng_opt_choice *c, *last = NULL;
+
+	for (c = o->choices; c && c->name; c++)
+		if (o->type != IOLAT_EOPT_FLAGS || c->value)
+			last = c;
+	for (c = o->choices; c && c->name; c++) {
+		if (o->type == IOLAT_EOPT_FLAGS && !c->value)
+			continue;
+		if (c != o->choices)
+			add(buf, len, used, c == last ? " or " : ", ");
+		add(buf, len, used, c->name);
+	}
+}
+
+int iolat_eng_opt_expect(const struct iolat_eng_opt *o, char *buf, size_t len)
+{
+	char num[96];
+	size_t used = 0;
+
+	if (buf && len)
+		buf[0] = '\0';
+	else
+		buf = NULL, len = 0;
+	switch (o->type) {
+	case IOLAT_EOPT_U64:
+		snprintf(num, sizeof(num), "an integer from %llu to %llu",
+			 (unsigned long long)o->min, (unsigned long long)o->max);
+		add(buf, len, &used, num);
+		break;
+	case IOLAT_EOPT_DOUBLE:
+		snprintf(num, sizeof(num), "a number from %g to %g", o->dmin, o->dmax);
+		add(buf, len, &used, num);
+		break;
+	case IOLAT_EOPT_CHOICE:
+		add(buf, len, &used, "one of ");
+		add_choices(o, buf, len, &used);
+		break;
+	case IOLAT_EOPT_FLAGS:
+		add_choices(o, buf, len, &used);
+		add(buf, len, &used, ", several joined with '+', or none");
+		break;
+	}
+	return (int)used;
 }
 
 int iolat_eng_opts_help(const struct iolat_eng_opt *tbl, char *buf, size_t len)

@@ -56,6 +56,21 @@ int iolat_eng_opts_parse(const struct iolat_eng_opt *tbl, void *base, const char
  */
 int iolat_eng_opts_help(const struct iolat_eng_opt *tbl, char *buf, size_t len);
 
+/**
+ * iolat_eng_opt_check() - 0 when @v (a whole string) is a valid value of
+ * option @o, as iolat_eng_opts_parse() would take it; -EINVAL if not.
+ * Stores nothing: for callers that check values long before the engine
+ * exists (the job file's ENGINE.KEY=VALUE keys).
+ */
+int iolat_eng_opt_check(const struct iolat_eng_opt *o, const char *v);
+
+/**
+ * iolat_eng_opt_expect() - what option @o takes, for a message: "an integer
+ * from 0 to 1", "a number from 0 to 1", "one of read, write or any", "eio,
+ * enospc, ... or stall, several joined with '+', or none". As snprintf.
+ */
+int iolat_eng_opt_expect(const struct iolat_eng_opt *o, char *buf, size_t len);
+
 /** iolat_eng_opt_find() - option @name of @tbl (its first @len bytes), or NULL. */
 const struct iolat_eng_opt *iolat_eng_opt_find(const struct iolat_eng_opt *tbl,
 					       const char *name, size_t len);

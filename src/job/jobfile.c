@@ -140,16 +140,20 @@ static int finish_job(struct parser *p)
 			    "burst_on and burst_off together (both above 0)");
 	if (j->burst_on_ns > UINT64_MAX / 4 || j->burst_off_ns > UINT64_MAX / 4)
 		return jf_perr(p, key_line(p, "burst_on"), "burst_on", "on/off durations below 100 years");
-	return 0;
+	return jf_engopt_finish_job(p, j);
 }
 
 static int job_dup_defaults(struct parser *p, struct iolat_job *j)
 {
 	*j = p->defaults;
+	if (jf_engopt_dup(p, j))
+		return -ENOMEM;
 	if (p->defaults.filename) {
 		j->filename = strdup(p->defaults.filename);
-		if (!j->filename)
+		if (!j->filename) {
+			free(j->engopts);
 			return jf_oom(p);
+		}
 	}
 	return 0;
 }
@@ -225,11 +229,18 @@ static int unknown_key(struct parser *p, const char *key)
 {
 	struct iolat_suggest sg;
 	const char *hint = iolat_fio_key_hint(key), *best;
+	char engine_keys[64][JF_ENGOPT_NAME_MAX];
+	size_t nr_engine_keys = jf_engopt_names(engine_keys, 64);
 
 	if (hint)
 		return jf_perr(p, p->line, key, "a known key: %s (see `iolat help keys`)", hint);
 	iolat_suggest_init(&sg, key);
 	for (size_t i = 0; i < jf_nr_opts; i++) {
+		if (jf_opts[i].type == IOLAT_OPT_ENGOPT) {   /* the family's members */
+			for (size_t k = 0; k < nr_engine_keys; k++)
+				iolat_suggest_offer(&sg, engine_keys[k]);
+			continue;
+		}
 		if (jf_opts[i].type == IOLAT_OPT_PARAM)
 			continue;
 		iolat_suggest_offer(&sg, jf_opts[i].name);
@@ -425,8 +436,10 @@ void iolat_jobfile_free(struct iolat_jobfile *jf)
 {
 	if (!jf)
 		return;
-	for (unsigned i = 0; i < jf->nr_jobs; i++)
+	for (unsigned i = 0; i < jf->nr_jobs; i++) {
 		free(jf->jobs[i].filename);
+		free(jf->jobs[i].engopts);
+	}
 	free(jf->jobs);
 	free(jf->groups);
 	free(jf->params);
@@ -507,7 +520,10 @@ int iolat_jobfile_parse_buf(const char *buf, size_t len, const char *file,
 		r = jf_perr(p, p->line ? p->line : 1, NULL, "expected at least one job section ([JOB])");
 	if (!r)
 		r = check_job_groups(p);
+	if (!r)
+		r = jf_engopt_finish(p);
 	free(p->defaults.filename);
+	free(p->defaults.engopts);
 	free(p);
 	if (r) {
 		iolat_jobfile_free(jf);

@@ -26,6 +26,7 @@
 #define IOLAT_JOBFILE_ERR_MAX 512   /* a buffer this large always holds the whole message */
 #define IOLAT_JOB_MAX_KEYS   64     /* entries of the option table a job records lines for */
 #define IOLAT_MAX_PERCENTILES 16    /* percentile_list= entries */
+#define IOLAT_ENGOPT_VAL_MAX 32     /* an engine option's value (faulty.rate=...), NUL included */
 
 /* Index meaning "the root group" (a job with no group=). */
 #define IOLAT_GROUP_ROOT (-1)
@@ -68,6 +69,20 @@ struct iolat_jobfile_group {
 };
 
 /*
+ * An engine option a job file set, ENGINE.OPTION=VALUE ("faulty.rate=0.01"):
+ * an option of the table the engine declares (src/engine/engopt.h), its value
+ * checked by the engine's own parser and kept as written.
+ */
+struct iolat_job_engopt {
+	const char *engine;              /* the engine's registry name ("faulty"): constant */
+	const char *name;                /* the option's name in that table: constant */
+	char value[IOLAT_ENGOPT_VAL_MAX];
+	unsigned line;                   /* the line that set it */
+	bool inherited;                  /* from a [global] section above the job */
+	bool used;                       /* the parser's: a [global] one a job used */
+};
+
+/*
  * One job section. Values from [global] sections above it are inherited; keys
  * in the section override them. Fields not given keep the defaults listed in
  * the option table (fio's: rw=read, bs=4k, iodepth=1, numjobs=1, rwmixread=50).
@@ -107,6 +122,10 @@ struct iolat_job {
 	bool norandommap;                /* fio's; always 1 here */
 	bool allow_mounted_write;        /* write to a mounted or held block device */
 	bool allow_signature_write;      /* write over a filesystem/partition signature */
+	struct iolat_job_engopt *engopts;/* ENGINE.OPTION keys, [global]'s first, in the
+					  * order written (owned by the jobfile); read them
+					  * with iolat_job_engine_options() */
+	unsigned nr_engopts;
 	unsigned key_line[IOLAT_JOB_MAX_KEYS]; /* line that set each key (0: default);
 					        * read it with iolat_job_key_line() */
 };
@@ -204,6 +223,16 @@ void iolat_jobfile_free(struct iolat_jobfile *jf);
  */
 unsigned iolat_job_key_line(const struct iolat_job *job, const char *key);
 
+/**
+ * iolat_job_engine_options() - the options string ("kind=eio,rate=0.1") that
+ * @job hands engine @engine ("faulty"): its ENGINE.OPTION keys for that
+ * engine, in the order written, then @extra (the command line's --faults,
+ * or NULL), so that the engine's parser lets @extra win key by key. As
+ * snprintf: the length needed.
+ */
+int iolat_job_engine_options(const struct iolat_job *job, const char *engine, const char *extra,
+			     char *buf, size_t len);
+
 /** iolat_jobfile_find_group() - index of the group with path @path, or -ENOENT. */
 int iolat_jobfile_find_group(const struct iolat_jobfile *jf, const char *path);
 
@@ -241,6 +270,8 @@ enum iolat_jobopt_type {
 	IOLAT_OPT_PARAM,     /* a device-model key family (prefix*), kept verbatim */
 	IOLAT_OPT_JOBNAME,   /* fio's name=: the job's name */
 	IOLAT_OPT_PCTLIST,   /* percentiles separated by ':' (fio's percentile_list) */
+	IOLAT_OPT_ENGOPT,    /* a key family ENGINE.OPTION: an option an engine declares in
+			      * its table (src/engine/engopt.h), kept in iolat_job.engopts */
 };
 
 /* Where a key may appear. */

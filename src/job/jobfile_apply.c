@@ -141,6 +141,11 @@ const struct iolat_jobopt *jf_find_opt(const char *key)
 				return o;
 			continue;
 		}
+		if (o->type == IOLAT_OPT_ENGOPT) {
+			if (jf_engopt_matches(key))
+				return o;
+			continue;
+		}
 		if (strcmp(key, o->name) == 0 || (o->alias && strcmp(key, o->alias) == 0))
 			return o;
 	}
@@ -395,6 +400,8 @@ int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 	const char *hint = "";
 	char got[MAX_ECHO + 8];
 
+	if (o->type == IOLAT_OPT_ENGOPT)   /* its own messages: the engine's table says */
+		return jf_set_engopt(p, (struct iolat_job *)base, key, v);
 	if (!v) {
 		if (o->type != IOLAT_OPT_BOOL)
 			return jf_perr(p, p->line, key, "a value (%s=...)", o->name);
@@ -454,6 +461,8 @@ int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 		return set_job_name(p, (struct iolat_job *)base, key, v);
 	case IOLAT_OPT_PCTLIST:
 		return set_percentiles(p, (struct iolat_jobfile_global *)base, key, v);
+	case IOLAT_OPT_ENGOPT:
+		break;   /* above */
 	}
 	if (o->max && x > o->max)
 		return jf_perr(p, p->line, key, "%s of at most %llu (got '%s')", hint,

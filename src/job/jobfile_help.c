@@ -42,6 +42,7 @@ static const char *type_word(const struct iolat_jobopt *o)
 	case IOLAT_OPT_PARAM:   return "param";
 	case IOLAT_OPT_JOBNAME: return "text";
 	case IOLAT_OPT_PCTLIST: return "list";
+	case IOLAT_OPT_ENGOPT:  return "engine";
 	}
 	return "?";
 }
@@ -88,7 +89,7 @@ int iolat_jobfile_format_keys(char *buf, size_t len)
 	for (size_t i = 0; i < jf_nr_opts; i++) {
 		const struct iolat_jobopt *o = &jf_opts[i];
 		char name[40];
-		if (o->type == IOLAT_OPT_PARAM)
+		if (o->type == IOLAT_OPT_PARAM || o->type == IOLAT_OPT_ENGOPT)
 			snprintf(name, sizeof(name), "%s*", o->name);
 		else if (o->alias)
 			snprintf(name, sizeof(name), "%s|%s", o->name, o->alias);
@@ -105,6 +106,12 @@ int iolat_jobfile_format_keys(char *buf, size_t len)
 			emit(buf, len, &used, &err, " [%s]", o->choices);
 		}
 		emit(buf, len, &used, &err, "\n");
+		if (o->type == IOLAT_OPT_ENGOPT) {   /* the family's members, from the engines */
+			size_t room = used < len ? len - used : 0;
+
+			used += (size_t)jf_engopt_format_help(room ? buf + used : NULL, room,
+							      where_word(o->where));
+		}
 	}
 	emit(buf, len, &used, &err,
 	     "\nSizes: 512, 4k, 1m, 2g (powers of 1024). Times: 10ns, 250us, 5ms, 30s, 2m, 1h.\n"

@@ -55,6 +55,9 @@ const struct iolat_jobopt jf_opts[] = {
 	  .help = "use O_DIRECT (bypass the page cache)" },
 	{ .name = "ioengine", .type = IOLAT_OPT_ENGINE, .where = IN_JOBS, JOBF(ioengine),
 	  .help = "how I/O is issued (default: uring when available, else psync)" },
+	{ .name = "ENGINE.", .type = IOLAT_OPT_ENGOPT, .where = IN_JOBS,
+	  .help = "an option of the job's engine, named with the engine and a dot "
+	  "(faulty.kind=eio); in [global]: for the jobs below that use that engine. Each:" },
 	{ .name = "numjobs", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(numjobs),
 	  .min = 1, .max = 4096, .def = "1", .help = "clones of this job, each with its own stream" },
 	{ .name = "verify", .type = IOLAT_OPT_ENUM, .where = IN_JOBS, JOBF(verify),

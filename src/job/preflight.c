@@ -2,7 +2,8 @@
 /*
  * preflight.c - the checks `iolat run` makes before any side effect (see
  * preflight.h). Order: each job's engine and file name, the --faults
- * options, then each file once (kind, block-device safety, size, space,
+ * options, each wrapped job's engine options (its faulty.* keys with
+ * --faults, as its engine will take them), then each file once (kind, block-device safety, size, space,
  * O_DIRECT). Messages name the key's own line (iolat_job_key_line()).
  * Context: any thread; only stat, statvfs, getrlimit, read-only opens and an
  * unnamed O_TMPFILE probe for O_DIRECT (never visible, gone at close).
@@ -90,6 +91,29 @@ static int check_job(struct pf *p, const struct iolat_job *job)
 		return pf_err(p, job, "verify", "bs and offset in multiples of %u with verify=",
 			      IOLAT_ENG_VERIFY_BLOCK);
 	return 0;
+}
+
+/* A wrapped job's engine options (its faulty.* keys, then --faults) as the
+ * wrapper will parse them: created once on a null engine, before any file. */
+static int check_engine_options(struct pf *p, const struct iolat_job *job, const char *extra)
+{
+	char opts[IOLAT_ENG_OPTIONS_MAX], name[64], msg[IOLAT_ENG_ERRMSG_MAX];
+	struct iolat_eng_config cfg = { .name = name, .options = opts, .depth = 1 };
+	struct iolat_eng *e = NULL;
+	int n = iolat_job_engine_options(job, job->engine_wrapper, extra, opts, sizeof(opts));
+	int ret;
+
+	if (!n)
+		return 0;
+	if ((size_t)n >= sizeof(opts))
+		return pf_err(p, job, "ioengine", "engine options and --faults of at most %zu bytes "
+			      "for job '%s'", sizeof(opts) - 1, job->name);
+	snprintf(name, sizeof(name), "%s:null", job->engine_wrapper);
+	ret = iolat_eng_create(&cfg, &e, msg, sizeof(msg));
+	iolat_eng_destroy(e);
+	if (ret == -EINVAL)
+		return pf_err(p, job, "ioengine", "%s", msg);
+	return ret == -ENOMEM ? ret : 0;
 }
 
 /* --faults: only with a faulty:<engine> job, and parsed by the engine itself. */
@@ -372,6 +396,9 @@ int iolat_preflight_check(const struct iolat_jobfile *jf, const char *fault_opti
 		ret = check_job(&p, &jf->jobs[i]);
 	if (!ret)
 		ret = check_faults(&p, fault_options);
+	for (unsigned i = 0; i < jf->nr_jobs && !ret; i++)
+		if (jf->jobs[i].engine_wrapper)
+			ret = check_engine_options(&p, &jf->jobs[i], fault_options);
 	for (unsigned i = 0; i < jf->nr_jobs && !ret; i++) {
 		const struct iolat_job *job = &jf->jobs[i];
 		bool seen = false;

@@ -74,12 +74,21 @@ static int create_engine(struct runner *r, struct rjob *j, char *err, size_t err
 	const struct iolat_job *job = j->job;
 	struct iolat_eng_config cfg = {
 		.depth = j->nr_slots, .bufs = j->iov, .nr_bufs = j->nr_slots,
-		.options = job->engine_wrapper ? r->o.fault_options : NULL,
 	};
 	const char *inner = job->engine ? job->engine : iolat_job_engine_default();
 	const char *fallback, *label = NULL;
-	char name[64], msg[IOLAT_ENG_ERRMSG_MAX];
+	char name[64], msg[IOLAT_ENG_ERRMSG_MAX], opts[IOLAT_ENG_OPTIONS_MAX];
 	int ret;
+
+	/* The job's ENGINE.OPTION keys for the engine ioengine= names first,
+	 * then --faults (the faulty engine's shortcut), which wins key by key. */
+	ret = iolat_job_engine_options(job, job->engine_wrapper ? job->engine_wrapper : inner,
+				       job->engine_wrapper ? r->o.fault_options : NULL,
+				       opts, sizeof(opts));
+	if ((size_t)ret >= sizeof(opts))
+		return rn_set_err(err, errlen, -EINVAL, "job '%s': its engine options and --faults "
+				  "are longer than %zu bytes", job->name, sizeof(opts) - 1);
+	cfg.options = ret ? opts : NULL;
 
 	if (engine_name(job, name, sizeof(name)))
 		return rn_set_err(err, errlen, -EINVAL,
