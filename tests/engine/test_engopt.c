@@ -8,7 +8,9 @@
  * unknown option, bad value) and the "set" mask says which options were
  * written. The help line is built from the table (flags without "none",
  * "(join with '+')"). The faulty engine's table parses its own defaults,
- * and every one of its options is in the help the registry gives.
+ * and every one of its options is in the help the registry gives. One value
+ * checked alone (iolat_eng_opt_check) agrees with the parser, and the
+ * "expected" phrase (iolat_eng_opt_expect) is made from the table.
  * Context: single-threaded.
  */
 #include <stdarg.h>
@@ -137,6 +139,43 @@ static void t_faulty_table(void **state)
 	}
 }
 
+/* One value checked alone agrees with the parser on every option, and the
+ * "expected" phrase names the bounds and choices of the table. */
+static void t_check_and_expect(void **state)
+{
+	static const struct { const char *opt, *val; } cases[] = {
+		{ "n", "2" }, { "n", "10" }, { "n", "1" }, { "n", "11" }, { "n", "-3" }, { "n", "" },
+		{ "ms", "1000" }, { "ms", "1001" }, { "p", "0" }, { "p", "1.5" }, { "p", "x" },
+		{ "mode", "fast" }, { "mode", "Fast" }, { "bits", "a+b|c" }, { "bits", "a+" },
+		{ "bits", "none" }, { "bits", "d" },
+	};
+	char buf[160], err[128];
+	struct t_opts o;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct iolat_eng_opt *opt = iolat_eng_opt_find(table, cases[i].opt,
+								     strlen(cases[i].opt));
+
+		snprintf(buf, sizeof(buf), "%s=%s", cases[i].opt, cases[i].val);
+		assert_non_null(opt);
+		assert_int_equal(iolat_eng_opt_check(opt, cases[i].val) == 0,
+				 parse(buf, &o, NULL, err, sizeof(err)) == 0);
+	}
+	iolat_eng_opt_expect(&table[0], buf, sizeof(buf));
+	assert_string_equal(buf, "an integer from 2 to 10");
+	iolat_eng_opt_expect(&table[2], buf, sizeof(buf));
+	assert_string_equal(buf, "a number from 0 to 1");
+	iolat_eng_opt_expect(&table[3], buf, sizeof(buf));
+	assert_string_equal(buf, "one of slow or fast");
+	iolat_eng_opt_expect(&table[4], buf, sizeof(buf));
+	assert_string_equal(buf, "a, b or c, several joined with '+', or none");
+	/* As snprintf: the length needed, whatever fits. */
+	assert_int_equal(iolat_eng_opt_expect(&table[4], buf, 4),
+			 (int)strlen("a, b or c, several joined with '+', or none"));
+	assert_string_equal(buf, "a, ");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +183,7 @@ int main(void)
 		cmocka_unit_test(t_errors),
 		cmocka_unit_test(t_help_and_find),
 		cmocka_unit_test(t_faulty_table),
+		cmocka_unit_test(t_check_and_expect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
