@@ -68,6 +68,8 @@ static void usage(FILE *f)
 		"  --control MODE       article (default), kernel or adaptive\n"
 		"  --faults OPTS        options of ioengine=faulty:<engine> jobs:\n"
 		"                       %s\n"
+		"                       (a shortcut of the job file's faulty.KEY=VALUE keys;\n"
+		"                       given both, these win key by key)\n"
 		"  -q, --quiet          no progress line\n"
 		"  -h, --help           this text\n"
 		"\n"
