@@ -266,7 +266,8 @@ enum iolat_jobopt_type {
 	IOLAT_OPT_ENUM,      /* one of the words in choices; value = min + position */
 	IOLAT_OPT_ENGINE,    /* ioengine: a name of the engine registry (job/engines.h) */
 	IOLAT_OPT_GROUP,     /* a group path; creates the group (and parents) when new */
-	IOLAT_OPT_IOFLAGS,   /* list of meta, swap (separated by '|' or ','), or none */
+	IOLAT_OPT_FLAGS,     /* words of choices joined by '|' or ',', each setting the bits
+			      * flag_bits gives it (ioflags=meta|swap; none: 0) */
 	IOLAT_OPT_PARAM,     /* a device-model key family (prefix*), kept verbatim */
 	IOLAT_OPT_JOBNAME,   /* fio's name=: the job's name */
 	IOLAT_OPT_PCTLIST,   /* percentiles separated by ':' (fio's percentile_list) */
@@ -292,6 +293,8 @@ struct iolat_jobopt {
 	const char *choices;   /* IOLAT_OPT_ENUM: "read|write|..." */
 	const char *value_aliases; /* IOLAT_OPT_ENUM: other spellings, "alias=choice|..."
 				    * ("readwrite=rw"); NULL: none */
+	const unsigned *flag_bits; /* IOLAT_OPT_FLAGS: the bits each word of choices sets,
+				    * in order (0: the word that sets none) */
 	const char *value_words; /* IOLAT_OPT_BOOL: other words the value may be, "a|b|c";
 				  * each means 1 and also stores its position + 1 in the
 				  * int at words_off (control=kernel: mode 2); NULL: none */

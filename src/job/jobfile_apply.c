@@ -185,27 +185,59 @@ static int set_engine(struct parser *p, struct iolat_job *job, const char *key, 
 	return jf_perr(p, p->line, key, "one of %s", list);
 }
 
-static int set_ioflags(struct parser *p, unsigned *flags, const char *key, const char *v)
+/* "a, b, a|b or none" for flags "a|b|none": each bit's word, all of them
+ * joined, then the word that sets none. */
+static void flags_expect(const struct iolat_jobopt *o, char *buf, size_t len)
+{
+	char all[128] = "", zero[32] = "";
+	size_t used = 0, n_all = 0;
+	const char *c = o->choices;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; *c; i++) {
+		const char *bar = strchr(c, '|');
+		int n = bar ? (int)(bar - c) : (int)strlen(c);
+
+		if (!o->flag_bits[i])
+			snprintf(zero, sizeof(zero), "%.*s", n, c);
+		else if (used < len && n_all < sizeof(all)) {
+			used += (size_t)snprintf(buf + used, len - used, "%.*s, ", n, c);
+			n_all += (size_t)snprintf(all + n_all, sizeof(all) - n_all, "%s%.*s",
+						  n_all ? "|" : "", n, c);
+		}
+		c = bar ? bar + 1 : c + n;
+	}
+	if (used < len)
+		snprintf(buf + used, len - used, "%s or %s", all, zero);
+}
+
+/* Words of o->choices separated by '|' or ',', each OR-ing its flag_bits. */
+static int set_flags(struct parser *p, const struct iolat_jobopt *o, void *base,
+		     const char *key, const char *v)
 {
 	unsigned f = 0;
 	const char *s = v;
+	char word[64], expect[160];
 
 	while (*s) {
 		const char *e = s;
+		int idx = -1;
+
 		while (*e && *e != '|' && *e != ',')
 			e++;
-		size_t n = (size_t)(e - s);
-		if (n == 4 && strncmp(s, "meta", 4) == 0)
-			f |= IOLAT_IO_META;
-		else if (n == 4 && strncmp(s, "swap", 4) == 0)
-			f |= IOLAT_IO_SWAP;
-		else if (!(n == 4 && strncmp(s, "none", 4) == 0))
-			return jf_perr(p, p->line, key, "meta, swap, meta|swap or none");
+		if ((size_t)(e - s) < sizeof(word)) {
+			memcpy(word, s, (size_t)(e - s));
+			word[e - s] = '\0';
+			idx = jf_choice_index(o->choices, word);
+		}
 		s = *e ? e + 1 : e;
-		if (*e && !*s)
-			return jf_perr(p, p->line, key, "meta, swap, meta|swap or none");
+		if (idx < 0 || (*e && !*s)) {
+			flags_expect(o, expect, sizeof(expect));
+			return jf_perr(p, p->line, key, "%s", expect);
+		}
+		f |= o->flag_bits[idx];
 	}
-	*flags = f;
+	memcpy((char *)base + o->off, &f, sizeof(f));
 	return 0;
 }
 
@@ -453,8 +485,8 @@ int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 		return set_engine(p, (struct iolat_job *)base, key, v);
 	case IOLAT_OPT_GROUP:
 		return set_group(p, o, base, key, v, got);
-	case IOLAT_OPT_IOFLAGS:
-		return set_ioflags(p, (unsigned *)((char *)base + o->off), key, v);
+	case IOLAT_OPT_FLAGS:
+		return set_flags(p, o, base, key, v);
 	case IOLAT_OPT_PARAM:
 		return set_param(p, key, v);
 	case IOLAT_OPT_JOBNAME:

@@ -31,6 +31,9 @@
 #define GRPF(f)  .off = offsetof(struct iolat_jobfile_group, f), \
 		 .fsize = sizeof(((struct iolat_jobfile_group *)0)->f)
 
+/* ioflags=: the bits of "meta|swap|none", in that order. */
+static const unsigned ioflag_bits[] = { IOLAT_IO_META, IOLAT_IO_SWAP, 0 };
+
 const struct iolat_jobopt jf_opts[] = {
 	/* where the I/O goes */
 	{ .name = "filename", .type = IOLAT_OPT_STR, .where = IN_JOBS, JOBF(filename),
@@ -85,8 +88,8 @@ const struct iolat_jobopt jf_opts[] = {
 	/* the controller */
 	{ .name = "group", .alias = "cgroup", .type = IOLAT_OPT_GROUP, .where = IN_JOBS, JOBF(group),
 	  .help = "group path the job's I/O belongs to (default: the root)" },
-	{ .name = "ioflags", .type = IOLAT_OPT_IOFLAGS, .where = IN_JOBS, JOBF(ioflags),
-	  .choices = "meta|swap|none", .def = "none",
+	{ .name = "ioflags", .type = IOLAT_OPT_FLAGS, .where = IN_JOBS, JOBF(ioflags),
+	  .choices = "meta|swap|none", .flag_bits = ioflag_bits, .def = "none",
 	  .help = "issue as bypass I/O: never waits, charged as delay when throttled" },
 	{ .name = "target", .type = IOLAT_OPT_TARGET, .where = IOLAT_OPT_IN_GROUP, GRPF(target_ns),
 	  .def = "max", .help = "the group's latency target (5ms, 750us; bare: us; max or 0: none, as "
