@@ -81,7 +81,7 @@ static void usage(FILE *f)
 		"\n"
 		"exit status: 0 ok, 1 the run failed or I/Os failed, 2 bad usage or bad job file,\n"
 		"128+N stopped by signal N (130: Ctrl-C, 143: SIGTERM, 129: SIGHUP)\n",
-		iolat_job_engine_options_help("faulty"));
+		iolat_job_engine_options_help(IOLAT_JOB_ENGINE_FAULTS));
 }
 
 static int bad_usage(const char *fmt, const char *arg)

@@ -14,6 +14,8 @@
 
 /* The job layer's own engine name: the simulated device (iolat sim only). */
 #define IOLAT_JOB_ENGINE_SIM "sim"
+/* The engine whose options the command line's --faults is a shortcut for. */
+#define IOLAT_JOB_ENGINE_FAULTS "faulty"
 
 /**
  * iolat_job_engine_parse() - what ioengine=@v names: "[WRAPPER:]ENGINE".

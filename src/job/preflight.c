@@ -100,7 +100,9 @@ static int check_engine_options(struct pf *p, const struct iolat_job *job, const
 	char opts[IOLAT_ENG_OPTIONS_MAX], name[64], msg[IOLAT_ENG_ERRMSG_MAX];
 	struct iolat_eng_config cfg = { .name = name, .options = opts, .depth = 1 };
 	struct iolat_eng *e = NULL;
-	int n = iolat_job_engine_options(job, job->engine_wrapper, extra, opts, sizeof(opts));
+	bool faulty = !strcmp(job->engine_wrapper, IOLAT_JOB_ENGINE_FAULTS);
+	int n = iolat_job_engine_options(job, job->engine_wrapper, faulty ? extra : NULL, opts,
+					 sizeof(opts));
 	int ret;
 
 	if (!n)
@@ -119,14 +121,16 @@ static int check_engine_options(struct pf *p, const struct iolat_job *job, const
 /* --faults: only with a faulty:<engine> job, and parsed by the engine itself. */
 static int check_faults(struct pf *p, const char *opts)
 {
-	struct iolat_eng_config cfg = { .name = "faulty:null", .options = opts, .depth = 1 };
+	struct iolat_eng_config cfg = { .name = IOLAT_JOB_ENGINE_FAULTS ":null", .options = opts,
+					.depth = 1 };
 	char msg[IOLAT_ENG_ERRMSG_MAX];
 	struct iolat_eng *e = NULL;
 	bool any = false;
 	int ret;
 
 	for (unsigned i = 0; i < p->jf->nr_jobs; i++)
-		any |= p->jf->jobs[i].engine_wrapper && !strcmp(p->jf->jobs[i].engine_wrapper, "faulty");
+		any |= p->jf->jobs[i].engine_wrapper && !strcmp(p->jf->jobs[i].engine_wrapper,
+							       IOLAT_JOB_ENGINE_FAULTS);
 	if (!opts)
 		return 0;
 	if (!any) {

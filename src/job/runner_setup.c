@@ -83,7 +83,8 @@ static int create_engine(struct runner *r, struct rjob *j, char *err, size_t err
 	/* The job's ENGINE.OPTION keys for the engine ioengine= names first,
 	 * then --faults (the faulty engine's shortcut), which wins key by key. */
 	ret = iolat_job_engine_options(job, job->engine_wrapper ? job->engine_wrapper : inner,
-				       job->engine_wrapper ? r->o.fault_options : NULL,
+				       job->engine_wrapper && !strcmp(job->engine_wrapper,
+					   IOLAT_JOB_ENGINE_FAULTS) ? r->o.fault_options : NULL,
 				       opts, sizeof(opts));
 	if ((size_t)ret >= sizeof(opts))
 		return rn_set_err(err, errlen, -EINVAL, "job '%s': its engine options and --faults "
