@@ -166,7 +166,7 @@ struct iolat_eng {
 	unsigned uncommitted;               /* queued since the last commit */
 	uint64_t nr_queued, nr_completed;   /* lifetime counters */
 	char name[64];                      /* full name, "faulty:uring" */
-	char options[IOLAT_ENG_OPTIONS_MAX];                 /* "key=val,...": a job's keys, then --faults */
+	char options[IOLAT_ENG_OPTIONS_MAX]; /* "key=val,...": a job's keys, then --faults */
 	char errmsg[IOLAT_ENG_ERRMSG_MAX];  /* last error, for the CLI */
 };
 

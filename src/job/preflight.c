@@ -3,8 +3,9 @@
  * preflight.c - the checks `iolat run` makes before any side effect (see
  * preflight.h). Order: each job's engine and file name, the --faults
  * options, each wrapped job's engine options (its faulty.* keys with
- * --faults, as its engine will take them), then each file once (kind, block-device safety, size, space,
- * O_DIRECT). Messages name the key's own line (iolat_job_key_line()).
+ * --faults, as its engine will take them), then each file once (kind,
+ * block-device safety, size, space, O_DIRECT). Messages name the key's own
+ * line (iolat_job_key_line()).
  * Context: any thread; only stat, statvfs, getrlimit, read-only opens and an
  * unnamed O_TMPFILE probe for O_DIRECT (never visible, gone at close).
  */

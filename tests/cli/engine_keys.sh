@@ -18,7 +18,8 @@
 set -u
 IOLAT=${IOLAT:-build/iolat}
 [ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-engkeys-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
+dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-engkeys-XXXXXX") ||
+	{ echo "skip: no temp dir"; exit 77; }
 trap 'rm -rf "$dir"' EXIT
 failed=0
 fail() { echo "FAIL: $*"; failed=1; }
@@ -32,7 +33,8 @@ job() {
 injected() {
 	local f="$dir/$1.fio"; shift
 	"$IOLAT" run -q --output-format=json "$@" "$f" 2>"$dir/err" >"$dir/out.json"
-	sed -n 's/^      "injected": {"errors": [0-9]*, "eio": \([0-9]*\),.*/\1/p' "$dir/out.json" | head -1
+	sed -n 's/^      "injected": {"errors": [0-9]*, "eio": \([0-9]*\),.*/\1/p' "$dir/out.json" |
+		head -1
 }
 # same WHAT A B: the two counts are equal and above 0
 same() {
@@ -57,7 +59,8 @@ same "faulty.seed=6 = --faults seed=6" "$(injected keys6)" "$by_opt6"
 same "--faults seed=6 wins over faulty.seed=5" "$(injected keys --faults seed=6)" "$by_opt6"
 job countdown "" 'faulty.kind=eio\nfaulty.after=100\nfaulty.count=40'
 n=$(injected countdown)
-[ "$n" = 40 ] && echo "ok   faulty.after=100, faulty.count=40: 40 injected" || fail "count=40: got '$n'"
+[ "$n" = 40 ] && echo "ok   faulty.after=100, faulty.count=40: 40 injected" ||
+	fail "count=40: got '$n'"
 n=$(injected countdown --faults count=7)
 [ "$n" = 7 ] && echo "ok   --faults count=7 over faulty.count=40, faulty.kind kept: 7" ||
 	fail "--faults count=7 over keys: got '$n'"
@@ -89,20 +92,26 @@ bad() {
 	done
 	echo "ok   $1: $(cat "$dir/err")"
 }
-bad bad_rate "\.fio:8: key 'faulty\.rate': expected a number from 0 to 1 \(got '2'\)" "" 'faulty.rate=2'
-bad bad_kind ":8: key 'faulty\.kind': expected eio, enospc, .* \(got 'eio\+bogus'\)" "" 'faulty.kind=eio+bogus'
+bad bad_rate "\.fio:8: key 'faulty\.rate': expected a number from 0 to 1 \(got '2'\)" \
+	"" 'faulty.rate=2'
+bad bad_kind ":8: key 'faulty\.kind': expected eio, enospc, .* \(got 'eio\+bogus'\)" \
+	"" 'faulty.kind=eio+bogus'
 bad bad_dir ":8: key 'faulty\.dir': expected one of read, write or any" "" 'faulty.dir=up'
-bad bad_ms ":8: key 'faulty\.ms': expected an integer from 0 to 3600000 \(got '-1'\)" "" 'faulty.ms=-1'
+bad bad_ms ":8: key 'faulty\.ms': expected an integer from 0 to 3600000 \(got '-1'\)" \
+	"" 'faulty.ms=-1'
 bad bare_key ":8: key 'faulty\.ms': expected a value \(faulty\.ms=\.\.\.\)" "" 'faulty.ms'
 bad two_values ":8: key 'faulty\.kind': expected one value: each faulty option on its own line" \
 	"" 'faulty.kind=eio,rate=0.1'
-bad unknown_opt ":8: key 'faulty\.rat': expected an option of ioengine=faulty:<engine> \(kind, .*\); did you mean 'faulty\.rate'\?" \
+bad unknown_opt ":8: key 'faulty\.rat': expected an option of ioengine=faulty:<engine> \
+\(kind, .*\); did you mean 'faulty\.rate'\?" \
 	"" 'faulty.rat=0.1'
 bad misspelt_engine ":8: key 'fualty\.rate': expected a known key; did you mean 'faulty\.rate'\?" \
 	"" 'fualty.rate=0.1'
-bad wrong_engine ":8: key 'faulty\.kind': expected ioengine=faulty:<engine> in job 'j' for faulty\.\* keys \(it has ioengine=psync\)" \
+bad wrong_engine ":8: key 'faulty\.kind': expected ioengine=faulty:<engine> in job 'j' \
+for faulty\.\* keys \(it has ioengine=psync\)" \
 	"" 'faulty.kind=eio' psync
-bad unused_global ":2: key 'faulty\.kind': expected a job below this \[global\] with ioengine=faulty:<engine>" \
+bad unused_global ":2: key 'faulty\.kind': expected a job below this \[global\] \
+with ioengine=faulty:<engine>" \
 	'faulty.kind=eio' "" psync
 bad in_group ":3: key 'faulty\.kind': expected only target in a \[group:PATH\] section" \
 	'[group:a]\nfaulty.kind=eio' ""
