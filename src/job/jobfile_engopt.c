@@ -202,8 +202,8 @@ int jf_engopt_finish(struct parser *p)
 			continue;
 		snprintf(key, sizeof(key), "%s.%s", e->engine, e->name);
 		engine_usage(ops, usage, sizeof(usage));
-		return jf_perr(p, e->line, key, "a job below this [global] with %s, which %s.* keys "
-			       "configure (none has it)", usage, e->engine);
+		return jf_perr(p, e->line, key, "a job below this [global] that takes it (one with "
+			       "%s that does not set %s itself)", usage, key);
 	}
 	return 0;
 }

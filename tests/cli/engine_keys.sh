@@ -111,8 +111,10 @@ bad wrong_engine ":8: key 'faulty\.kind': expected ioengine=faulty:<engine> in j
 for faulty\.\* keys \(it has ioengine=psync\)" \
 	"" 'faulty.kind=eio' psync
 bad unused_global ":2: key 'faulty\.kind': expected a job below this \[global\] \
-with ioengine=faulty:<engine>" \
+that takes it \(one with ioengine=faulty:<engine> that does not set faulty\.kind itself\)" \
 	'faulty.kind=eio' "" psync
+bad overridden_global ":2: key 'faulty\.kind': expected a job below this \[global\]" \
+	'faulty.kind=eio' 'faulty.kind=short'
 bad in_group ":3: key 'faulty\.kind': expected only target in a \[group:PATH\] section" \
 	'[group:a]\nfaulty.kind=eio' ""
 bad plain_rate_is_the_job_key ":8: key 'rate': expected a rate in bytes/s" "" 'rate=low'
