@@ -298,6 +298,26 @@ static struct iolat_ctl *setup_ctl(struct bcase *c, struct iolat_group *g[MAX_TH
 	return ctl;
 }
 
+/* The case's figures from its runs (@v per-pair time as measured, @vw
+ * wall), sorted here; its line of output. */
+static void record_case(struct bcase *c, double *v, double *vw, double oncpu)
+{
+	qsort(v, (size_t)opt.runs, sizeof(v[0]), cmp_double);
+	qsort(vw, (size_t)opt.runs, sizeof(vw[0]), cmp_double);
+	c->wall = opt.runs % 2 ? vw[opt.runs / 2] : (vw[opt.runs / 2 - 1] + vw[opt.runs / 2]) / 2;
+	c->min = v[0];
+	c->max = v[opt.runs - 1];
+	c->med = opt.runs % 2 ? v[opt.runs / 2] : (v[opt.runs / 2 - 1] + v[opt.runs / 2]) / 2;
+	c->oncpu = oncpu;
+	c->ran = true;
+	printf("case=%s clock=%s threads=%d groups=%s ns_per_pair=%.2f min=%.2f max=%.2f "
+	       "time=%s wall_ns_per_pair=%.2f oncpu=%.2f runs=%d iterations=%llu mpairs_per_s=%.1f\n",
+	       kind_name[c->kind], clk_name[c->clk], c->threads, share_name[c->share], c->med,
+	       c->min, c->max, opt.wall ? "wall" : "cpu", c->wall, c->oncpu, opt.runs,
+	       (unsigned long long)opt.iters, 1000.0 * c->threads / c->med);
+	fflush(stdout);
+}
+
 static void run_case(struct bcase *c)
 {
 	struct worker w[MAX_THREADS];
@@ -365,20 +385,7 @@ static void run_case(struct bcase *c)
 		for (int i = 0; i < MAX_THREADS; i++)
 			pthread_mutex_destroy(&lim[i].m);
 	}
-	qsort(v, (size_t)opt.runs, sizeof(v[0]), cmp_double);
-	qsort(vw, (size_t)opt.runs, sizeof(vw[0]), cmp_double);
-	c->wall = opt.runs % 2 ? vw[opt.runs / 2] : (vw[opt.runs / 2 - 1] + vw[opt.runs / 2]) / 2;
-	c->min = v[0];
-	c->max = v[opt.runs - 1];
-	c->med = opt.runs % 2 ? v[opt.runs / 2] : (v[opt.runs / 2 - 1] + v[opt.runs / 2]) / 2;
-	c->oncpu = oncpu / nt / opt.runs;
-	c->ran = true;
-	printf("case=%s clock=%s threads=%d groups=%s ns_per_pair=%.2f min=%.2f max=%.2f "
-	       "time=%s wall_ns_per_pair=%.2f oncpu=%.2f runs=%d iterations=%llu mpairs_per_s=%.1f\n",
-	       kind_name[c->kind], clk_name[c->clk], c->threads, share_name[c->share], c->med,
-	       c->min, c->max, opt.wall ? "wall" : "cpu", c->wall, c->oncpu, opt.runs,
-	       (unsigned long long)opt.iters, 1000.0 * c->threads / c->med);
-	fflush(stdout);
+	record_case(c, v, vw, oncpu / nt / opt.runs);
 }
 
 /* ---- the list of cases, the table, the goals ---- */
@@ -561,11 +568,12 @@ static uint64_t parse_u64(const char *s)
 	return v;
 }
 
-int main(int argc, char **argv)
+/* The command line into opt: the cases, clocks and threads, runs and
+ * iterations; --quick, and the callgrind mode (--iterations alone). */
+static void parse_args(int argc, char **argv)
 {
 	bool quick = false, iters_given = false, runs_given = false, clock_given = false;
 	bool threads_given = false;
-	cpu_set_t set;
 
 	opt.iters = 2000000;
 	opt.runs = 7;
@@ -642,6 +650,13 @@ int main(int argc, char **argv)
 		if (!threads_given)
 			opt.threads = 1u << 1;
 	}
+}
+
+int main(int argc, char **argv)
+{
+	cpu_set_t set;
+
+	parse_args(argc, argv);
 	if (!sched_getaffinity(0, sizeof(set), &set))
 		for (int cpu = 0; cpu < CPU_SETSIZE && opt.ncpus < MAX_THREADS; cpu++)
 			if (CPU_ISSET(cpu, &set))
