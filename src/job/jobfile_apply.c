@@ -351,6 +351,8 @@ static int set_group(struct parser *p, const struct iolat_jobopt *o, void *base,
 	return 0;
 }
 
+/* Long on purpose: one case per option type, the code half of the option
+ * table; each case is a parse and a range check, or a call. */
 int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 		 const char *key, const char *v)
 {
