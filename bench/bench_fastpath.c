@@ -568,6 +568,28 @@ static uint64_t parse_u64(const char *s)
 	return v;
 }
 
+/* --quick: fewer pairs and runs, unless given. */
+static void quick_defaults(bool iters_given, bool runs_given)
+{
+	if (!iters_given)
+		opt.iters = 200000;
+	if (!runs_given)
+		opt.runs = 5;
+}
+
+/* The callgrind mode (--iterations alone): exactly N pairs of one case on
+ * one thread, virtual clock, no warm-up, unless given. */
+static void callgrind_defaults(bool runs_given, bool clock_given, bool threads_given)
+{
+	if (!runs_given)
+		opt.runs = 1;
+	opt.warmup = 0;
+	if (!clock_given)
+		opt.clocks = 1u << C_VIRT;
+	if (!threads_given)
+		opt.threads = 1u << 1;
+}
+
 /* The command line into opt: the cases, clocks and threads, runs and
  * iterations; --quick, and the callgrind mode (--iterations alone). */
 static void parse_args(int argc, char **argv)
@@ -634,22 +656,10 @@ static void parse_args(int argc, char **argv)
 			usage(2);
 		}
 	}
-	if (quick) {
-		if (!iters_given)
-			opt.iters = 200000;
-		if (!runs_given)
-			opt.runs = 5;
-	}
-	if (iters_given && !quick) {
-		/* The callgrind mode: exactly N pairs of one case on one thread. */
-		if (!runs_given)
-			opt.runs = 1;
-		opt.warmup = 0;
-		if (!clock_given)
-			opt.clocks = 1u << C_VIRT;
-		if (!threads_given)
-			opt.threads = 1u << 1;
-	}
+	if (quick)
+		quick_defaults(iters_given, runs_given);
+	else if (iters_given)
+		callgrind_defaults(runs_given, clock_given, threads_given);
 }
 
 int main(int argc, char **argv)

@@ -36,7 +36,7 @@ FNR == 1 { inbody = 0; sig = ""; above = "" }
 !inbody && /^[A-Za-z_].*\(/ && !/^#/ { sig = $0; sigline = FNR }
 !inbody && /^\{/ {
 	inbody = 1; start = FNR; reason = (above ~ /Long on purpose:/)
-	name = sig; sub(/\(.*/, "", name)
+	name = sig; gsub(/__attribute__ *\(\([^)]*\)\)/, "", name); sub(/\(.*/, "", name)
 	n = split(name, w, /[ \t*]+/); name = w[n]
 	next
 }

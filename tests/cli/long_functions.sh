@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 # `make check-functions` (scripts/long_functions.sh) passes on this tree and,
 # on a small planted tree, fails on a function past the limit (naming its
-# file, line, name and length, wherever its signature's return type sits),
-# lets it through when the comment above it or the first lines of its body
-# say "Long on purpose:", does not take a reason from the function before,
-# and counts exactly (80 lines pass, 81 fail; -n changes the limit).
+# file, line, name and length, wherever its signature's return type sits,
+# past an __attribute__), lets it through when the comment above it or the
+# first lines of its body say "Long on purpose:", does not take a reason
+# from the function before, and counts exactly (80 lines pass, 81 fail; -n
+# changes the limit).
 set -u
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-longfn-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
 trap 'rm -rf "$dir"' EXIT
@@ -53,6 +54,8 @@ expect 0 "a reason inside" "^$"
 { echo "/* Long on purpose: short anyway. */"; echo "int a(void)"; body 3; echo;
   echo "int b(void)"; body 90; } | plant a.c
 expect 1 "a reason is not inherited" "^src/a.c:7: b: 90 lines"
+{ echo "__attribute__((noinline)) static void attr_fn(void)"; body 90; } | plant a.c
+expect 1 "named past __attribute__" "^src/a.c:1: attr_fn: 90 lines"
 { echo "int c(void)"; body 40; } | plant a.c
 limit=30 expect 1 "-n 30" "c: 40 lines (limit 30"
 exit $failed
