@@ -6,6 +6,7 @@
 #   make bench      build the benchmarks
 #   make check-core-deps   src/core includes only C11 headers
 #   make check-layers      includes and calls follow the layers (scripts/check_layers.sh)
+#   make check-functions   no function over 80 lines without a reason (scripts/long_functions.sh)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   header, libraries, iolatency.pc, iolat, iolatd + unit
 # CC=clang works too. Every source module is found by wildcard: adding a file needs no edit here.
 
@@ -72,7 +73,7 @@ TEST_HELP := $(patsubst %.c,$(O)/%.o,$(wildcard tests/helpers/*.c))
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(patsubst %.c,$(O)/%,$(BENCH_SRC))
 
-.PHONY: all lib test tests bench clean check-core-deps check-layers install
+.PHONY: all lib test tests bench clean check-core-deps check-layers check-functions install
 
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
@@ -144,7 +145,7 @@ $(O)/bench/%: bench/%.c $(APP_A) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(APP_A) $(LIB_A) $(LDLIBS)
 
 tests: $(TEST_BIN) $(IOLAT) $(IOLATD) $(LIB_SO)
-test: tests check-core-deps check-layers
+test: tests check-core-deps check-layers check-functions
 	O=$(O) SAN=$(SAN) tests/runtests.sh $(TEST_BIN)
 
 bench: $(BENCH_BIN) $(IOLAT)
@@ -157,6 +158,10 @@ check-core-deps:
 # The floor plan of docs/design.md: includes and calls point down the layers.
 check-layers: $(LIB_OBJ) $(APP_OBJ) $(TOOL_OBJ) $(DAEMON_OBJ) $(O)/tools/iolatd.o
 	@scripts/check_layers.sh -o $(O)
+
+# The house rule "functions under ~80 lines": each longer one says why at its top.
+check-functions:
+	@scripts/long_functions.sh && echo "check-functions: no function over 80 lines without a reason"
 
 $(O)/iolatency.pc: Makefile
 	@mkdir -p $(dir $@)

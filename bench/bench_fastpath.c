@@ -298,6 +298,26 @@ static struct iolat_ctl *setup_ctl(struct bcase *c, struct iolat_group *g[MAX_TH
 	return ctl;
 }
 
+/* The case's figures from its runs (@v per-pair time as measured, @vw
+ * wall), sorted here; its line of output. */
+static void record_case(struct bcase *c, double *v, double *vw, double oncpu)
+{
+	qsort(v, (size_t)opt.runs, sizeof(v[0]), cmp_double);
+	qsort(vw, (size_t)opt.runs, sizeof(vw[0]), cmp_double);
+	c->wall = opt.runs % 2 ? vw[opt.runs / 2] : (vw[opt.runs / 2 - 1] + vw[opt.runs / 2]) / 2;
+	c->min = v[0];
+	c->max = v[opt.runs - 1];
+	c->med = opt.runs % 2 ? v[opt.runs / 2] : (v[opt.runs / 2 - 1] + v[opt.runs / 2]) / 2;
+	c->oncpu = oncpu;
+	c->ran = true;
+	printf("case=%s clock=%s threads=%d groups=%s ns_per_pair=%.2f min=%.2f max=%.2f "
+	       "time=%s wall_ns_per_pair=%.2f oncpu=%.2f runs=%d iterations=%llu mpairs_per_s=%.1f\n",
+	       kind_name[c->kind], clk_name[c->clk], c->threads, share_name[c->share], c->med,
+	       c->min, c->max, opt.wall ? "wall" : "cpu", c->wall, c->oncpu, opt.runs,
+	       (unsigned long long)opt.iters, 1000.0 * c->threads / c->med);
+	fflush(stdout);
+}
+
 static void run_case(struct bcase *c)
 {
 	struct worker w[MAX_THREADS];
@@ -365,20 +385,7 @@ static void run_case(struct bcase *c)
 		for (int i = 0; i < MAX_THREADS; i++)
 			pthread_mutex_destroy(&lim[i].m);
 	}
-	qsort(v, (size_t)opt.runs, sizeof(v[0]), cmp_double);
-	qsort(vw, (size_t)opt.runs, sizeof(vw[0]), cmp_double);
-	c->wall = opt.runs % 2 ? vw[opt.runs / 2] : (vw[opt.runs / 2 - 1] + vw[opt.runs / 2]) / 2;
-	c->min = v[0];
-	c->max = v[opt.runs - 1];
-	c->med = opt.runs % 2 ? v[opt.runs / 2] : (v[opt.runs / 2 - 1] + v[opt.runs / 2]) / 2;
-	c->oncpu = oncpu / nt / opt.runs;
-	c->ran = true;
-	printf("case=%s clock=%s threads=%d groups=%s ns_per_pair=%.2f min=%.2f max=%.2f "
-	       "time=%s wall_ns_per_pair=%.2f oncpu=%.2f runs=%d iterations=%llu mpairs_per_s=%.1f\n",
-	       kind_name[c->kind], clk_name[c->clk], c->threads, share_name[c->share], c->med,
-	       c->min, c->max, opt.wall ? "wall" : "cpu", c->wall, c->oncpu, opt.runs,
-	       (unsigned long long)opt.iters, 1000.0 * c->threads / c->med);
-	fflush(stdout);
+	record_case(c, v, vw, oncpu / nt / opt.runs);
 }
 
 /* ---- the list of cases, the table, the goals ---- */
@@ -561,11 +568,34 @@ static uint64_t parse_u64(const char *s)
 	return v;
 }
 
-int main(int argc, char **argv)
+/* --quick: fewer pairs and runs, unless given. */
+static void quick_defaults(bool iters_given, bool runs_given)
+{
+	if (!iters_given)
+		opt.iters = 200000;
+	if (!runs_given)
+		opt.runs = 5;
+}
+
+/* The callgrind mode (--iterations alone): exactly N pairs of one case on
+ * one thread, virtual clock, no warm-up, unless given. */
+static void callgrind_defaults(bool runs_given, bool clock_given, bool threads_given)
+{
+	if (!runs_given)
+		opt.runs = 1;
+	opt.warmup = 0;
+	if (!clock_given)
+		opt.clocks = 1u << C_VIRT;
+	if (!threads_given)
+		opt.threads = 1u << 1;
+}
+
+/* The command line into opt: the cases, clocks and threads, runs and
+ * iterations; --quick, and the callgrind mode (--iterations alone). */
+static void parse_args(int argc, char **argv)
 {
 	bool quick = false, iters_given = false, runs_given = false, clock_given = false;
 	bool threads_given = false;
-	cpu_set_t set;
 
 	opt.iters = 2000000;
 	opt.runs = 7;
@@ -626,22 +656,17 @@ int main(int argc, char **argv)
 			usage(2);
 		}
 	}
-	if (quick) {
-		if (!iters_given)
-			opt.iters = 200000;
-		if (!runs_given)
-			opt.runs = 5;
-	}
-	if (iters_given && !quick) {
-		/* The callgrind mode: exactly N pairs of one case on one thread. */
-		if (!runs_given)
-			opt.runs = 1;
-		opt.warmup = 0;
-		if (!clock_given)
-			opt.clocks = 1u << C_VIRT;
-		if (!threads_given)
-			opt.threads = 1u << 1;
-	}
+	if (quick)
+		quick_defaults(iters_given, runs_given);
+	else if (iters_given)
+		callgrind_defaults(runs_given, clock_given, threads_given);
+}
+
+int main(int argc, char **argv)
+{
+	cpu_set_t set;
+
+	parse_args(argc, argv);
 	if (!sched_getaffinity(0, sizeof(set), &set))
 		for (int cpu = 0; cpu < CPU_SETSIZE && opt.ncpus < MAX_THREADS; cpu++)
 			if (CPU_ISSET(cpu, &set))

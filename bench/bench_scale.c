@@ -339,33 +339,31 @@ static void usage(void)
 		"  the number of groups (default 1,100,1000,10000; 3-level tree)\n");
 }
 
-int main(int argc, char **argv)
+/* The command line: the group counts, runs and --quick. 0, or 2 after the usage. */
+static int parse_args(int argc, char **argv, uint32_t *sizes, unsigned *nsizes, unsigned *runs,
+		      bool *quick)
 {
-	uint32_t sizes[MAX_SIZES] = { 1, 100, 1000, 10000 };
-	unsigned nsizes = 4, runs = 5;
-	bool quick = false;
-
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
-			quick = true;
+			*quick = true;
 		} else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
-			runs = (unsigned)strtoul(argv[++i], NULL, 10);
-			if (runs < 1 || runs > MAX_RUNS) {
+			*runs = (unsigned)strtoul(argv[++i], NULL, 10);
+			if (*runs < 1 || *runs > MAX_RUNS) {
 				usage();
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--groups") && i + 1 < argc) {
 			char *s = argv[++i], *end;
 
-			nsizes = 0;
-			while (*s && nsizes < MAX_SIZES) {
+			*nsizes = 0;
+			while (*s && *nsizes < MAX_SIZES) {
 				unsigned long v = strtoul(s, &end, 10);
 
 				if (end == s || v < 1 || v > 1000000) {
 					usage();
 					return 2;
 				}
-				sizes[nsizes++] = (uint32_t)v;
+				sizes[(*nsizes)++] = (uint32_t)v;
 				s = *end == ',' ? end + 1 : end;
 			}
 		} else {
@@ -373,19 +371,91 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	return 0;
+}
 
+/* @n groups in a quiet tree: the fast path (hot, spread), bytes per group,
+ * an idle tick; @ticks ticks. */
+static void measure_tree(uint32_t n, unsigned runs, uint64_t pairs, uint64_t ticks)
+{
+	struct iolat_ctl_config cfg = { .max_groups = n };
+	double v[MAX_RUNS], arena;
+	struct tree t;
+
+	tree_build(&t, n, NULL);
+	/* Every deepest leaf records its latencies, as a protected group does. */
+	for (uint32_t l = 0; l < t.n_leaves; l++)
+		if (iolat_group_set_target(t.g[t.leaves[l]], 1000000000ull))
+			die("iolat_group_set_target", -EINVAL);
+	arena = (double)iolat_core_ctl_size(&cfg);
+	printf("scale-info groups=%u fanout=%u depth=%u leaves=%u arena_bytes=%.0f\n",
+	       n, t.fanout, t.depth, t.n_leaves, arena);
+
+	fast_path(&t, pairs / 10, false);  /* warm-up */
+	for (unsigned r = 0; r < runs; r++)
+		v[r] = fast_path(&t, pairs, false);
+	report(n, "fast_hot_ns", v, runs, "ns");
+	for (unsigned r = 0; r < runs; r++)
+		v[r] = fast_path(&t, pairs, true);
+	report(n, "fast_spread_ns", v, runs, "ns");
+	for (unsigned r = 0; r < runs; r++)
+		v[r] = arena / n;
+	report(n, "bytes_per_group", v, runs, "B");
+	for (unsigned r = 0; r < runs; r++)
+		v[r] = tick_idle(t.ctl, ticks);
+	report(n, "tick_idle_ns", v, runs, "ns");
+	tree_free(&t);
+}
+
+/* @n groups with every asker's parent throttled: the tick's cost. 0, or 1
+ * when the set-up did not throttle them all. */
+static int measure_throttled(uint32_t n, unsigned runs, uint64_t ticks)
+{
+	struct thr_setup s;
+	double v[MAX_RUNS];
+
+	thr_build(&s, n);
+	printf("scale-info groups=%u askers=%u throttled_parents=%u\n",
+	       n, s.n_askers, s.n_throttled);
+	if (s.n_throttled != s.n_askers) {
+		fprintf(stderr, "bench_scale: only %u of %u parents throttled\n",
+			s.n_throttled, s.n_askers);
+		return 1;
+	}
+	for (unsigned r = 0; r < runs; r++)
+		v[r] = tick_throttled(&s, ticks / 2 + 1);
+	report(n, "tick_thr_ns", v, runs, "ns");
+	/* Still throttled at the end? (the askers kept the state alive) */
+	s.n_throttled = 0;
+	for (uint32_t a = 0; a < s.n_askers; a++) {
+		struct iolat_group_stat st;
+
+		iolat_group_stat(iolat_group_parent(s.t.g[s.askers[a]]), &st);
+		if (st.child_cookie < IOLAT_DEFAULT_COOKIE)
+			s.n_throttled++;
+	}
+	printf("scale-info groups=%u throttled_parents_after=%u\n", n, s.n_throttled);
+	tree_free(&s.t);
+	free(s.askers);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t sizes[MAX_SIZES] = { 1, 100, 1000, 10000 };
+	unsigned nsizes = 4, runs = 5;
+	bool quick = false;
+
+	if (parse_args(argc, argv, sizes, &nsizes, &runs, &quick))
+		return 2;
 	printf("scale-info struct_group_bytes=%zu slot_bytes=%zu slots_per_group=16 "
 	       "struct_ctl_bytes=%zu\n",
 	       sizeof(struct iolat_group), sizeof(struct iolat_slot), sizeof(struct iolat_ctl));
 
 	for (unsigned si = 0; si < nsizes; si++) {
 		uint32_t n = sizes[si];
-		struct iolat_ctl_config cfg = { .max_groups = n };
 		uint64_t pairs = quick ? 200000 : 2000000;
 		uint64_t ticks = 4000000 / n;
-		double v[MAX_RUNS], arena;
-		struct thr_setup s;
-		struct tree t;
 
 		if (quick)
 			ticks /= 10;
@@ -393,54 +463,9 @@ int main(int argc, char **argv)
 			ticks = 20;
 		if (ticks > 200000)
 			ticks = 200000;
-
-		tree_build(&t, n, NULL);
-		/* Every deepest leaf records its latencies, as a protected group does. */
-		for (uint32_t l = 0; l < t.n_leaves; l++)
-			if (iolat_group_set_target(t.g[t.leaves[l]], 1000000000ull))
-				die("iolat_group_set_target", -EINVAL);
-		arena = (double)iolat_core_ctl_size(&cfg);
-		printf("scale-info groups=%u fanout=%u depth=%u leaves=%u arena_bytes=%.0f\n",
-		       n, t.fanout, t.depth, t.n_leaves, arena);
-
-		fast_path(&t, pairs / 10, false);  /* warm-up */
-		for (unsigned r = 0; r < runs; r++)
-			v[r] = fast_path(&t, pairs, false);
-		report(n, "fast_hot_ns", v, runs, "ns");
-		for (unsigned r = 0; r < runs; r++)
-			v[r] = fast_path(&t, pairs, true);
-		report(n, "fast_spread_ns", v, runs, "ns");
-		for (unsigned r = 0; r < runs; r++)
-			v[r] = arena / n;
-		report(n, "bytes_per_group", v, runs, "B");
-		for (unsigned r = 0; r < runs; r++)
-			v[r] = tick_idle(t.ctl, ticks);
-		report(n, "tick_idle_ns", v, runs, "ns");
-		tree_free(&t);
-
-		thr_build(&s, n);
-		printf("scale-info groups=%u askers=%u throttled_parents=%u\n",
-		       n, s.n_askers, s.n_throttled);
-		if (s.n_throttled != s.n_askers) {
-			fprintf(stderr, "bench_scale: only %u of %u parents throttled\n",
-				s.n_throttled, s.n_askers);
+		measure_tree(n, runs, pairs, ticks);
+		if (measure_throttled(n, runs, ticks))
 			return 1;
-		}
-		for (unsigned r = 0; r < runs; r++)
-			v[r] = tick_throttled(&s, ticks / 2 + 1);
-		report(n, "tick_thr_ns", v, runs, "ns");
-		/* Still throttled at the end? (the askers kept the state alive) */
-		s.n_throttled = 0;
-		for (uint32_t a = 0; a < s.n_askers; a++) {
-			struct iolat_group_stat st;
-
-			iolat_group_stat(iolat_group_parent(s.t.g[s.askers[a]]), &st);
-			if (st.child_cookie < IOLAT_DEFAULT_COOKIE)
-				s.n_throttled++;
-		}
-		printf("scale-info groups=%u throttled_parents_after=%u\n", n, s.n_throttled);
-		tree_free(&s.t);
-		free(s.askers);
 	}
 	return 0;
 }

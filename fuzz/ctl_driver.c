@@ -292,15 +292,13 @@ static void check_queue(struct cd *d, int m, uint32_t nwait, unsigned *seen)
 	CHECK(n == nwait, "group %d: %u waiters in the queue, nwait %u", m, n, nwait);
 }
 
-static void check_invariants(struct cd *d)
+/* The model's expectations: each group's children, and from every I/O's
+ * state the slots it holds and the queue it waits in. */
+static void model_expect(struct cd *d)
 {
-	struct iolat_group_stat st;
-	unsigned seen[CD_MAX_IOS];
-
 	memset(d->exp_inflight, 0, sizeof(d->exp_inflight));
 	memset(d->exp_waiters, 0, sizeof(d->exp_waiters));
 	memset(d->children, 0, sizeof(d->children));
-	memset(seen, 0, sizeof(seen));
 	for (int i = 0; i < CD_MAX_GROUPS; i++)
 		if (d->grp[i].live && d->grp[i].parent != CD_ROOT)
 			d->children[d->grp[i].parent]++;
@@ -336,54 +334,71 @@ static void check_invariants(struct cd *d)
 			      state_names[c->state]);
 		}
 	}
+}
+
+/* Live group @m as the controller sees it against the model; its queue. */
+static void check_group(struct cd *d, int m, unsigned *seen)
+{
+	const struct cd_group *cg = &d->grp[m];
+	struct iolat_group_stat st;
+
+	iolat_group_stat(cg->g, &st);
+	CHECK(st.inflight == d->exp_inflight[m], "group %d: inflight %u, model %u", m,
+	      st.inflight, d->exp_inflight[m]);
+	CHECK(st.waiters == d->exp_waiters[m], "group %d: waiters %u, model %u", m,
+	      st.waiters, d->exp_waiters[m]);
+	CHECK(st.nr_children == d->children[m], "group %d: %u children, model %u", m,
+	      st.nr_children, d->children[m]);
+	CHECK(st.target_ns == cg->target, "group %d: target %" PRIu64 ", model %" PRIu64,
+	      m, st.target_ns, cg->target);
+	CHECK(iolat_group_parent(cg->g) == gptr(d, cg->parent),
+	      "group %d: wrong parent", m);
+	CHECK(st.depth >= 1, "group %d: depth 0", m);
+	/* A waiter must not sit at a level with a free slot: nobody would wake it. */
+	CHECK(!st.waiters || st.inflight >= st.depth,
+	      "group %d: %u waiters but inflight %u < depth %u (stranded)", m,
+	      st.waiters, st.inflight, st.depth);
+	CHECK(st.child_cookie <= IOLAT_DEFAULT_COOKIE,
+	      "group %d: child cookie %u above the default", m, st.child_cookie);
+	check_queue(d, m, st.waiters, seen);
+}
+
+/* The root: nothing in flight or waiting, its children, its cookie; enabled. */
+static void check_root(struct cd *d)
+{
+	struct iolat_group_stat st;
+	uint32_t top = 0;
+
+	iolat_group_stat(iolat_ctl_root(d->ctl), &st);
+	CHECK(st.inflight == 0 && st.waiters == 0, "root: inflight %u waiters %u", st.inflight,
+	      st.waiters);
+	for (int m = 0; m < CD_MAX_GROUPS; m++)
+		top += d->grp[m].live && d->grp[m].parent == CD_ROOT;
+	CHECK(st.nr_children == top, "root: %u children, model %u", st.nr_children, top);
+	CHECK(st.child_cookie <= IOLAT_DEFAULT_COOKIE, "root: child cookie %u above the default",
+	      st.child_cookie);
+	CHECK(iolat_ctl_enabled(d->ctl) == model_enabled(d), "enabled %d, model %d",
+	      iolat_ctl_enabled(d->ctl), model_enabled(d));
+}
+
+static void check_invariants(struct cd *d)
+{
+	unsigned seen[CD_MAX_IOS];
+
+	memset(seen, 0, sizeof(seen));
+	model_expect(d);
 	if (d->failed)
 		return;
-
-	for (int m = 0; m < CD_MAX_GROUPS && !d->failed; m++) {
-		const struct cd_group *cg = &d->grp[m];
-
-		if (!cg->live)
-			continue;
-		iolat_group_stat(cg->g, &st);
-		CHECK(st.inflight == d->exp_inflight[m], "group %d: inflight %u, model %u", m,
-		      st.inflight, d->exp_inflight[m]);
-		CHECK(st.waiters == d->exp_waiters[m], "group %d: waiters %u, model %u", m,
-		      st.waiters, d->exp_waiters[m]);
-		CHECK(st.nr_children == d->children[m], "group %d: %u children, model %u", m,
-		      st.nr_children, d->children[m]);
-		CHECK(st.target_ns == cg->target, "group %d: target %" PRIu64 ", model %" PRIu64,
-		      m, st.target_ns, cg->target);
-		CHECK(iolat_group_parent(cg->g) == gptr(d, cg->parent),
-		      "group %d: wrong parent", m);
-		CHECK(st.depth >= 1, "group %d: depth 0", m);
-		/* A waiter must not sit at a level with a free slot: nobody would wake it. */
-		CHECK(!st.waiters || st.inflight >= st.depth,
-		      "group %d: %u waiters but inflight %u < depth %u (stranded)", m,
-		      st.waiters, st.inflight, st.depth);
-		CHECK(st.child_cookie <= IOLAT_DEFAULT_COOKIE,
-		      "group %d: child cookie %u above the default", m, st.child_cookie);
-		check_queue(d, m, st.waiters, seen);
-	}
+	for (int m = 0; m < CD_MAX_GROUPS && !d->failed; m++)
+		if (d->grp[m].live)
+			check_group(d, m, seen);
 	if (d->failed)
 		return;
 	for (int i = 0; i < d->nr_io; i++)
 		CHECK(seen[i] == (d->io[i].state == CDI_QUEUED),
 		      "io %d (%s) appears %u times in wait queues", i,
 		      state_names[d->io[i].state], seen[i]);
-	iolat_group_stat(iolat_ctl_root(d->ctl), &st);
-	CHECK(st.inflight == 0 && st.waiters == 0, "root: inflight %u waiters %u", st.inflight,
-	      st.waiters);
-	{
-		uint32_t top = 0;
-
-		for (int m = 0; m < CD_MAX_GROUPS; m++)
-			top += d->grp[m].live && d->grp[m].parent == CD_ROOT;
-		CHECK(st.nr_children == top, "root: %u children, model %u", st.nr_children, top);
-	}
-	CHECK(st.child_cookie <= IOLAT_DEFAULT_COOKIE, "root: child cookie %u above the default",
-	      st.child_cookie);
-	CHECK(iolat_ctl_enabled(d->ctl) == model_enabled(d), "enabled %d, model %d",
-	      iolat_ctl_enabled(d->ctl), model_enabled(d));
+	check_root(d);
 }
 
 /* ---- operations ---- */

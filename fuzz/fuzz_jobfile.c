@@ -61,76 +61,68 @@ static void check_str(const char *s, size_t cap, const char *what)
 		die(what, NULL);
 }
 
-static void check_parsed(const struct iolat_jobfile *jf)
+/* Group @i: a NUL-terminated path, PARENT/NAME with its parent before it, unique. */
+static void check_group(const struct iolat_jobfile *jf, unsigned i)
+{
+	const struct iolat_jobfile_group *gr = &jf->groups[i];
+	size_t plen, nlen;
+
+	check_str(gr->path, sizeof(gr->path), "group path not NUL-terminated");
+	plen = strlen(gr->path);
+	if (!gr->name || gr->name < gr->path || gr->name > gr->path + plen)
+		die("group name does not point into its path", gr->path);
+	nlen = strlen(gr->name);
+	if (nlen == 0 || nlen >= IOLAT_GROUP_NAME_MAX || strchr(gr->name, '/'))
+		die("bad group name", gr->path);
+	if (gr->parent == IOLAT_GROUP_ROOT) {
+		if (strcmp(gr->name, gr->path))
+			die("top-level group: name != path", gr->path);
+	} else {
+		const struct iolat_jobfile_group *pg;
+
+		if (gr->parent < 0 || (unsigned)gr->parent >= i)
+			die("parent index not before the child", gr->path);
+		pg = &jf->groups[gr->parent];
+		if (strncmp(gr->path, pg->path, strlen(pg->path)) ||
+		    gr->path[strlen(pg->path)] != '/' ||
+		    strcmp(gr->path + strlen(pg->path) + 1, gr->name))
+			die("group path is not PARENT/NAME", gr->path);
+	}
+	if (iolat_jobfile_find_group(jf, gr->path) != (int)i)
+		die("group path not unique / not found", gr->path);
+}
+
+/* Job @i: its strings terminated, every value within its range. */
+static void check_job(const struct iolat_jobfile *jf, unsigned i)
+{
+	const struct iolat_job *j = &jf->jobs[i];
+
+	check_str(j->name, sizeof(j->name), "job name not NUL-terminated");
+	check_str(j->ioengine, sizeof(j->ioengine), "ioengine not NUL-terminated");
+	if (j->index != i)
+		die("job index", j->name);
+	if (j->bs == 0 || j->iodepth == 0 || j->numjobs == 0 || j->rwmixread > 100)
+		die("job value out of its range", j->name);
+	if ((unsigned)j->rw > IOLAT_RW_RANDRW || (unsigned)j->verify > IOLAT_VERIFY_CRC32C)
+		die("job enum out of range", j->name);
+	if ((j->engine == NULL) != (j->ioengine[0] == '\0'))
+		die("job engine and ioengine disagree", j->name);
+	if (j->ioflags & ~(unsigned)(IOLAT_IO_META | IOLAT_IO_SWAP))
+		die("job ioflags", j->name);
+	if (j->group != IOLAT_GROUP_ROOT && (j->group < 0 || (unsigned)j->group >= jf->nr_groups))
+		die("job group index out of range", j->name);
+	if (j->filename)
+		(void)strlen(j->filename);
+}
+
+/* The tree as parsed is one a controller takes: every group and target. */
+static void check_controller_takes(const struct iolat_jobfile *jf)
 {
 	struct iolat_ctl_config cfg = { .max_groups = jf->nr_groups ? jf->nr_groups : 1,
 					.nr_stat_slots = 1 };
 	struct iolat_group **g;
 	struct iolat_ctl *ctl;
 
-	if (!jf->file || strcmp(jf->file, FILE_NAME))
-		die("file name not kept", NULL);
-	if (jf->nr_jobs == 0)
-		die("parsed with no job", NULL);
-	if (jf->global.rotational < -1 || jf->global.rotational > 1)
-		die("rotational out of range", NULL);
-	if (jf->global.nr_requests > 65536)
-		die("nr_requests out of range", NULL);
-
-	for (unsigned i = 0; i < jf->nr_groups; i++) {
-		const struct iolat_jobfile_group *gr = &jf->groups[i];
-		size_t plen, nlen;
-
-		check_str(gr->path, sizeof(gr->path), "group path not NUL-terminated");
-		plen = strlen(gr->path);
-		if (!gr->name || gr->name < gr->path || gr->name > gr->path + plen)
-			die("group name does not point into its path", gr->path);
-		nlen = strlen(gr->name);
-		if (nlen == 0 || nlen >= IOLAT_GROUP_NAME_MAX || strchr(gr->name, '/'))
-			die("bad group name", gr->path);
-		if (gr->parent == IOLAT_GROUP_ROOT) {
-			if (strcmp(gr->name, gr->path))
-				die("top-level group: name != path", gr->path);
-		} else {
-			const struct iolat_jobfile_group *pg;
-
-			if (gr->parent < 0 || (unsigned)gr->parent >= i)
-				die("parent index not before the child", gr->path);
-			pg = &jf->groups[gr->parent];
-			if (strncmp(gr->path, pg->path, strlen(pg->path)) ||
-			    gr->path[strlen(pg->path)] != '/' ||
-			    strcmp(gr->path + strlen(pg->path) + 1, gr->name))
-				die("group path is not PARENT/NAME", gr->path);
-		}
-		if (iolat_jobfile_find_group(jf, gr->path) != (int)i)
-			die("group path not unique / not found", gr->path);
-	}
-	for (unsigned i = 0; i < jf->nr_jobs; i++) {
-		const struct iolat_job *j = &jf->jobs[i];
-
-		check_str(j->name, sizeof(j->name), "job name not NUL-terminated");
-		check_str(j->ioengine, sizeof(j->ioengine), "ioengine not NUL-terminated");
-		if (j->index != i)
-			die("job index", j->name);
-		if (j->bs == 0 || j->iodepth == 0 || j->numjobs == 0 || j->rwmixread > 100)
-			die("job value out of its range", j->name);
-		if ((unsigned)j->rw > IOLAT_RW_RANDRW || (unsigned)j->verify > IOLAT_VERIFY_CRC32C)
-			die("job enum out of range", j->name);
-		if ((j->engine == NULL) != (j->ioengine[0] == '\0'))
-			die("job engine and ioengine disagree", j->name);
-		if (j->ioflags & ~(unsigned)(IOLAT_IO_META | IOLAT_IO_SWAP))
-			die("job ioflags", j->name);
-		if (j->group != IOLAT_GROUP_ROOT && (j->group < 0 || (unsigned)j->group >= jf->nr_groups))
-			die("job group index out of range", j->name);
-		if (j->filename)
-			(void)strlen(j->filename);
-	}
-	for (unsigned i = 0; i < jf->nr_params; i++) {
-		check_str(jf->params[i].key, sizeof(jf->params[i].key), "param key");
-		check_str(jf->params[i].value, sizeof(jf->params[i].value), "param value");
-	}
-
-	/* The tree as parsed is one a controller takes. */
 	if (iolat_ctl_create(&cfg, &ctl))
 		die("iolat_ctl_create", NULL);
 	g = calloc(jf->nr_groups + 1, sizeof(*g));
@@ -151,6 +143,29 @@ static void check_parsed(const struct iolat_jobfile *jf)
 			die("cannot destroy a parsed group", jf->groups[i].path);
 	free(g);
 	iolat_ctl_destroy(ctl);
+}
+
+static void check_parsed(const struct iolat_jobfile *jf)
+{
+	if (!jf->file || strcmp(jf->file, FILE_NAME))
+		die("file name not kept", NULL);
+	if (jf->nr_jobs == 0)
+		die("parsed with no job", NULL);
+	if (jf->global.rotational < -1 || jf->global.rotational > 1)
+		die("rotational out of range", NULL);
+	if (jf->global.nr_requests > 65536)
+		die("nr_requests out of range", NULL);
+
+	for (unsigned i = 0; i < jf->nr_groups; i++)
+		check_group(jf, i);
+	for (unsigned i = 0; i < jf->nr_jobs; i++)
+		check_job(jf, i);
+	for (unsigned i = 0; i < jf->nr_params; i++) {
+		check_str(jf->params[i].key, sizeof(jf->params[i].key), "param key");
+		check_str(jf->params[i].value, sizeof(jf->params[i].value), "param value");
+	}
+
+	check_controller_takes(jf);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -6,7 +6,9 @@
  * times: without control, with a static rate cap on the writer (io.max's
  * answer), and with io.latency; then prints the reader's p50/p90/p99 and the
  * writer's MiB/s side by side. Real files in --dir (removed afterwards), or
- * the simulator with --sim. The job file it runs is shown with -v.
+ * the simulator with --sim. Each mode's jobs are built in code (the job
+ * layer's builder, jobfile_build.h), not written as text and parsed; -v
+ * prints them as the job file they amount to.
  * Exit: 0 ok, 1 a run failed, 2 bad usage, 128+N stopped by signal N.
  * The temporary files are removed on every way out (cli_stop.h).
  * Context: the CLI's main thread (plus the signal handler of cli_stop.c).
@@ -27,13 +29,15 @@
 #include "demo_cgroups.h"
 #include "iolatency.h"
 #include "job/jobfile.h"
+#include "job/jobfile_build.h"
 #include "job/preflight.h"
 #include "job/report.h"
 #include "job/runner.h"
 #include "job/run_sim.h"
+#include "util/units.h"
 
-#define DEMO_READ_SIZE   "256m"
-#define DEMO_WRITE_SIZE  "1g"
+#define DEMO_READ_SIZE   (256ull << 20)   /* the reader's file */
+#define DEMO_WRITE_SIZE  (1ull << 30)     /* the writer's file */
 #define DEMO_CAP_PCT_DEF 25u     /* static cap: this % of the uncontrolled writer */
 
 enum demo_mode { MODE_NONE, MODE_CAP, MODE_IOLAT, MODE_ADAPTIVE, NR_MODES };
@@ -42,9 +46,10 @@ struct demo {
 	const char *dir;
 	bool sim, verbose, quiet, tty;
 	const char *device;          /* --sim model, NULL: the simulator's default */
+	enum iolat_device_kind device_kind;
 	unsigned seconds;
-	uint64_t target_ns;
-	char target_s[32];
+	uint64_t target_ns;          /* parsed once: --target, or the default */
+	char target_s[32];           /* as the user wrote it, for the table */
 	uint64_t cap_bps;            /* 0: DEMO_CAP_PCT_DEF % of the first mode */
 	char rpath[4096], wpath[4096];
 	struct {
@@ -63,8 +68,27 @@ struct demo {
 	unsigned mode;
 };
 
+/* @bytes as a job file writes it: "256m", "1g", "4k", or a bare number. */
+static const char *size_text(uint64_t bytes, char *buf, size_t len)
+{
+	static const char suffix[] = "kmgtp";
+	int k = -1;
+
+	while (bytes && bytes % 1024 == 0 && k < 4) {
+		bytes /= 1024;
+		k++;
+	}
+	if (k < 0)
+		snprintf(buf, len, "%" PRIu64, bytes);
+	else
+		snprintf(buf, len, "%" PRIu64 "%c", bytes, suffix[k]);
+	return buf;
+}
+
 static void usage(FILE *f)
 {
+	char r[32], w[32];
+
 	fprintf(f,
 		"usage: iolat demo [--dir D] [--sim [--device ssd|hdd|bad-ssd]] [--seconds N]\n"
 		"                  [--target T] [--cap RATE] [-v] [-q]\n"
@@ -96,7 +120,8 @@ static void usage(FILE *f)
 		"                 (iolat demo --memleak --help)\n"
 		"\n"
 		"exit status: 0 ok, 1 a run failed, 2 bad usage, 128+N stopped by signal N\n",
-		DEMO_READ_SIZE, DEMO_WRITE_SIZE, DEMO_CAP_PCT_DEF);
+		size_text(DEMO_READ_SIZE, r, sizeof(r)), size_text(DEMO_WRITE_SIZE, w, sizeof(w)),
+		DEMO_CAP_PCT_DEF);
 }
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -108,54 +133,101 @@ static const char *const mode_names[NR_MODES] = {
 	"no control", "static cap", "io.latency", "adaptive",
 };
 
-/* The job file of one mode. */
-static int job_text(const struct demo *d, enum demo_mode m, char *buf, size_t len)
+/* One of the demo's two jobs: its pattern, size and file, and what both share. */
+static int fill_job(struct iolat_jobfile_builder *b, const struct demo *d, struct iolat_job *j,
+		    int group, const char *path, uint64_t size)
 {
-	char cap[64] = "";
-	int n;
+	j->group = group;
+	j->size = size;
+	j->runtime_ns = (uint64_t)d->seconds * NSEC_PER_SEC;
+	j->time_based = true;
+	j->direct = true;
+	return d->sim ? 0 : iolat_jobfile_build_filename(b, j, path);
+}
 
-	if (m == MODE_CAP)
-		snprintf(cap, sizeof(cap), "rate=%" PRIu64 "\n", d->cap_bps);
-	n = snprintf(buf, len,
-		"; iolat demo, mode: %s\n"
-		"[global]\n"
-		"runtime=%us\n"
-		"time_based=1\n"
-		"direct=1\n"
-		"control=%s\n"
-		"%s%s%s"
-		"\n"
-		"[group:main]\n"
-		"target=%s\n"
-		"\n"
-		"[group:system/fbpkg]\n"
-		"\n"
-		"[reader]\n"
-		"group=main\n"
-		"%s%s%s"
-		"size=%s\n"
-		"rw=randread\n"
-		"bs=4k\n"
-		"iodepth=1\n"
-		"\n"
-		"[writer]\n"
-		"group=system/fbpkg\n"
-		"%s%s%s"
-		"size=%s\n"
-		"rw=write\n"
-		"bs=1m\n"
-		"iodepth=32\n"
-		"%s",
-		mode_names[m], d->seconds,
-		m == MODE_IOLAT ? "article" : m == MODE_ADAPTIVE ? "adaptive" : "0",
-		d->sim && d->device ? "device=" : "", d->sim && d->device ? d->device : "",
-		d->sim && d->device ? "\n" : "",
-		d->target_s,
-		d->sim ? "" : "filename=", d->sim ? "" : d->rpath, d->sim ? "" : "\n",
-		DEMO_READ_SIZE,
-		d->sim ? "" : "filename=", d->sim ? "" : d->wpath, d->sim ? "" : "\n",
-		DEMO_WRITE_SIZE, cap);
-	return n > 0 && (size_t)n < len ? 0 : -ENOSPC;
+/*
+ * The job file of one mode, built directly: the reader in group main (with
+ * the target) and the writer in system/fbpkg, capped in MODE_CAP; the
+ * controller off, or on in the article's or the adaptive mode.
+ */
+static int build_jobs(const struct demo *d, enum demo_mode m, struct iolat_jobfile **out,
+		      char *err, size_t errlen)
+{
+	struct iolat_jobfile_builder *b;
+	struct iolat_jobfile_global *g;
+	struct iolat_job *j;
+	int ret, main_g, bg_g;
+
+	ret = iolat_jobfile_build_begin("demo", err, errlen, &b);
+	if (ret)
+		return ret;
+	g = iolat_jobfile_build_global(b);
+	g->control = m == MODE_IOLAT || m == MODE_ADAPTIVE;
+	g->mode = m == MODE_IOLAT ? IOLAT_MODE_ARTICLE : m == MODE_ADAPTIVE ? IOLAT_MODE_ADAPTIVE : 0;
+	if (d->sim)
+		g->device = d->device_kind;
+	main_g = iolat_jobfile_build_group(b, "main", d->target_ns);
+	bg_g = iolat_jobfile_build_group(b, "system/fbpkg", 0);
+	if (main_g >= 0 && bg_g >= 0 && (j = iolat_jobfile_build_job(b, "reader")) &&
+	    !fill_job(b, d, j, main_g, d->rpath, DEMO_READ_SIZE)) {
+		j->rw = IOLAT_RW_RANDREAD;
+		j->bs = 4096;
+		j->iodepth = 1;
+	}
+	if ((j = iolat_jobfile_build_job(b, "writer")) &&
+	    !fill_job(b, d, j, bg_g, d->wpath, DEMO_WRITE_SIZE)) {
+		j->rw = IOLAT_RW_WRITE;
+		j->bs = 1u << 20;
+		j->iodepth = 32;
+		j->rate_bps = m == MODE_CAP ? d->cap_bps : 0;
+	}
+	return iolat_jobfile_build_end(b, out);   /* any failure above is returned here */
+}
+
+/* @ns as a job file writes a duration: "500us", "30ms", "1500ns". */
+static const char *duration_text(uint64_t ns, char *buf, size_t len)
+{
+	if (ns % 1000000 == 0)
+		snprintf(buf, len, "%" PRIu64 "ms", ns / 1000000);
+	else if (ns % 1000 == 0)
+		snprintf(buf, len, "%" PRIu64 "us", ns / 1000);
+	else
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	return buf;
+}
+
+/* -v: the job file a mode runs, written from its structs (the keys the demo sets). */
+static void print_jobs(FILE *f, const struct iolat_jobfile *jf, const char *mode)
+{
+	const struct iolat_jobfile_global *g = &jf->global;
+	char a[32], b[32];
+
+	fprintf(f, "---- %s ----\n; iolat demo, mode: %s\n[global]\ncontrol=%s\n", mode, mode,
+		!g->control ? "0" : iolat_mode_name(g->mode));
+	if (g->device != IOLAT_DEVICE_DEFAULT)
+		fprintf(f, "device=%s\n", iolat_device_name(g->device));
+	for (unsigned i = 0; i < jf->nr_groups; i++) {
+		if (!jf->groups[i].declared)
+			continue;
+		fprintf(f, "\n[group:%s]\n", jf->groups[i].path);
+		if (jf->groups[i].target_ns)
+			fprintf(f, "target=%s\n", duration_text(jf->groups[i].target_ns, a, sizeof(a)));
+	}
+	for (unsigned i = 0; i < jf->nr_jobs; i++) {
+		const struct iolat_job *j = &jf->jobs[i];
+
+		fprintf(f, "\n[%s]\n", j->name);
+		if (j->group >= 0)
+			fprintf(f, "group=%s\n", jf->groups[j->group].path);
+		if (j->filename)
+			fprintf(f, "filename=%s\n", j->filename);
+		fprintf(f, "size=%s\nrw=%s\nbs=%s\niodepth=%u\nruntime=%" PRIu64 "s\n"
+			"time_based=%d\ndirect=%d\n", size_text(j->size, a, sizeof(a)),
+			iolat_rw_name(j->rw), size_text(j->bs, b, sizeof(b)), j->iodepth,
+			(uint64_t)(j->runtime_ns / NSEC_PER_SEC), j->time_based, j->direct);
+		if (j->rate_bps)
+			fprintf(f, "rate=%" PRIu64 "\n", j->rate_bps);
+	}
 }
 
 static void clear_line(struct demo *d)
@@ -223,20 +295,18 @@ static void mark_cut_short(struct demo *d, enum demo_mode m, bool interrupted)
 
 static int run_mode(struct demo *d, enum demo_mode m)
 {
-	char text[4096], err[IOLAT_JOBFILE_ERR_MAX];
+	char err[IOLAT_JOBFILE_ERR_MAX];
 	struct iolat_jobfile *jf = NULL;
 	int ret;
 
 	d->mode = m;
-	if (job_text(d, m, text, sizeof(text)))
-		return -ENOSPC;
-	if (d->verbose)
-		fprintf(stderr, "---- %s ----\n%s", mode_names[m], text);
-	ret = iolat_jobfile_parse_buf(text, strlen(text), "demo", &jf, err, sizeof(err));
+	ret = build_jobs(d, m, &jf, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "iolat demo: internal job file: %s\n", err);
+		fprintf(stderr, "iolat demo: internal job file: %s\n", err[0] ? err : strerror(-ret));
 		return ret;
 	}
+	if (d->verbose)
+		print_jobs(stderr, jf, mode_names[m]);
 	if (d->sim) {
 		struct iolat_sim_opts so = { .control = -1, .kernel_compat = -1,
 					     .stop = &iolat_cli_stop_flag };
@@ -315,6 +385,15 @@ static void print_table(const struct demo *d)
 			printf("%s: %" PRIu64 " failed I/Os\n", mode_names[m], d->res[m].errors);
 }
 
+/* --device: the model named @name, IOLAT_DEVICE_DEFAULT for none. */
+static enum iolat_device_kind device_kind(const char *name)
+{
+	for (int k = IOLAT_DEVICE_SSD; k <= IOLAT_DEVICE_BAD_SSD; k++)
+		if (!strcmp(name, iolat_device_name((enum iolat_device_kind)k)))
+			return (enum iolat_device_kind)k;
+	return IOLAT_DEVICE_DEFAULT;
+}
+
 static int parse_args(struct demo *d, int argc, char **argv, int *rc)
 {
 	for (int i = 1; i < argc; i++) {
@@ -334,6 +413,9 @@ static int parse_args(struct demo *d, int argc, char **argv, int *rc)
 			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--device")) || !*v)
 				return *rc = bad_usage("%s needs ssd, hdd or bad-ssd", "--device"), 1;
 			d->device = v;
+			d->device_kind = device_kind(v);
+			if (d->device_kind == IOLAT_DEVICE_DEFAULT)
+				return *rc = bad_usage("--device: '%s' is not ssd, hdd or bad-ssd", v), 1;
 		} else if (iolat_cli_is_opt(a, "--seconds")) {
 			char *end;
 			unsigned long s;
@@ -376,13 +458,11 @@ static int parse_args(struct demo *d, int argc, char **argv, int *rc)
  */
 static int check_dir(const struct demo *d)
 {
-	uint64_t need, rsz = 0, wsz = 0, avail;
+	uint64_t need, avail;
 	struct statvfs vfs;
 	char a[32], b[32];
 
-	iolat_parse_size(DEMO_READ_SIZE, &rsz);
-	iolat_parse_size(DEMO_WRITE_SIZE, &wsz);
-	need = rsz + wsz;
+	need = DEMO_READ_SIZE + DEMO_WRITE_SIZE;
 	if (access(d->dir, W_OK) != 0 || statvfs(d->dir, &vfs) != 0)
 		return bad_usage("--dir: cannot write in '%s'", d->dir);
 	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
@@ -402,15 +482,21 @@ static int check_dir(const struct demo *d)
  * gets unloaded on each device (the advice of the kernel's documentation:
  * a little above what the device delivers), so that the writer's harm shows.
  */
-static const char *default_target(const struct demo *d)
+static void default_target(struct demo *d)
 {
-	if (!d->sim)
-		return "500us";        /* SSD or VM disk: ~60 us unloaded; give an HDD ~30ms */
-	if (d->device && !strcmp(d->device, "hdd"))
-		return "30ms";         /* ~12.7 ms unloaded mean, ~25 ms beside a depth-1 writer */
-	if (d->device && !strcmp(d->device, "bad-ssd"))
-		return "25ms";         /* met with the writer at depth 1, missed in stalls */
-	return "150us";                /* ssd model: ~97 us unloaded p90 */
+	static const struct { uint64_t ns; const char *text; } t[] = {
+		{ 500000, "500us" },   /* real disk, SSD or VM: ~60 us unloaded; give an HDD ~30ms */
+		{ 30000000, "30ms" },  /* hdd model: ~12.7 ms unloaded mean, ~25 ms beside a
+					* depth-1 writer */
+		{ 25000000, "25ms" },  /* bad-ssd model: met with the writer at depth 1, missed in
+					* stalls */
+		{ 150000, "150us" },   /* ssd model: ~97 us unloaded p90 */
+	};
+	unsigned k = !d->sim ? 0 : d->device_kind == IOLAT_DEVICE_HDD ? 1 :
+		     d->device_kind == IOLAT_DEVICE_BAD_SSD ? 2 : 3;
+
+	d->target_ns = t[k].ns;
+	snprintf(d->target_s, sizeof(d->target_s), "%s", t[k].text);
 }
 
 int iolat_cmd_demo(int argc, char **argv)
@@ -427,8 +513,7 @@ int iolat_cmd_demo(int argc, char **argv)
 	if (parse_args(&d, argc, argv, &rc))
 		return rc;
 	if (!d.target_s[0])
-		snprintf(d.target_s, sizeof(d.target_s), "%s", default_target(&d));
-	iolat_parse_duration(d.target_s, &d.target_ns);
+		default_target(&d);
 	d.tty = !d.quiet && isatty(STDERR_FILENO);
 	if (!d.sim) {
 		if ((size_t)snprintf(d.rpath, sizeof(d.rpath), "%s/iolat-demo-%ld.read", d.dir,

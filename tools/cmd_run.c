@@ -199,101 +199,105 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int iolat_cmd_run(int argc, char **argv)
+/* The command line: options for the runner, the job file, --quiet. */
+struct run_args {
+	struct iolat_runner_opts o;
+	struct iolat_cli_common common;
+	const char *file;
+	bool quiet;
+};
+
+/* Parse the command line into @a. Returns -1 to go on, else the exit code
+ * (--help: 0; bad usage: 2, with its line on stderr). */
+static int parse_args(int argc, char **argv, struct run_args *a)
 {
-	struct iolat_runner_opts o = { .control = -1, .kernel_compat = -1, .stop = &iolat_cli_stop_flag };
-	const char *file = NULL;
-	struct iolat_cli_common common = IOLAT_CLI_COMMON_INIT;
-	bool quiet = false;
-	double t0;
-	uint64_t iters = 0, failed_all = 0, bad_all = 0;
-	struct iolat_jobfile *jf = NULL;
-	struct iolat_runner_result *res = NULL;
-	char err[IOLAT_JOBFILE_ERR_MAX];
-	struct cli cli = { 0 };
-	FILE *out_f = NULL;
-	int ret, rc = IOLAT_EXIT_OK;
+	int ret;
 
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
+		const char *arg = argv[i], *v;
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 			usage(stdout);
 			return IOLAT_EXIT_OK;
-		} else if ((ret = iolat_cli_common_opt(&common, "run", argc, argv, &i)) != 0) {
+		} else if ((ret = iolat_cli_common_opt(&a->common, "run", argc, argv, &i)) != 0) {
 			if (ret < 0)
 				return IOLAT_EXIT_USAGE;
-		} else if (iolat_cli_is_opt(a, "--faults")) {
+		} else if (iolat_cli_is_opt(arg, "--faults")) {
 			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--faults")))
 				return bad_usage("%s needs options (kind=eio,rate=0.01...)", "--faults");
-			o.fault_options = v;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			quiet = true;
-		} else if (a[0] == '-' && a[1]) {
-			return bad_usage("unknown option '%s'", a);
-		} else if (file) {
-			return bad_usage("one job file only ('%s' is a second)", a);
+			a->o.fault_options = v;
+		} else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
+			a->quiet = true;
+		} else if (arg[0] == '-' && arg[1]) {
+			return bad_usage("unknown option '%s'", arg);
+		} else if (a->file) {
+			return bad_usage("one job file only ('%s' is a second)", arg);
 		} else {
-			file = a;
+			a->file = arg;
 		}
 	}
-	o.control = common.control;
-	o.kernel_compat = common.kernel_compat;
-	o.mode = common.mode;
-	o.default_mode = IOLAT_CLI_DEFAULT_MODE;
-	ret = iolat_cli_load_jobfile("run", file, &jf);
-	if (!ret)
-		ret = iolat_cli_check_output("run", common.output);
-	if (!ret)
-		ret = iolat_cli_check_logdir("run", common.logdir);
-	if (!ret && common.parse_only)
-		ret = parse_only(jf, o.fault_options, file);
-	if (ret || common.parse_only) {
-		iolat_jobfile_free(jf);
-		return ret;
-	}
-	cli.tty = !quiet && isatty(STDERR_FILENO);
-	o.progress = on_progress;
-	o.note = on_note;
-	o.ctx = &cli;
-	iolat_cli_stop_install();
-	t0 = now_s();
+	a->o.control = a->common.control;
+	a->o.kernel_compat = a->common.kernel_compat;
+	a->o.mode = a->common.mode;
+	a->o.default_mode = IOLAT_CLI_DEFAULT_MODE;
+	return -1;
+}
+
+/* The runs of one command: one, or --repeat N / --loop SECONDS of them. */
+struct run_tally {
+	double t0;
+	uint64_t iters, failed_all, bad_all;
+};
+
+/* Run the job file until the repeat count or loop time is reached, a run
+ * fails, or a stop is requested. *@res is the last run's result. */
+static int run_repeated(const struct iolat_jobfile *jf, const struct iolat_runner_opts *o,
+			const struct iolat_cli_common *common, struct iolat_runner_result **res,
+			struct run_tally *t, char *err, size_t errlen)
+{
+	int ret;
+
+	t->t0 = now_s();
 	for (;;) {
-		iolat_runner_result_free(res);
-		res = NULL;
-		ret = iolat_runner_run(jf, &o, &res, err, sizeof(err));
+		iolat_runner_result_free(*res);
+		*res = NULL;
+		ret = iolat_runner_run(jf, o, res, err, errlen);
 		if (ret)
-			break;
-		iters++;
-		failed_all += res->nr_errors;
-		bad_all += res->verify_bad;
+			return ret;
+		t->iters++;
+		t->failed_all += (*res)->nr_errors;
+		t->bad_all += (*res)->verify_bad;
 		if (atomic_load(&iolat_cli_stop_flag) ||
-		    (common.loop_s > 0 ? now_s() - t0 >= common.loop_s : (double)iters >= common.repeat))
-			break;
+		    (common->loop_s > 0 ? now_s() - t->t0 >= common->loop_s
+					: (double)t->iters >= common->repeat))
+			return 0;
 	}
-	clear_progress(&cli);
-	if (ret) {
-		if (iters)
-			fprintf(stderr, "iolat run: run %" PRIu64 " failed:\n", iters + 1);
-		fprintf(stderr, "iolat run: %s\n", err[0] ? err : strerror(-ret));
-		rc = ret == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
-		if (ret == -EINTR && iolat_cli_stop_signal())
-			rc = iolat_cli_stop_exit_code();
-		goto out;
-	}
-	if (res->interrupted)
-		fprintf(stderr, "iolat run: interrupted by signal %d: reporting the %.1f s that ran\n",
-			iolat_cli_stop_signal(), (double)res->duration_ns / 1e9);
-	if (iters > 1)
-		fprintf(stderr, "iolat run: %" PRIu64 " runs in %.1f s: %" PRIu64 " I/Os failed, %"
-			PRIu64 " blocks read back wrong, in all; the report is the last run's\n", iters,
-			now_s() - t0, failed_all, bad_all);
-	out_f = iolat_cli_open_output("run", common.output);
-	if (!out_f) {
-		rc = IOLAT_EXIT_FAILED;
-		goto out;
-	}
-	if (common.json) {
+}
+
+/* A run that failed: its message, and the exit code (2 for a bad job file,
+ * 128+N when stopped by signal N before the jobs started, else 1). */
+static int run_failed(int ret, const struct run_tally *t, const char *err)
+{
+	int rc = ret == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
+
+	if (t->iters)
+		fprintf(stderr, "iolat run: run %" PRIu64 " failed:\n", t->iters + 1);
+	fprintf(stderr, "iolat run: %s\n", err[0] ? err : strerror(-ret));
+	if (ret == -EINTR && iolat_cli_stop_signal())
+		rc = iolat_cli_stop_exit_code();
+	return rc;
+}
+
+/* The report to stdout or --output: the device line and table, or JSON;
+ * then the verify verdict. 0, or -1 when it could not be written. */
+static int write_report(const struct iolat_runner_result *res, const struct iolat_cli_common *common)
+{
+	FILE *out_f = iolat_cli_open_output("run", common->output);
+	int ret;
+
+	if (!out_f)
+		return -1;
+	if (common->json) {
 		ret = iolat_report_write_json(res->report, out_f);
 	} else {
 		fprintf(out_f, "device %s (%s, %s rule%s), nr_requests %u, %.1f s, controller %s\n",
@@ -306,26 +310,81 @@ int iolat_cmd_run(int argc, char **argv)
 		       res->mode == IOLAT_MODE_ADAPTIVE ? "on (adaptive)" : "on");
 		ret = iolat_report_write_table(res->report, out_f);
 	}
-	report_verify(res, common.json, out_f);
+	report_verify(res, common->json, out_f);
 	if (iolat_cli_close_output(out_f) || ret) {
 		fprintf(stderr, "iolat run: cannot write the report: %s\n", strerror(EIO));
-		rc = IOLAT_EXIT_FAILED;
-		goto out;
+		return -1;
 	}
-	if (common.logdir && iolat_cli_write_log("run", res->report, common.logdir))
+	return 0;
+}
+
+/* After a run that completed: the notes on stderr, the report, the log,
+ * the failed I/Os; returns the exit code. */
+static int report_run(const struct iolat_runner_result *res, const struct iolat_cli_common *common,
+		      const struct run_tally *t)
+{
+	int rc = IOLAT_EXIT_OK;
+
+	if (res->interrupted)
+		fprintf(stderr, "iolat run: interrupted by signal %d: reporting the %.1f s that ran\n",
+			iolat_cli_stop_signal(), (double)res->duration_ns / 1e9);
+	if (t->iters > 1)
+		fprintf(stderr, "iolat run: %" PRIu64 " runs in %.1f s: %" PRIu64 " I/Os failed, %"
+			PRIu64 " blocks read back wrong, in all; the report is the last run's\n",
+			t->iters, now_s() - t->t0, t->failed_all, t->bad_all);
+	if (write_report(res, common))
+		return IOLAT_EXIT_FAILED;
+	if (common->logdir && iolat_cli_write_log("run", res->report, common->logdir))
 		rc = IOLAT_EXIT_FAILED;
 	if (res->nr_errors) {
 		report_errors(res);
 		rc = IOLAT_EXIT_FAILED;
 	}
-	if (res->verify_bad || failed_all || bad_all)
+	if (res->verify_bad || t->failed_all || t->bad_all)
 		rc = IOLAT_EXIT_FAILED;
 	if (res->checked)
 		fprintf(stderr, "iolat run: IOLAT_CHECK: the controller's invariants held at every "
 			"sample and at the end; every I/O completed once\n");
 	if (res->interrupted)
 		rc = iolat_cli_stop_exit_code();   /* 128 + the signal, whatever else happened */
-out:
+	return rc;
+}
+
+int iolat_cmd_run(int argc, char **argv)
+{
+	struct run_args a = {
+		.o = { .control = -1, .kernel_compat = -1, .stop = &iolat_cli_stop_flag },
+		.common = IOLAT_CLI_COMMON_INIT,
+	};
+	struct iolat_jobfile *jf = NULL;
+	struct iolat_runner_result *res = NULL;
+	struct run_tally tally = { 0 };
+	char err[IOLAT_JOBFILE_ERR_MAX];
+	struct cli cli = { 0 };
+	int ret, rc;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	ret = iolat_cli_load_jobfile("run", a.file, &jf);
+	if (!ret)
+		ret = iolat_cli_check_output("run", a.common.output);
+	if (!ret)
+		ret = iolat_cli_check_logdir("run", a.common.logdir);
+	if (!ret && a.common.parse_only)
+		ret = parse_only(jf, a.o.fault_options, a.file);
+	if (ret || a.common.parse_only) {
+		iolat_jobfile_free(jf);
+		return ret;
+	}
+	cli.tty = !a.quiet && isatty(STDERR_FILENO);
+	a.o.progress = on_progress;
+	a.o.note = on_note;
+	a.o.ctx = &cli;
+	iolat_cli_stop_install();
+	ret = run_repeated(jf, &a.o, &a.common, &res, &tally, err, sizeof(err));
+	clear_progress(&cli);
+	rc = ret ? run_failed(ret, &tally, err) : report_run(res, &a.common, &tally);
 	iolat_cli_stop_restore();
 	iolat_runner_result_free(res);
 	iolat_jobfile_free(jf);

@@ -123,120 +123,100 @@ static void clear_progress(struct sim_progress *p)
 	p->shown = false;
 }
 
-int iolat_cmd_sim(int argc, char **argv)
+/* The command line: options for the simulation, the job file, -v, -q. */
+struct sim_args {
+	struct iolat_sim_opts o;
+	struct iolat_cli_common common;
+	const char *file;
+	bool verbose, quiet;
+};
+
+/* --seed N: a non-negative integer (decimal, 0x hex or 0 octal). */
+static int parse_seed(int argc, char **argv, int *i, struct iolat_sim_opts *o)
 {
-	struct iolat_sim_opts o = { .control = -1, .kernel_compat = -1 };
-	const char *file = NULL;
-	struct iolat_cli_common common = IOLAT_CLI_COMMON_INIT;
-	bool verbose = false, quiet = false;
-	struct sim_progress prog = { 0 };
-	FILE *out_f = NULL;
-	struct iolat_jobfile *jf = NULL;
-	struct iolat_sim_result *res = NULL;
-	char err[IOLAT_JOBFILE_ERR_MAX];
-	double t0;
-	uint64_t iters = 0;
-	int ret, rc = IOLAT_EXIT_OK;
+	const char *v = iolat_cli_opt_value(argc, argv, i, "--seed");
+	char *end;
+
+	if (!v)
+		return bad_usage("%s needs a number", "--seed");
+	errno = 0;
+	o->seed = strtoull(v, &end, 0);
+	if (!*v || *end || errno || *v == '-')
+		return bad_usage("--seed: '%s' is not a non-negative integer", v);
+	o->seed_set = true;
+	return 0;
+}
+
+/* Parse the command line into @a. Returns -1 to go on, else the exit code
+ * (--help: 0; bad usage: 2, with its line on stderr). */
+static int parse_args(int argc, char **argv, struct sim_args *a)
+{
+	int ret;
 
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
+		const char *arg = argv[i];
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 			usage(stdout);
 			return IOLAT_EXIT_OK;
-		} else if ((ret = iolat_cli_common_opt(&common, "sim", argc, argv, &i)) != 0) {
+		} else if ((ret = iolat_cli_common_opt(&a->common, "sim", argc, argv, &i)) != 0) {
 			if (ret < 0)
 				return IOLAT_EXIT_USAGE;
-		} else if (iolat_cli_is_opt(a, "--seed")) {
-			char *end;
-
-			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--seed")))
-				return bad_usage("%s needs a number", "--seed");
-			errno = 0;
-			o.seed = strtoull(v, &end, 0);
-			if (!*v || *end || errno || *v == '-')
-				return bad_usage("--seed: '%s' is not a non-negative integer", v);
-			o.seed_set = true;
-		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			verbose = true;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			quiet = true;
-		} else if (a[0] == '-' && a[1]) {
-			return bad_usage("unknown option '%s'", a);
-		} else if (file) {
-			return bad_usage("one job file only ('%s' is a second)", a);
+		} else if (iolat_cli_is_opt(arg, "--seed")) {
+			if ((ret = parse_seed(argc, argv, &i, &a->o)) != 0)
+				return ret;
+		} else if (!strcmp(arg, "-v") || !strcmp(arg, "--verbose")) {
+			a->verbose = true;
+		} else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
+			a->quiet = true;
+		} else if (arg[0] == '-' && arg[1]) {
+			return bad_usage("unknown option '%s'", arg);
+		} else if (a->file) {
+			return bad_usage("one job file only ('%s' is a second)", arg);
 		} else {
-			file = a;
+			a->file = arg;
 		}
 	}
-	o.control = common.control;
-	o.kernel_compat = common.kernel_compat;
-	o.mode = common.mode;
-	o.default_mode = IOLAT_CLI_DEFAULT_MODE;
-	ret = iolat_cli_load_jobfile("sim", file, &jf);
-	if (!ret)
-		ret = iolat_cli_check_output("sim", common.output);
-	if (!ret)
-		ret = iolat_cli_check_logdir("sim", common.logdir);
-	if (!ret && common.parse_only && (rc = iolat_sim_check(jf, &o, err, sizeof(err)))) {
-		fprintf(stderr, "iolat sim: %s\n", err[0] ? err : strerror(-rc));
-		ret = rc == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
-	}
-	if (ret || common.parse_only) {
-		if (!ret)
-			printf("%s: ok (%u jobs, %u groups)\n", file, jf->nr_jobs, jf->nr_groups);
-		iolat_jobfile_free(jf);
-		return ret;
-	}
-	ret = iolat_ml_jobfile_kind(jf, err, sizeof(err));
-	if (ret) {   /* the leaking-service scenario (tools/demo_memleak.c) */
-		rc = ret < 0 ? (fprintf(stderr, "iolat sim: %s\n", err), IOLAT_EXIT_USAGE) :
-			       iolat_sim_memleak(jf, common.logdir, common.json,
-							 o.seed_set ? &o.seed : NULL, common.control);
-		iolat_jobfile_free(jf);
-		return rc;
-	}
-	t0 = wall_s();
-	prog.tty = !quiet && isatty(STDERR_FILENO);
-	prog.t0 = t0;
-	o.stop = &iolat_cli_stop_flag;
-	o.progress = on_progress;
-	o.ctx = &prog;
-	iolat_cli_stop_install();
+	a->o.control = a->common.control;
+	a->o.kernel_compat = a->common.kernel_compat;
+	a->o.mode = a->common.mode;
+	a->o.default_mode = IOLAT_CLI_DEFAULT_MODE;
+	return -1;
+}
+
+/* Simulate the job file until the repeat count or loop time is reached, a
+ * run fails, or a stop is requested; *@iters counts the runs that
+ * completed, *@res is the last one's result. */
+static int sim_repeated(const struct iolat_jobfile *jf, const struct iolat_sim_opts *o,
+			const struct iolat_cli_common *common, double t0,
+			struct iolat_sim_result **res, uint64_t *iters, char *err, size_t errlen)
+{
+	int ret;
+
 	for (;;) {
-		iolat_sim_result_free(res);
-		res = NULL;
-		ret = iolat_sim_run(jf, &o, &res, err, sizeof(err));
+		iolat_sim_result_free(*res);
+		*res = NULL;
+		ret = iolat_sim_run(jf, o, res, err, errlen);
 		if (ret)
-			break;
-		iters++;
+			return ret;
+		(*iters)++;
 		if (atomic_load(&iolat_cli_stop_flag) ||
-		    (common.loop_s > 0 ? wall_s() - t0 >= common.loop_s : (double)iters >= common.repeat))
-			break;
+		    (common->loop_s > 0 ? wall_s() - t0 >= common->loop_s
+					: (double)*iters >= common->repeat))
+			return 0;
 	}
-	clear_progress(&prog);
-	if (ret) {
-		if (iters)
-			fprintf(stderr, "iolat sim: run %" PRIu64 " failed:\n", iters + 1);
-		fprintf(stderr, "iolat sim: %s\n", err[0] ? err : strerror(-ret));
-		rc = ret == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
-		goto out;
-	}
-	if (iters > 1)
-		fprintf(stderr, "iolat sim: %" PRIu64 " runs in %.1f wall s; the report is the last "
-			"run's\n", iters, wall_s() - t0);
-	if (verbose)
-		fprintf(stderr, "iolat sim: %" PRIu64 " events, %.3f virtual s in %.3f wall s\n",
-			res->events, (double)res->duration_ns / 1e9, wall_s() - t0);
-	if (res->interrupted)
-		fprintf(stderr, "iolat sim: interrupted by signal %d: reporting the %.3f virtual s "
-			"reached\n", iolat_cli_stop_signal(), (double)res->duration_ns / 1e9);
-	out_f = iolat_cli_open_output("sim", common.output);
-	if (!out_f) {
-		rc = IOLAT_EXIT_FAILED;
-		goto out;
-	}
-	if (common.json) {
+}
+
+/* The report to stdout or --output: the device line and table, or JSON.
+ * 0, or -1 when it could not be written. */
+static int write_report(const struct iolat_sim_result *res, const struct iolat_cli_common *common)
+{
+	FILE *out_f = iolat_cli_open_output("sim", common->output);
+	int ret;
+
+	if (!out_f)
+		return -1;
+	if (common->json) {
 		ret = iolat_report_write_json(res->report, out_f);
 	} else {
 		fprintf(out_f, "device %s (%s, %s rule), nr_requests %u, seed %" PRIu64 ", "
@@ -250,16 +230,103 @@ int iolat_cmd_sim(int argc, char **argv)
 	}
 	if (iolat_cli_close_output(out_f) || ret) {
 		fprintf(stderr, "iolat sim: cannot write the report: %s\n", strerror(EIO));
-		rc = IOLAT_EXIT_FAILED;
-		goto out;
+		return -1;
 	}
-	if (common.logdir)
-		rc = iolat_cli_write_log("sim", res->report, common.logdir);
+	return 0;
+}
+
+/* After the runs: the notes on stderr (-v: events and times), the report,
+ * the log; returns the exit code. */
+static int report_sim(const struct iolat_sim_result *res, const struct sim_args *a,
+		      uint64_t iters, double t0)
+{
+	int rc = IOLAT_EXIT_OK;
+
+	if (iters > 1)
+		fprintf(stderr, "iolat sim: %" PRIu64 " runs in %.1f wall s; the report is the last "
+			"run's\n", iters, wall_s() - t0);
+	if (a->verbose)
+		fprintf(stderr, "iolat sim: %" PRIu64 " events, %.3f virtual s in %.3f wall s\n",
+			res->events, (double)res->duration_ns / 1e9, wall_s() - t0);
+	if (res->interrupted)
+		fprintf(stderr, "iolat sim: interrupted by signal %d: reporting the %.3f virtual s "
+			"reached\n", iolat_cli_stop_signal(), (double)res->duration_ns / 1e9);
+	if (write_report(res, &a->common))
+		return IOLAT_EXIT_FAILED;
+	if (a->common.logdir)
+		rc = iolat_cli_write_log("sim", res->report, a->common.logdir);
 	if (res->interrupted)
 		rc = iolat_cli_stop_exit_code();
-out:
+	return rc;
+}
+
+/* The simulation proper: progress, stop, the runs and their report. */
+static int simulate(const struct iolat_jobfile *jf, struct sim_args *a)
+{
+	struct sim_progress prog = { 0 };
+	struct iolat_sim_result *res = NULL;
+	char err[IOLAT_JOBFILE_ERR_MAX];
+	double t0 = wall_s();
+	uint64_t iters = 0;
+	int ret, rc;
+
+	prog.tty = !a->quiet && isatty(STDERR_FILENO);
+	prog.t0 = t0;
+	a->o.stop = &iolat_cli_stop_flag;
+	a->o.progress = on_progress;
+	a->o.ctx = &prog;
+	iolat_cli_stop_install();
+	ret = sim_repeated(jf, &a->o, &a->common, t0, &res, &iters, err, sizeof(err));
+	clear_progress(&prog);
+	if (ret) {
+		if (iters)
+			fprintf(stderr, "iolat sim: run %" PRIu64 " failed:\n", iters + 1);
+		fprintf(stderr, "iolat sim: %s\n", err[0] ? err : strerror(-ret));
+		rc = ret == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
+	} else {
+		rc = report_sim(res, a, iters, t0);
+	}
 	iolat_cli_stop_restore();
 	iolat_sim_result_free(res);
+	return rc;
+}
+
+int iolat_cmd_sim(int argc, char **argv)
+{
+	struct sim_args a = {
+		.o = { .control = -1, .kernel_compat = -1 },
+		.common = IOLAT_CLI_COMMON_INIT,
+	};
+	struct iolat_jobfile *jf = NULL;
+	char err[IOLAT_JOBFILE_ERR_MAX];
+	int ret, rc;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	ret = iolat_cli_load_jobfile("sim", a.file, &jf);
+	if (!ret)
+		ret = iolat_cli_check_output("sim", a.common.output);
+	if (!ret)
+		ret = iolat_cli_check_logdir("sim", a.common.logdir);
+	if (!ret && a.common.parse_only && (rc = iolat_sim_check(jf, &a.o, err, sizeof(err)))) {
+		fprintf(stderr, "iolat sim: %s\n", err[0] ? err : strerror(-rc));
+		ret = rc == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
+	}
+	if (ret || a.common.parse_only) {
+		if (!ret)
+			printf("%s: ok (%u jobs, %u groups)\n", a.file, jf->nr_jobs, jf->nr_groups);
+		iolat_jobfile_free(jf);
+		return ret;
+	}
+	ret = iolat_ml_jobfile_kind(jf, err, sizeof(err));
+	if (ret) {   /* the leaking-service scenario (tools/demo_memleak.c) */
+		rc = ret < 0 ? (fprintf(stderr, "iolat sim: %s\n", err), IOLAT_EXIT_USAGE) :
+			       iolat_sim_memleak(jf, a.common.logdir, a.common.json,
+						 a.o.seed_set ? &a.o.seed : NULL, a.common.control);
+	} else {
+		rc = simulate(jf, &a);
+	}
 	iolat_jobfile_free(jf);
 	return rc;
 }

@@ -104,14 +104,34 @@ static size_t opt_index(const struct iolat_jobopt *o)
 	return (size_t)(o - jf_opts);
 }
 
-static unsigned key_line(struct parser *p, const char *name)
+/* Checks across the keys of job @j (the parser's last, or a built one). */
+int jf_check_job(struct parser *p, const struct iolat_job *j)
 {
-	const struct iolat_jobopt *o = jf_find_opt(name);
-	unsigned l = o ? p->cur_lines[opt_index(o)] : 0;
-	return l ? l : p->jf->jobs[p->jf->nr_jobs - 1].line;
+	if (!j->randrepeat)
+		return jf_perr(p, iolat_job_key_line(j, "randrepeat"), "randrepeat",
+			    "1: a seed always repeats its offsets here; for another sequence "
+			    "give seed= another value");
+	if (!j->norandommap)
+		return jf_perr(p, iolat_job_key_line(j, "norandommap"), "norandommap",
+			    "1: iolat keeps no random map (offsets are drawn independently, as "
+			    "fio's norandommap=1)");
+	if (j->time_based && !j->runtime_ns)
+		return jf_perr(p, iolat_job_key_line(j, "time_based"), "time_based", "a runtime as well");
+	if (j->size && j->size < j->bs)
+		return jf_perr(p, iolat_job_key_line(j, "size"), "size", "at least bs (%u bytes)", j->bs);
+	if (j->size && j->offset > UINT64_MAX - j->size)
+		return jf_perr(p, iolat_job_key_line(j, "offset"), "offset", "offset + size below 2^64");
+	if ((j->burst_on_ns == 0) != (j->burst_off_ns == 0))
+		return jf_perr(p, iolat_job_key_line(j, j->burst_on_ns ? "burst_on" : "burst_off"),
+			    j->burst_on_ns ? "burst_on" : "burst_off",
+			    "burst_on and burst_off together (both above 0)");
+	if (j->burst_on_ns > UINT64_MAX / 4 || j->burst_off_ns > UINT64_MAX / 4)
+		return jf_perr(p, iolat_job_key_line(j, "burst_on"), "burst_on",
+			    "on/off durations below 100 years");
+	return 0;
 }
 
-/* Checks across keys of the job just finished. */
+/* The job just finished: its key lines, then its checks. */
 static int finish_job(struct parser *p)
 {
 	struct iolat_job *j;
@@ -120,27 +140,9 @@ static int finish_job(struct parser *p)
 		return 0;
 	j = &p->jf->jobs[p->jf->nr_jobs - 1];
 	memcpy(j->key_line, p->cur_lines, sizeof(p->cur_lines));
-	if (!j->randrepeat)
-		return jf_perr(p, key_line(p, "randrepeat"), "randrepeat",
-			    "1: a seed always repeats its offsets here; for another sequence "
-			    "give seed= another value");
-	if (!j->norandommap)
-		return jf_perr(p, key_line(p, "norandommap"), "norandommap",
-			    "1: iolat keeps no random map (offsets are drawn independently, as "
-			    "fio's norandommap=1)");
-	if (j->time_based && !j->runtime_ns)
-		return jf_perr(p, key_line(p, "time_based"), "time_based", "a runtime as well");
-	if (j->size && j->size < j->bs)
-		return jf_perr(p, key_line(p, "size"), "size", "at least bs (%u bytes)", j->bs);
-	if (j->size && j->offset > UINT64_MAX - j->size)
-		return jf_perr(p, key_line(p, "offset"), "offset", "offset + size below 2^64");
-	if ((j->burst_on_ns == 0) != (j->burst_off_ns == 0))
-		return jf_perr(p, key_line(p, j->burst_on_ns ? "burst_on" : "burst_off"),
-			    j->burst_on_ns ? "burst_on" : "burst_off",
-			    "burst_on and burst_off together (both above 0)");
-	if (j->burst_on_ns > UINT64_MAX / 4 || j->burst_off_ns > UINT64_MAX / 4)
-		return jf_perr(p, key_line(p, "burst_on"), "burst_on", "on/off durations below 100 years");
-	return jf_engopt_finish_job(p, j);
+	int r = jf_check_job(p, j);
+
+	return r ? r : jf_engopt_finish_job(p, j);
 }
 
 static int job_dup_defaults(struct parser *p, struct iolat_job *j)
@@ -155,6 +157,25 @@ static int job_dup_defaults(struct parser *p, struct iolat_job *j)
 			return jf_oom(p);
 		}
 	}
+	return 0;
+}
+
+int jf_add_job(struct parser *p, const char *name, size_t n)
+{
+	struct iolat_jobfile *jf = p->jf;
+	struct iolat_job *j;
+	int r;
+
+	if (jf_grow((void **)&jf->jobs, &p->cap_jobs, jf->nr_jobs + 1, sizeof(*jf->jobs)))
+		return jf_oom(p);
+	j = &jf->jobs[jf->nr_jobs];
+	r = job_dup_defaults(p, j);
+	if (r)
+		return r;
+	memcpy(j->name, name, n);
+	j->name[n] = '\0';
+	j->line = p->line;
+	j->index = jf->nr_jobs++;
 	return 0;
 }
 
@@ -209,16 +230,9 @@ static int begin_section(struct parser *p, const char *s, size_t n)
 			return jf_perr(p, p->line, NULL, "section '%s': expected a job name of printable characters", got);
 	if (jf->nr_jobs >= MAX_JOBS)
 		return jf_perr(p, p->line, NULL, "section '%s': expected at most %u jobs", got, MAX_JOBS);
-	if (jf_grow((void **)&jf->jobs, &p->cap_jobs, jf->nr_jobs + 1, sizeof(*jf->jobs)))
-		return jf_oom(p);
-	struct iolat_job *j = &jf->jobs[jf->nr_jobs];
-	r = job_dup_defaults(p, j);
+	r = jf_add_job(p, s, n);
 	if (r)
 		return r;
-	memcpy(j->name, s, n);
-	j->name[n] = '\0';
-	j->line = p->line;
-	j->index = jf->nr_jobs++;
 	memcpy(p->cur_lines, p->def_lines, sizeof(p->cur_lines));
 	p->sec = SEC_JOB;
 	return 0;
@@ -484,8 +498,7 @@ static int parse_lines(struct parser *p, const char *buf, size_t len)
 	return finish_job(p);
 }
 
-int iolat_jobfile_parse_buf(const char *buf, size_t len, const char *file,
-			    struct iolat_jobfile **out, char *err, size_t errlen)
+int jf_parser_new(const char *file, char *err, size_t errlen, struct parser **out)
 {
 	struct parser *p;
 	struct iolat_jobfile *jf;
@@ -494,8 +507,6 @@ int iolat_jobfile_parse_buf(const char *buf, size_t len, const char *file,
 
 	if (err && errlen)
 		err[0] = '\0';
-	if (!out || (!buf && len))
-		return -EINVAL;
 	*out = NULL;
 	p = calloc(1, sizeof(*p));
 	jf = calloc(1, sizeof(*jf));
@@ -514,8 +525,18 @@ int iolat_jobfile_parse_buf(const char *buf, size_t len, const char *file,
 	p->err = err;
 	p->errlen = errlen;
 	r = set_defaults(p);
-	if (!r)
-		r = parse_lines(p, buf ? buf : "", len);
+	if (r) {
+		jf_parser_end(p, r, NULL);
+		return r;
+	}
+	*out = p;
+	return 0;
+}
+
+int jf_parser_end(struct parser *p, int r, struct iolat_jobfile **out)
+{
+	struct iolat_jobfile *jf = p->jf;
+
 	if (!r && jf->nr_jobs == 0)
 		r = jf_perr(p, p->line ? p->line : 1, NULL, "expected at least one job section ([JOB])");
 	if (!r)
@@ -535,6 +556,24 @@ int iolat_jobfile_parse_buf(const char *buf, size_t len, const char *file,
 	}
 	*out = jf;
 	return 0;
+}
+
+int iolat_jobfile_parse_buf(const char *buf, size_t len, const char *file,
+			    struct iolat_jobfile **out, char *err, size_t errlen)
+{
+	struct parser *p;
+	int r;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!out || (!buf && len))
+		return -EINVAL;
+	*out = NULL;
+	r = jf_parser_new(file, err, errlen, &p);
+	if (r)
+		return r;
+	r = parse_lines(p, buf ? buf : "", len);
+	return jf_parser_end(p, r, out);
 }
 
 int iolat_jobfile_parse_file(const char *path, struct iolat_jobfile **out,

@@ -2,8 +2,9 @@
 /*
  * jobfile_priv.h - PRIVATE to the job-file parser's files: jobfile_table.c
  * (the option table, names), jobfile_value.c (value parsers), jobfile_apply.c
- * (groups, applying one key), jobfile.c (the INI reader, entry points) and
- * jobfile_help.c (`iolat help keys`). The parser's state and what the files
+ * (groups, applying one key), jobfile.c (the INI reader, entry points),
+ * jobfile_build.c (job files built in code) and jobfile_help.c (`iolat help
+ * keys`). The parser's state and what the files
  * call of each other.
  * Context: any thread; a parser belongs to one call.
  */
@@ -56,6 +57,16 @@ int jf_oom(struct parser *p);
 void jf_echo(char *dst, size_t dlen, const char *s, size_t n);
 void jf_echo_max(char *dst, size_t dlen, const char *s, size_t n, size_t max);
 int jf_grow(void **arr, unsigned *cap, unsigned need, size_t elem);
+
+/* jobfile.c: a parser's life, shared by the INI reader and the builder
+ * (jobfile_build.c): a new job file holding the table's defaults; a job
+ * named @name (@n bytes, checked by the caller) with the defaults so far;
+ * the checks across one job's keys; the end: the checks across the file,
+ * then *@out (on success), the parser freed either way. */
+int jf_parser_new(const char *file, char *err, size_t errlen, struct parser **out);
+int jf_add_job(struct parser *p, const char *name, size_t n);
+int jf_check_job(struct parser *p, const struct iolat_job *j);
+int jf_parser_end(struct parser *p, int r, struct iolat_jobfile **out);
 
 /* jobfile_value.c: characters and values. */
 bool jf_is_digit(char c);

@@ -279,15 +279,130 @@ int rn_check_idle(struct runner *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* The options (or their defaults), the result, the lock and the condition
+ * the main loop sleeps on (on CLOCK_MONOTONIC). -ENOMEM without a result. */
+static int runner_init(struct runner *r, const struct iolat_runner_opts *opts)
+{
+	static const struct iolat_runner_opts defaults = { .control = -1, .kernel_compat = -1 };
+	pthread_condattr_t ca;
+
+	r->o = opts ? *opts : defaults;
+	r->res = calloc(1, sizeof(*r->res));
+	if (!r->res)
+		return -ENOMEM;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	atomic_init(&r->stop_all, false);
+	r->check = rn_check_wanted();
+	r->res->checked = r->check;
+	return 0;
+}
+
+/* Control on or off (*@control) and its mode: the options over the job
+ * file. Recorded in the result; returns the mode. */
+static int pick_control(struct runner *r, bool *control)
+{
+	int mode = iolat_mode_pick(r->jf, r->o.mode, r->o.kernel_compat, r->o.default_mode);
+
+	*control = r->o.control >= 0 ? r->o.control : r->jf->global.control;
+	if (r->o.kernel_compat == 0 && !r->o.mode && mode == IOLAT_MODE_KERNEL)
+		mode = IOLAT_MODE_ARTICLE; /* an explicit kernel_compat = 0 */
+	r->res->control = *control;
+	r->res->kernel_compat = *control && mode == IOLAT_MODE_KERNEL;
+	return mode;
+}
+
+/* The report: its label (the device and the control), its sample interval. */
+static int create_report(struct runner *r, bool control, int mode)
+{
+	struct iolat_report_cfg rcfg = { .jf = r->jf };
+	bool compat = mode == IOLAT_MODE_KERNEL;
+	const char *disk = r->res->disk;
+	char label[160];
+
+	if (r->o.label)
+		snprintf(label, sizeof(label), "%s", r->o.label);
+	else
+		snprintf(label, sizeof(label), "%s%s%s: %s", disk[0] ? "device " : "",
+			 disk, disk[0] ? "" : "real I/O",
+			 !control ? "no control" : compat ? "io.latency (kernel compat)" :
+			 mode == IOLAT_MODE_ADAPTIVE ? "io.latency (adaptive)" : "io.latency");
+	rcfg.label = label;
+	rcfg.no_control = !control;
+	rcfg.adaptive = mode == IOLAT_MODE_ADAPTIVE;
+	rcfg.sample_interval_ns = r->o.sample_ns ? r->o.sample_ns
+				  : iolat_job_default_sample_ns(r->jf, RUNNER_DEF_SAMPLE_NS);
+	rcfg.nr_requests = r->res->nr_requests;
+	return iolat_report_create(&rcfg, &r->rep);
+}
+
+/* With a controller: its groups in the report (the root's too when a job
+ * runs there), then its timer. */
+static int start_control(struct runner *r, char *err, size_t errlen)
+{
+	const struct iolat_jobfile *jf = r->jf;
+	bool root_used = false;
+	int ret;
+
+	if (!r->ctl)
+		return 0;
+	for (unsigned i = 0; i < jf->nr_groups; i++)
+		iolat_report_bind_group(r->rep, i, r->groups[i]);
+	for (unsigned i = 0; i < jf->nr_jobs; i++)
+		root_used |= jf->jobs[i].group < 0;
+	if (root_used)
+		iolat_report_bind_group(r->rep, iolat_report_root_index(r->rep),
+					iolat_ctl_root(r->ctl));
+	ret = iolat_ctl_start_timer(r->ctl);
+	if (ret)
+		return rn_set_err(err, errlen, ret, "cannot start the controller's timer: %s",
+				  strerror(-ret));
+	return 0;
+}
+
+/* After the jobs: nothing left in flight, the invariants (when checked),
+ * the verify pass. A controller still busy is leaked, not destroyed. */
+static int check_after_run(struct runner *r, char *err, size_t errlen)
+{
+	int ret = rn_check_idle(r, err, errlen);
+
+	if (ret) {
+		r->ctl = NULL;   /* not idle: leak it rather than destroy it under I/O */
+		return ret;
+	}
+	if (r->check) {
+		ret = rn_check_final(r, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return rn_verify_pass(r, err, errlen);
+}
+
+/* A failed run: one message, everything freed, and if no job ran, the
+ * files' layout undone. */
+static int run_failed(struct runner *r, int ret, char *err, size_t errlen)
+{
+	if (ret == -ENOMEM && err && errlen && !err[0])
+		rn_set_err(err, errlen, ret, "out of memory");
+	else if (err && errlen && !err[0])
+		rn_set_err(err, errlen, ret, "%s: %s", r->jf->file, strerror(-ret));
+	teardown(r);
+	if (!r->jobs_ran)
+		iolat_fileprep_undo(&r->fp, r->o.note, r->o.ctx);   /* nothing ran: leave nothing */
+	iolat_fileprep_free(&r->fp);
+	iolat_report_destroy(r->rep);
+	free(r->res);
+	return ret;
+}
+
 int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_opts *opts,
 		     struct iolat_runner_result **out, char *err, size_t errlen)
 {
-	static const struct iolat_runner_opts defaults = { .control = -1, .kernel_compat = -1 };
 	struct runner r = { .jf = jf };
-	struct iolat_report_cfg rcfg = { .jf = jf };
-	pthread_condattr_t ca;
-	char label[160];
-	bool control, compat;
+	bool control;
 	uint64_t start;
 	int ret, mode;
 
@@ -296,119 +411,47 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 		err[0] = '\0';
 	if (!jf)
 		return -EINVAL;
-	r.o = opts ? *opts : defaults;
-	r.res = calloc(1, sizeof(*r.res));
-	if (!r.res)
-		return -ENOMEM;
-	pthread_mutex_init(&r.lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&r.cv, &ca);
-	pthread_condattr_destroy(&ca);
-	atomic_init(&r.stop_all, false);
-
-	r.check = rn_check_wanted();
-	r.res->checked = r.check;
-	control = r.o.control >= 0 ? r.o.control : jf->global.control;
-	mode = iolat_mode_pick(jf, r.o.mode, r.o.kernel_compat, r.o.default_mode);
-	if (r.o.kernel_compat == 0 && !r.o.mode && mode == IOLAT_MODE_KERNEL)
-		mode = IOLAT_MODE_ARTICLE; /* an explicit kernel_compat = 0 */
-	compat = mode == IOLAT_MODE_KERNEL;
-	r.res->control = control;
-	r.res->kernel_compat = control && compat;
+	ret = runner_init(&r, opts);
+	if (ret)
+		return ret;
+	mode = pick_control(&r, &control);
 	/* Every check before the first side effect (preflight.h). */
 	ret = iolat_preflight_check(jf, r.o.fault_options, &r.pf, err, errlen);
 	if (ret)
-		goto fail;
+		return run_failed(&r, ret, err, errlen);
 	r.res->mode = control ? mode : IOLAT_MODE_UNSET;
 	rn_device_facts(&r);
-	if (control) {
+	if (control)
 		ret = rn_setup_controller(&r, iolat_mode_flags(mode), err, errlen);
-		if (ret)
-			goto fail;
-	}
-	ret = iolat_fileprep_layout(&r.fp, &r.pf, r.o.stop, r.o.note, r.o.ctx, err, errlen);
+	if (!ret)
+		ret = iolat_fileprep_layout(&r.fp, &r.pf, r.o.stop, r.o.note, r.o.ctx, err, errlen);
+	if (!ret)
+		ret = create_report(&r, control, mode);
 	if (ret)
-		goto fail;
-	if (r.o.label)
-		snprintf(label, sizeof(label), "%s", r.o.label);
-	else
-		snprintf(label, sizeof(label), "%s%s%s: %s", r.res->disk[0] ? "device " : "",
-			 r.res->disk, r.res->disk[0] ? "" : "real I/O",
-			 !control ? "no control" : compat ? "io.latency (kernel compat)" :
-			 mode == IOLAT_MODE_ADAPTIVE ? "io.latency (adaptive)" : "io.latency");
-	rcfg.label = label;
-	rcfg.no_control = !control;
-	rcfg.adaptive = mode == IOLAT_MODE_ADAPTIVE;
-	rcfg.sample_interval_ns = r.o.sample_ns ? r.o.sample_ns
-				  : iolat_job_default_sample_ns(jf, RUNNER_DEF_SAMPLE_NS);
-	rcfg.nr_requests = r.res->nr_requests;
-	ret = iolat_report_create(&rcfg, &r.rep);
-	if (ret)
-		goto fail;
+		return run_failed(&r, ret, err, errlen);
 	start = rn_mono_ns();
 	ret = rn_setup_jobs(&r, start, err, errlen);
 	if (!ret)
 		ret = rn_setup_verify(&r, err, errlen);
-	if (ret)
-		goto fail;
-	if (r.ctl) {
-		bool root_used = false;
-
-		for (unsigned i = 0; i < jf->nr_groups; i++)
-			iolat_report_bind_group(r.rep, i, r.groups[i]);
-		for (unsigned i = 0; i < jf->nr_jobs; i++)
-			root_used |= jf->jobs[i].group < 0;
-		if (root_used)
-			iolat_report_bind_group(r.rep, iolat_report_root_index(r.rep),
-						iolat_ctl_root(r.ctl));
-		ret = iolat_ctl_start_timer(r.ctl);
-		if (ret) {
-			rn_set_err(err, errlen, ret, "cannot start the controller's timer: %s",
-				strerror(-ret));
-			goto fail;
-		}
-	}
-	if (r.o.stop && atomic_load(r.o.stop)) {
+	if (!ret)
+		ret = start_control(&r, err, errlen);
+	if (!ret && r.o.stop && atomic_load(r.o.stop))
 		ret = rn_set_err(err, errlen, -EINTR, "interrupted before the jobs started");
-		goto fail;
-	}
+	if (ret)
+		return run_failed(&r, ret, err, errlen);
 	/* The workloads were set up to start at @start: start the clock now. */
 	iolat_report_start(r.rep, start);
 	r.jobs_ran = true;
 	ret = run_jobs(&r, start, err, errlen);
+	if (!ret)
+		ret = check_after_run(&r, err, errlen);
 	if (ret)
-		goto fail;
-	ret = rn_check_idle(&r, err, errlen);
-	if (ret) {
-		r.ctl = NULL;   /* not idle: leak it rather than destroy it under I/O */
-		goto fail;
-	}
-	if (r.check) {
-		ret = rn_check_final(&r, err, errlen);
-		if (ret)
-			goto fail;
-	}
-	ret = rn_verify_pass(&r, err, errlen);
-	if (ret)
-		goto fail;
+		return run_failed(&r, ret, err, errlen);
 	r.res->report = r.rep;
 	teardown(&r);
 	iolat_fileprep_free(&r.fp);
 	*out = r.res;
 	return 0;
-fail:
-	if (ret == -ENOMEM && err && errlen && !err[0])
-		rn_set_err(err, errlen, ret, "out of memory");
-	else if (err && errlen && !err[0])
-		rn_set_err(err, errlen, ret, "%s: %s", jf->file, strerror(-ret));
-	teardown(&r);
-	if (!r.jobs_ran)
-		iolat_fileprep_undo(&r.fp, r.o.note, r.o.ctx);   /* nothing ran: leave nothing */
-	iolat_fileprep_free(&r.fp);
-	iolat_report_destroy(r.rep);
-	free(r.res);
-	return ret;
 }
 
 void iolat_runner_result_free(struct iolat_runner_result *res)

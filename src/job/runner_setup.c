@@ -177,6 +177,100 @@ int rn_file_size(const char *path, uint64_t *size)
 	return 0;
 }
 
+/* The bytes a job's clones work on: its file's size past offset=, or for a
+ * job without a file size= (else RUNNER_DEF_SIZE). */
+static int job_region(const struct iolat_job *job, uint64_t *region, char *err, size_t errlen)
+{
+	*region = 0;
+	if (!rn_diskless(job)) {
+		int ret = rn_file_size(job->filename, region);
+
+		if (ret)
+			return rn_set_err(err, errlen, ret, "%s: %s", job->filename, strerror(-ret));
+		*region = *region > job->offset ? *region - job->offset : 0;
+	} else if (!job->size) {
+		*region = RUNNER_DEF_SIZE;
+	}
+	return 0;
+}
+
+/* A clone's slots, each with its buffer (filled with data, not zeros) and
+ * its waiter, all on the free list. */
+static int setup_slots(struct rjob *j)
+{
+	size_t bs = j->job->bs;
+
+	j->nr_slots = j->job->iodepth ? j->job->iodepth : 1;
+	j->slots = calloc(j->nr_slots, sizeof(*j->slots));
+	j->iov = calloc(j->nr_slots, sizeof(*j->iov));
+	bs = (bs + IOLAT_ENG_BUF_ALIGN - 1) & ~(size_t)(IOLAT_ENG_BUF_ALIGN - 1);
+	j->bufmem = iolat_eng_buf_alloc(bs * j->nr_slots);
+	if (!j->slots || !j->iov || !j->bufmem)
+		return -ENOMEM;
+	/* Writes carry data, not zeros. */
+	for (size_t k = 0; k < bs * j->nr_slots; k++)
+		((unsigned char *)j->bufmem)[k] = (unsigned char)(k * 131 + 7);
+	for (unsigned k = j->nr_slots; k-- > 0;) {
+		struct rslot *s = &j->slots[k];
+
+		j->iov[k].iov_base = (char *)j->bufmem + bs * k;
+		j->iov[k].iov_len = bs;
+		s->j = j;
+		s->req.buf = j->iov[k].iov_base;
+		s->req.buf_index = (int)k;
+		s->req.user = s;
+		s->waiter.granted = rn_on_granted;
+		rn_free_slot(j, s);
+	}
+	return 0;
+}
+
+/* One clone of job @i: its workload over @region from @start, its group,
+ * its slots, its engine and open file. */
+static int setup_clone(struct runner *r, struct rjob *j, unsigned i, unsigned c,
+		       uint64_t region, uint64_t start, char *err, size_t errlen)
+{
+	const struct iolat_jobfile *jf = r->jf;
+	const struct iolat_job *job = &jf->jobs[i];
+	struct iolat_wl_params wp = {
+		.seed = jf->global.seed, .job_index = i, .clone = c,
+		.size = region, .start_ns = start, .ramp_ns = jf->global.ramp_ns,
+	};
+	int ret;
+
+	j->r = r;
+	j->job = job;
+	j->job_index = i;
+	j->clone = c;
+	j->verify = job->verify != IOLAT_VERIFY_NONE;
+	pthread_mutex_init(&j->glock, NULL);
+	ret = iolat_workload_init(&j->wl, job, &wp);
+	if (ret)
+		return rn_set_err(err, errlen, ret,
+			       "%s:%u: key 'size': job '%s': the region is smaller than bs",
+			       jf->file, iolat_job_key_line(job, "size"), job->name);
+	if (j->verify && (job->bs % IOLAT_ENG_VERIFY_BLOCK ||
+			  job->offset % IOLAT_ENG_VERIFY_BLOCK))
+		return rn_set_err(err, errlen, -EINVAL,
+			       "%s:%u: key 'verify': needs bs and offset in multiples of %u",
+			       jf->file, iolat_job_key_line(job, "verify"),
+			       IOLAT_ENG_VERIFY_BLOCK);
+	j->g = !r->ctl ? NULL : job->group < 0 ? iolat_ctl_root(r->ctl)
+					       : r->groups[job->group];
+	ret = setup_slots(j);
+	if (!ret)
+		ret = create_engine(r, j, err, errlen);
+	if (!ret)
+		ret = open_file(r, j, err, errlen);
+	if (!ret)
+		ret = check_alignment(r, j, err, errlen);
+	if (ret)
+		return ret;
+	for (unsigned k = 0; k < j->nr_slots; k++)
+		j->slots[k].req.file = j->fidx;
+	return 0;
+}
+
 int rn_setup_jobs(struct runner *r, uint64_t start, char *err, size_t errlen)
 {
 	const struct iolat_jobfile *jf = r->jf;
@@ -191,77 +285,16 @@ int rn_setup_jobs(struct runner *r, uint64_t start, char *err, size_t errlen)
 	for (unsigned i = 0; i < jf->nr_jobs; i++) {
 		const struct iolat_job *job = &jf->jobs[i];
 		unsigned clones = job->numjobs ? job->numjobs : 1;
-		uint64_t region = 0;
+		uint64_t region;
 
-		if (!rn_diskless(job)) {
-			ret = rn_file_size(job->filename, &region);
-			if (ret)
-				return rn_set_err(err, errlen, ret, "%s: %s", job->filename,
-					       strerror(-ret));
-			region = region > job->offset ? region - job->offset : 0;
-		} else if (!job->size) {
-			region = RUNNER_DEF_SIZE;
-		}
+		ret = job_region(job, &region, err, errlen);
+		if (ret)
+			return ret;
 		for (unsigned c = 0; c < clones; c++) {
-			struct rjob *j = &r->jobs[r->nr_jobs];
-			struct iolat_wl_params wp = {
-				.seed = jf->global.seed, .job_index = i, .clone = c,
-				.size = region, .start_ns = start, .ramp_ns = jf->global.ramp_ns,
-			};
-			size_t bs = job->bs;
-
-			r->nr_jobs++;
-			j->r = r;
-			j->job = job;
-			j->job_index = i;
-			j->clone = c;
-			j->verify = job->verify != IOLAT_VERIFY_NONE;
-			pthread_mutex_init(&j->glock, NULL);
-			ret = iolat_workload_init(&j->wl, job, &wp);
-			if (ret)
-				return rn_set_err(err, errlen, ret,
-					       "%s:%u: key 'size': job '%s': the region is smaller than bs",
-					       jf->file, iolat_job_key_line(job, "size"), job->name);
-			if (j->verify && (job->bs % IOLAT_ENG_VERIFY_BLOCK ||
-					  job->offset % IOLAT_ENG_VERIFY_BLOCK))
-				return rn_set_err(err, errlen, -EINVAL,
-					       "%s:%u: key 'verify': needs bs and offset in multiples of %u",
-					       jf->file, iolat_job_key_line(job, "verify"),
-					       IOLAT_ENG_VERIFY_BLOCK);
-			j->g = !r->ctl ? NULL : job->group < 0 ? iolat_ctl_root(r->ctl)
-							       : r->groups[job->group];
-			j->nr_slots = job->iodepth ? job->iodepth : 1;
-			j->slots = calloc(j->nr_slots, sizeof(*j->slots));
-			j->iov = calloc(j->nr_slots, sizeof(*j->iov));
-			bs = (bs + IOLAT_ENG_BUF_ALIGN - 1) & ~(size_t)(IOLAT_ENG_BUF_ALIGN - 1);
-			j->bufmem = iolat_eng_buf_alloc(bs * j->nr_slots);
-			if (!j->slots || !j->iov || !j->bufmem)
-				return -ENOMEM;
-			/* Writes carry data, not zeros. */
-			for (size_t k = 0; k < bs * j->nr_slots; k++)
-				((unsigned char *)j->bufmem)[k] = (unsigned char)(k * 131 + 7);
-			for (unsigned k = j->nr_slots; k-- > 0;) {
-				struct rslot *s = &j->slots[k];
-
-				j->iov[k].iov_base = (char *)j->bufmem + bs * k;
-				j->iov[k].iov_len = bs;
-				s->j = j;
-				s->req.buf = j->iov[k].iov_base;
-				s->req.buf_index = (int)k;
-				s->req.user = s;
-				s->waiter.granted = rn_on_granted;
-				rn_free_slot(j, s);
-			}
-			ret = create_engine(r, j, err, errlen);
-			if (!ret)
-				ret = open_file(r, j, err, errlen);
+			/* counted first: teardown frees what a failed clone set up */
+			ret = setup_clone(r, &r->jobs[r->nr_jobs++], i, c, region, start, err, errlen);
 			if (ret)
 				return ret;
-			ret = check_alignment(r, j, err, errlen);
-			if (ret)
-				return ret;
-			for (unsigned k = 0; k < j->nr_slots; k++)
-				j->slots[k].req.file = j->fidx;
 		}
 	}
 	return 0;

@@ -385,26 +385,14 @@ static void check_group_idle(struct iolat_group *g)
 			 st.inflight, st.waiters);
 }
 
-static void test_reconfig_under_load(void **state)
+/* The controller, its permanent groups and first leaves, the article's
+ * targets, its timer thread. */
+static void setup_controller(void)
 {
 	struct iolat_ctl_config cfg = {
 		.nr_requests = 32, .rotational = 0, .max_groups = 64,
 		.delay_cap_ns = 10 * NSEC_PER_MSEC,
 	};
-	pthread_t reconfig, watchdog;
-	uint64_t ios = 0, eagain = 0, unissued = 0, bypass = 0, skipped = 0, max_wait = 0;
-	uint64_t waits = 0;
-	uint64_t t0;
-
-	(void)state;
-	T.seconds = t_stress_env_u64("RECONFIG_SECONDS",
-				     t_stress_env_flag("IOLAT_TEST_SHORT") ? 5 : 30);
-	T.nr_io = (unsigned)t_stress_env_u64("RECONFIG_THREADS", 6);
-	if (T.nr_io < 4)
-		T.nr_io = 4;
-	if (T.nr_io > MAX_IO_THREADS)
-		T.nr_io = MAX_IO_THREADS;
-	pthread_mutex_init(&T.fail_lock, NULL);
 
 	assert_int_equal(iolat_ctl_create(&cfg, &T.ctl), 0);
 	for (int i = 0; i < NR_PERM; i++)
@@ -420,8 +408,19 @@ static void test_reconfig_under_load(void **state)
 	assert_int_equal(iolat_group_set_target(T.perm[G_WEB], 1 * NSEC_PER_MSEC), 0);
 	assert_int_equal(iolat_group_set_target(T.leaves[0].g, 500 * NSEC_PER_USEC), 0);
 	assert_int_equal(iolat_ctl_start_timer(T.ctl), 0);
+}
 
-	t0 = t_stress_now_ns();
+/* What the I/O threads did, summed (the longest wait: the longest of all). */
+struct io_totals {
+	uint64_t ios, eagain, unissued, bypass, skipped, max_wait, waits;
+};
+
+/* The I/O threads and the watchdog run while the reconfiguring thread
+ * does; then they stop, and their counts are summed in @tot. */
+static void run_under_load(struct io_totals *tot)
+{
+	pthread_t reconfig, watchdog;
+
 	assert_int_equal(pthread_create(&watchdog, NULL, watchdog_main, NULL), 0);
 	for (unsigned i = 0; i < T.nr_io; i++) {
 		T.io[i].seed = 0x243f6a8885a308d3ull * (i + 1);
@@ -432,38 +431,23 @@ static void test_reconfig_under_load(void **state)
 	atomic_store(&T.stop_io, true);
 	for (unsigned i = 0; i < T.nr_io; i++) {
 		pthread_join(T.io[i].th, NULL);
-		ios += T.io[i].ios;
-		eagain += T.io[i].eagain;
-		unissued += T.io[i].unissued;
-		bypass += T.io[i].bypass;
-		skipped += T.io[i].skipped;
-		waits += T.io[i].waits_1ms;
-		if (T.io[i].max_wait_ns > max_wait)
-			max_wait = T.io[i].max_wait_ns;
+		tot->ios += T.io[i].ios;
+		tot->eagain += T.io[i].eagain;
+		tot->unissued += T.io[i].unissued;
+		tot->bypass += T.io[i].bypass;
+		tot->skipped += T.io[i].skipped;
+		tot->waits += T.io[i].waits_1ms;
+		if (T.io[i].max_wait_ns > tot->max_wait)
+			tot->max_wait = T.io[i].max_wait_ns;
 	}
 	atomic_store(&T.stop_watchdog, true);
 	pthread_join(watchdog, NULL);
+}
 
-	print_message("reconfig: %.1f s, %u I/O threads: %llu I/Os (%llu unissued, %llu bypass, "
-		      "%llu NOWAIT refused, %llu skipped on retiring leaves), %llu waited > 1 ms, "
-		      "longest wait %.1f ms\n",
-		      (double)(t_stress_now_ns() - t0) / 1e9, T.nr_io, (unsigned long long)ios,
-		      (unsigned long long)unissued, (unsigned long long)bypass,
-		      (unsigned long long)eagain, (unsigned long long)skipped,
-		      (unsigned long long)waits, max_wait / 1e6);
-	print_message("reconfig: %llu target changes, %llu leaf retirements (%llu -EBUSY "
-		      "retries, longest %.1f ms), %llu refused parent destroys, %llu qd changes, "
-		      "%llu ticks, %llu invariant checks\n",
-		      (unsigned long long)T.rs.targets, (unsigned long long)T.rs.retires,
-		      (unsigned long long)T.rs.busy_retries, T.rs.max_destroy_wait_ns / 1e6,
-		      (unsigned long long)T.rs.mid_busy, (unsigned long long)T.rs.qd_changes,
-		      (unsigned long long)T.rs.ticks, (unsigned long long)T.rs.inv_checks);
-	if (atomic_load(&T.failed))
-		fail_msg("%s", T.fail_msg);
-	assert_true(ios > 0);
-	assert_true(T.rs.retires > 0);
-
-	/* Everything completed: every level idle. */
+/* Everything completed: every level idle; then the groups and the
+ * controller go away. */
+static void check_idle_and_destroy(void)
+{
 	if (t_check_idle(T.ctl)) {
 		t_dump_groups(T.ctl, stderr);
 		fail_msg("controller not idle at the end");
@@ -482,6 +466,45 @@ static void test_reconfig_under_load(void **state)
 		assert_int_equal(iolat_group_destroy(T.perm[i]), 0);
 	assert_false(iolat_ctl_enabled(T.ctl));
 	iolat_ctl_destroy(T.ctl);
+}
+
+static void test_reconfig_under_load(void **state)
+{
+	struct io_totals tot = { 0 };
+	uint64_t t0;
+
+	(void)state;
+	T.seconds = t_stress_env_u64("RECONFIG_SECONDS",
+				     t_stress_env_flag("IOLAT_TEST_SHORT") ? 5 : 30);
+	T.nr_io = (unsigned)t_stress_env_u64("RECONFIG_THREADS", 6);
+	if (T.nr_io < 4)
+		T.nr_io = 4;
+	if (T.nr_io > MAX_IO_THREADS)
+		T.nr_io = MAX_IO_THREADS;
+	pthread_mutex_init(&T.fail_lock, NULL);
+	setup_controller();
+
+	t0 = t_stress_now_ns();
+	run_under_load(&tot);
+	print_message("reconfig: %.1f s, %u I/O threads: %llu I/Os (%llu unissued, %llu bypass, "
+		      "%llu NOWAIT refused, %llu skipped on retiring leaves), %llu waited > 1 ms, "
+		      "longest wait %.1f ms\n",
+		      (double)(t_stress_now_ns() - t0) / 1e9, T.nr_io, (unsigned long long)tot.ios,
+		      (unsigned long long)tot.unissued, (unsigned long long)tot.bypass,
+		      (unsigned long long)tot.eagain, (unsigned long long)tot.skipped,
+		      (unsigned long long)tot.waits, tot.max_wait / 1e6);
+	print_message("reconfig: %llu target changes, %llu leaf retirements (%llu -EBUSY "
+		      "retries, longest %.1f ms), %llu refused parent destroys, %llu qd changes, "
+		      "%llu ticks, %llu invariant checks\n",
+		      (unsigned long long)T.rs.targets, (unsigned long long)T.rs.retires,
+		      (unsigned long long)T.rs.busy_retries, T.rs.max_destroy_wait_ns / 1e6,
+		      (unsigned long long)T.rs.mid_busy, (unsigned long long)T.rs.qd_changes,
+		      (unsigned long long)T.rs.ticks, (unsigned long long)T.rs.inv_checks);
+	if (atomic_load(&T.failed))
+		fail_msg("%s", T.fail_msg);
+	assert_true(tot.ios > 0);
+	assert_true(T.rs.retires > 0);
+	check_idle_and_destroy();
 	pthread_mutex_destroy(&T.fail_lock);
 }
 

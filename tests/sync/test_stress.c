@@ -414,86 +414,76 @@ static uint32_t pick_group(struct sub *s)
 	return inner[t_stress_below(&s->rng, 3)];
 }
 
-/* Issue one I/O; false when no record is free (caller retries). */
-static bool issue_one(struct sub *s)
+/* How to issue the next I/O, from a draw of @mode in 0..99: blocking or
+ * not, NOWAIT, META or SWAP (the mix of the stress). */
+static bool pick_mode(uint32_t mode, unsigned *flags)
 {
-	uint32_t mode = t_stress_below(&s->rng, 100), gi = pick_group(s);
-	bool blocking;
-	unsigned flags = 0;
-	struct rec *r;
+	*flags = 0;
+	if (mode < 22)
+		return true;
+	if (mode < 60)
+		return false;
+	if (mode < 68)
+		return *flags = IOLAT_IO_NOWAIT, false;
+	if (mode < 72)
+		return *flags = IOLAT_IO_NOWAIT, true;
+	if (mode < 80)
+		return *flags = IOLAT_IO_META, false;
+	if (mode < 84)
+		return *flags = IOLAT_IO_META, true;
+	if (mode < 86)
+		return *flags = IOLAT_IO_SWAP, false;
+	return false;
+}
+
+/* iolat_throttle(): admitted (or refused, with NOWAIT) before it returns. */
+static void issue_blocking(struct sub *s, struct rec *r, uint32_t gi, unsigned flags)
+{
 	int ret;
 
-	if (mode < 22) {
-		blocking = true;
-	} else if (mode < 60) {
-		blocking = false;
-	} else if (mode < 68) {
-		blocking = false, flags = IOLAT_IO_NOWAIT;
-	} else if (mode < 72) {
-		blocking = true, flags = IOLAT_IO_NOWAIT;
-	} else if (mode < 80) {
-		blocking = false, flags = IOLAT_IO_META;
-	} else if (mode < 84) {
-		blocking = true, flags = IOLAT_IO_META;
-	} else if (mode < 86) {
-		blocking = false, flags = IOLAT_IO_SWAP;
+	atomic_store(&r->state, R_BLOCK);
+	atomic_store(&s->in_block, r);
+	ret = iolat_throttle(S.g[gi], flags, &r->io);
+	atomic_store(&s->in_block, NULL);
+	atomic_fetch_add(&s->block_gen, 1);
+	if (ret == 0) {
+		if (t_inv_io_waited(&r->io))
+			atomic_fetch_add(&S.blocking_waited, 1);
+		atomic_store(&r->state, R_ADMITTED);
+		note_admitted(r);
+		push_done_queue(r);
 	} else {
-		blocking = false;
+		if (ret != -EAGAIN || !(flags & IOLAT_IO_NOWAIT) || t_inv_io_tracked(&r->io))
+			fail_async("iolat_throttle returned %d (flags %#x)", ret, flags);
+		atomic_fetch_add(&S.eagain, 1);
+		rec_release(s, r);
 	}
-	r = rec_alloc(s);
-	if (!r)
-		return false;
-	atomic_store(&r->tag, (uint64_t)s->id << 48 | ++s->seq);
-	atomic_store(&r->gi, gi);
-	atomic_store(&r->flags, flags);
-	atomic_store(&r->ngranted, 0);
-	atomic_store(&r->t0, t_stress_now_ns());
-	r->w.granted = rec_granted;
+}
 
-	if (blocking) {
-		atomic_store(&r->state, R_BLOCK);
-		atomic_store(&s->in_block, r);
-		ret = iolat_throttle(S.g[gi], flags, &r->io);
-		atomic_store(&s->in_block, NULL);
-		atomic_fetch_add(&s->block_gen, 1);
-		if (ret == 0) {
-			if (t_inv_io_waited(&r->io))
-				atomic_fetch_add(&S.blocking_waited, 1);
-			atomic_store(&r->state, R_ADMITTED);
-			note_admitted(r);
-			push_done_queue(r);
-		} else {
-			if (ret != -EAGAIN || !(flags & IOLAT_IO_NOWAIT) || t_inv_io_tracked(&r->io))
-				fail_async("iolat_throttle returned %d (flags %#x)", ret, flags);
-			atomic_fetch_add(&S.eagain, 1);
-			rec_release(s, r);
-		}
-		return true;
-	}
+/* iolat_throttle_async(): admitted at once, queued (granted() later, maybe
+ * already), or refused. */
+static void issue_async(struct sub *s, struct rec *r, uint32_t gi, unsigned flags)
+{
+	uint32_t st = R_SUBMIT;
+	int ret;
 
 	atomic_store(&r->state, R_SUBMIT);
 	ret = iolat_throttle_async(S.g[gi], flags, &r->io, &r->w);
 	if (ret == 0) {
-		uint32_t st = R_SUBMIT;
-
 		if (!atomic_compare_exchange_strong(&r->state, &st, R_ADMITTED)) {
 			fail_async("tag %llx: granted() called although admitted at once",
 				   (unsigned long long)atomic_load(&r->tag));
-			return true;
+			return;
 		}
 		note_admitted(r);
 		push_done_queue(r);
 	} else if (ret == IOLAT_QUEUED) {
-		uint32_t st = R_SUBMIT;
-
 		if (flags & (BYPASS | IOLAT_IO_NOWAIT))
 			fail_async("flags %#x queued", flags);
 		atomic_fetch_add(&S.queued, 1);
 		/* Fails when granted() already ran: then it is ADMITTED or DONE. */
 		atomic_compare_exchange_strong(&r->state, &st, R_QUEUED);
 	} else {
-		uint32_t st = R_SUBMIT;
-
 		if (ret != -EAGAIN || !(flags & IOLAT_IO_NOWAIT) || t_inv_io_tracked(&r->io))
 			fail_async("iolat_throttle_async returned %d (flags %#x)", ret, flags);
 		atomic_fetch_add(&S.eagain, 1);
@@ -502,6 +492,28 @@ static bool issue_one(struct sub *s)
 		else
 			s->busy--;
 	}
+}
+
+/* Issue one I/O; false when no record is free (caller retries). */
+static bool issue_one(struct sub *s)
+{
+	uint32_t mode = t_stress_below(&s->rng, 100), gi = pick_group(s);
+	unsigned flags;
+	bool blocking = pick_mode(mode, &flags);
+	struct rec *r = rec_alloc(s);
+
+	if (!r)
+		return false;
+	atomic_store(&r->tag, (uint64_t)s->id << 48 | ++s->seq);
+	atomic_store(&r->gi, gi);
+	atomic_store(&r->flags, flags);
+	atomic_store(&r->ngranted, 0);
+	atomic_store(&r->t0, t_stress_now_ns());
+	r->w.granted = rec_granted;
+	if (blocking)
+		issue_blocking(s, r, gi, flags);
+	else
+		issue_async(s, r, gi, flags);
 	return true;
 }
 
@@ -764,13 +776,9 @@ static void setup_tree(void)
 	assert_int_equal(iolat_group_set_target(S.g[4], 2000), 0);
 }
 
-static void test_stress_mixed(void **state)
+/* The shared state, its locks and limits; the group tree. */
+static void stress_init(uint64_t seed)
 {
-	uint64_t seed = t_stress_env_u64("STRESS_SEED", (uint64_t)time(NULL) ^ (uint64_t)getpid());
-	uint64_t t_end, downs = 0, ups = 0, throttled = 0, nr_done = 0;
-	int bad_depth = 0;
-
-	(void)state;
 	memset(&S, 0, sizeof(S));
 	pthread_mutex_init(&S.qlock, NULL);
 	pthread_cond_init(&S.qcv, NULL);
@@ -785,7 +793,11 @@ static void test_stress_mixed(void **state)
 	       (unsigned long long)S.target_ios, NR_SUB, NR_COMP, (unsigned long long)seed,
 	       t_stress_under_tsan() ? " (TSan)" : t_stress_under_asan() ? " (ASan)" : "");
 	setup_tree();
+}
 
+/* Watchdog, completers, ticker, target setter, then the submitters. */
+static void start_threads(uint64_t seed)
+{
 	assert_int_equal(pthread_create(&S.watchdog, NULL, watchdog_main, NULL), 0);
 	for (int i = 0; i < NR_COMP; i++)
 		assert_int_equal(pthread_create(&S.comp[i], NULL, completer_main,
@@ -801,8 +813,12 @@ static void test_stress_mixed(void **state)
 			s->rng = 1;
 		assert_int_equal(pthread_create(&s->th, NULL, submitter_main, s), 0);
 	}
+}
 
-	/* Checkpoints every ~150 ms while the submitters run. */
+/* Checkpoints every ~150 ms until the submitters are done; then every
+ * thread but the watchdog stopped and joined. */
+static void run_to_the_end(void)
+{
 	for (;;) {
 		struct timespec ts = { 0, 150000000 };
 		int fin = 0;
@@ -824,13 +840,11 @@ static void test_stress_mixed(void **state)
 		pthread_join(S.comp[i], NULL);
 	pthread_join(S.ticker, NULL);
 	pthread_join(S.setter, NULL);
-	t_end = t_stress_now_ns();
+}
 
-	/* Final accounting. */
-	printf("stress: %.2f s, %.0f I/Os per second\n", (double)(t_end - S.t_start) / 1e9,
-	       (double)S.issued / ((double)(t_end - S.t_start) / 1e9));
-	print_counters(stdout);
-	t_dump_groups(S.ctl, stdout);
+/* Every I/O accounted for once: the test's counts, every record free. */
+static void check_accounting(void)
+{
 	if (S.errors)
 		print_message("first error: %s\n", S.first_err);
 	assert_int_equal(S.errors, 0);
@@ -848,6 +862,14 @@ static void test_stress_mixed(void **state)
 			assert_true(atomic_load(&r->ngranted) <= 1);
 		}
 	}
+}
+
+/* Each group's counters match the test's and nothing is left in flight;
+ * throttling really happened (depths went down and I/Os waited). */
+static void check_groups(void)
+{
+	uint64_t downs = 0, ups = 0, throttled = 0, nr_done = 0;
+
 	for (int i = 0; i < NR_GRP; i++) {
 		struct iolat_group_stat st;
 
@@ -872,17 +894,21 @@ static void test_stress_mixed(void **state)
 	printf("stress: scale_downs=%llu scale_ups=%llu throttled=%.1f ms tracked_done=%llu\n",
 	       (unsigned long long)downs, (unsigned long long)ups, (double)throttled / 1e6,
 	       (unsigned long long)nr_done);
-	/* Throttling really happened: depths went down and I/Os waited. */
 	assert_true(downs > 0);
 	assert_true(throttled > 0);
 	assert_true(S.queued + S.blocking_waited > 0);
 	assert_true(S.cancel_ok > 0 || S.queued < 100);
+}
 
-	/*
-	 * Pressure gone: clear every target and tick. Every parent must be back
-	 * at the default cookie, and a group that saw the default cookie must
-	 * be unlimited (nothing else would ever unclamp it).
-	 */
+/*
+ * Pressure gone: clear every target and tick. Every parent must be back
+ * at the default cookie, and a group that saw the default cookie must
+ * be unlimited (nothing else would ever unclamp it).
+ */
+static void check_release(void)
+{
+	int bad_depth = 0;
+
 	for (int i = 0; i < NR_GRP; i++)
 		assert_int_equal(iolat_group_set_target(S.g[i], 0), 0);
 	for (int k = 0; k < 3; k++)
@@ -901,6 +927,27 @@ static void test_stress_mixed(void **state)
 	}
 	assert_int_equal(bad_depth, 0);
 	assert_int_equal(t_check_idle(S.ctl), 0);
+}
+
+static void test_stress_mixed(void **state)
+{
+	uint64_t seed = t_stress_env_u64("STRESS_SEED", (uint64_t)time(NULL) ^ (uint64_t)getpid());
+	uint64_t t_end;
+
+	(void)state;
+	stress_init(seed);
+	start_threads(seed);
+	run_to_the_end();
+	t_end = t_stress_now_ns();
+
+	/* Final accounting. */
+	printf("stress: %.2f s, %.0f I/Os per second\n", (double)(t_end - S.t_start) / 1e9,
+	       (double)S.issued / ((double)(t_end - S.t_start) / 1e9));
+	print_counters(stdout);
+	t_dump_groups(S.ctl, stdout);
+	check_accounting();
+	check_groups();
+	check_release();
 
 	atomic_store(&S.wd_stop, 1);
 	pthread_join(S.watchdog, NULL);
