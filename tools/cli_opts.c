@@ -91,6 +91,8 @@ int iolat_cli_common_opt(struct iolat_cli_common *c, const char *cmd, int argc, 
 		c->control = 0;
 	} else if (!strcmp(a, "--kernel-compat")) {
 		c->kernel_compat = 1;
+	} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+		c->quiet = true;
 	} else if (iolat_cli_is_opt(a, "--control")) {
 		if (!(v = iolat_cli_opt_value(argc, argv, i, "--control")) ||
 		    !(c->mode = iolat_mode_parse(v)))
@@ -99,6 +101,16 @@ int iolat_cli_common_opt(struct iolat_cli_common *c, const char *cmd, int argc, 
 	} else {
 		return 0;
 	}
+	return 1;
+}
+
+int iolat_cli_operand(struct iolat_cli_common *c, const char *cmd, const char *arg)
+{
+	if (arg[0] == '-' && arg[1])
+		return iolat_cli_usage_error(cmd, "unknown option '%s'", arg), -1;
+	if (c->file)
+		return iolat_cli_usage_error(cmd, "one job file only ('%s' is a second)", arg), -1;
+	c->file = arg;
 	return 1;
 }
 

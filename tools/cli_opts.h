@@ -16,7 +16,7 @@ const char *iolat_cli_opt_value(int argc, char **argv, int *i, const char *opt);
 /* argv element @arg is --opt or --opt=...: */
 bool iolat_cli_is_opt(const char *arg, const char *opt);
 
-/* The options `iolat run` and `iolat sim` share. */
+/* The options `iolat run` and `iolat sim` share, and their one operand. */
 struct iolat_cli_common {
 	bool json;              /* --output-format=json */
 	const char *logdir;     /* --log DIR */
@@ -27,6 +27,8 @@ struct iolat_cli_common {
 	const char *output;     /* --output FILE: the report goes there; NULL: stdout */
 	bool parse_only;        /* --parse-only: check the job file, run nothing */
 	int mode;               /* --control MODE: enum iolat_ctl_mode; 0: the job file's */
+	bool quiet;             /* -q, --quiet: no progress line */
+	const char *file;       /* the job file (the one operand) */
 };
 
 /* The CLI's mode when neither the command line nor the job file names one. */
@@ -38,6 +40,11 @@ struct iolat_cli_common {
  * it is not one of them, -1 after printing a usage error. */
 int iolat_cli_common_opt(struct iolat_cli_common *c, const char *cmd, int argc, char **argv,
 			 int *i);
+
+/* argv element @arg after the command's own options: the job file, or a
+ * usage error for an unknown option or a second file. 1 when taken, -1
+ * after printing the error. */
+int iolat_cli_operand(struct iolat_cli_common *c, const char *cmd, const char *arg);
 
 struct iolat_jobfile;
 

@@ -199,12 +199,10 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The command line: options for the runner, the job file, --quiet. */
+/* The command line: options for the runner, the shared ones (job file included). */
 struct run_args {
 	struct iolat_runner_opts o;
 	struct iolat_cli_common common;
-	const char *file;
-	bool quiet;
 };
 
 /* Parse the command line into @a. Returns -1 to go on, else the exit code
@@ -226,14 +224,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			if (!(v = iolat_cli_opt_value(argc, argv, &i, "--faults")))
 				return bad_usage("%s needs options (kind=eio,rate=0.01...)", "--faults");
 			a->o.fault_options = v;
-		} else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-			a->quiet = true;
-		} else if (arg[0] == '-' && arg[1]) {
-			return bad_usage("unknown option '%s'", arg);
-		} else if (a->file) {
-			return bad_usage("one job file only ('%s' is a second)", arg);
-		} else {
-			a->file = arg;
+		} else if (iolat_cli_operand(&a->common, "run", arg) < 0) {
+			return IOLAT_EXIT_USAGE;
 		}
 	}
 	a->o.control = a->common.control;
@@ -366,18 +358,18 @@ int iolat_cmd_run(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
-	ret = iolat_cli_load_jobfile("run", a.file, &jf);
+	ret = iolat_cli_load_jobfile("run", a.common.file, &jf);
 	if (!ret)
 		ret = iolat_cli_check_output("run", a.common.output);
 	if (!ret)
 		ret = iolat_cli_check_logdir("run", a.common.logdir);
 	if (!ret && a.common.parse_only)
-		ret = parse_only(jf, a.o.fault_options, a.file);
+		ret = parse_only(jf, a.o.fault_options, a.common.file);
 	if (ret || a.common.parse_only) {
 		iolat_jobfile_free(jf);
 		return ret;
 	}
-	cli.tty = !a.quiet && isatty(STDERR_FILENO);
+	cli.tty = !a.common.quiet && isatty(STDERR_FILENO);
 	a.o.progress = on_progress;
 	a.o.note = on_note;
 	a.o.ctx = &cli;

@@ -123,12 +123,12 @@ static void clear_progress(struct sim_progress *p)
 	p->shown = false;
 }
 
-/* The command line: options for the simulation, the job file, -v, -q. */
+/* The command line: options for the simulation, the shared ones (job file
+ * included), -v. */
 struct sim_args {
 	struct iolat_sim_opts o;
 	struct iolat_cli_common common;
-	const char *file;
-	bool verbose, quiet;
+	bool verbose;
 };
 
 /* --seed N: a non-negative integer (decimal, 0x hex or 0 octal). */
@@ -167,14 +167,8 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 				return ret;
 		} else if (!strcmp(arg, "-v") || !strcmp(arg, "--verbose")) {
 			a->verbose = true;
-		} else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-			a->quiet = true;
-		} else if (arg[0] == '-' && arg[1]) {
-			return bad_usage("unknown option '%s'", arg);
-		} else if (a->file) {
-			return bad_usage("one job file only ('%s' is a second)", arg);
-		} else {
-			a->file = arg;
+		} else if (iolat_cli_operand(&a->common, "sim", arg) < 0) {
+			return IOLAT_EXIT_USAGE;
 		}
 	}
 	a->o.control = a->common.control;
@@ -270,7 +264,7 @@ static int simulate(const struct iolat_jobfile *jf, struct sim_args *a)
 	uint64_t iters = 0;
 	int ret, rc;
 
-	prog.tty = !a->quiet && isatty(STDERR_FILENO);
+	prog.tty = !a->common.quiet && isatty(STDERR_FILENO);
 	prog.t0 = t0;
 	a->o.stop = &iolat_cli_stop_flag;
 	a->o.progress = on_progress;
@@ -304,7 +298,7 @@ int iolat_cmd_sim(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
-	ret = iolat_cli_load_jobfile("sim", a.file, &jf);
+	ret = iolat_cli_load_jobfile("sim", a.common.file, &jf);
 	if (!ret)
 		ret = iolat_cli_check_output("sim", a.common.output);
 	if (!ret)
@@ -315,7 +309,7 @@ int iolat_cmd_sim(int argc, char **argv)
 	}
 	if (ret || a.common.parse_only) {
 		if (!ret)
-			printf("%s: ok (%u jobs, %u groups)\n", a.file, jf->nr_jobs, jf->nr_groups);
+			printf("%s: ok (%u jobs, %u groups)\n", a.common.file, jf->nr_jobs, jf->nr_groups);
 		iolat_jobfile_free(jf);
 		return ret;
 	}
