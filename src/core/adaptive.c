@@ -116,7 +116,7 @@ static void set_depth(struct iolat_group *g, uint32_t depth)
 {
 	uint32_t watch = depth == 1;
 
-	atomic_store(&g->max_depth, depth);
+	iolat_depth_set(g, depth); /* a limit: the in-flight count made exact first */
 	if (atomic_exchange(&g->ad.pace_watch, watch) != watch) {
 		if (watch)
 			atomic_fetch_add(&g->ctl->pace_watchers, 1);
@@ -231,6 +231,7 @@ void iolat_adapt_child_step(struct iolat_group *g, uint32_t mine, uint32_t cur)
 	iolat_spin_unlock(&a->lock);
 	if (wake)
 		iolat_wake(g, true);
+	iolat_inflight_relax(g); /* if unlimited again: distributed */
 }
 
 /* ---- the parent: ceiling, hold, probes ---- */

@@ -4,19 +4,25 @@
  * waiters with the kernel's hand-off protocol), completion (latency
  * recording, slot release, wake-ups, window expiry) and cancellation.
  *
- * Costs, uncontended, for one group: at submit one cookie compare and one CAS
- * on inflight; at completion one atomic decrement and a per-thread stat
- * update with plain loads and stores. Locks are taken only when a level's
- * wait queue is non-empty (or becomes so) and once per window, to close it.
- * That common case is inlined into the entry points and makes no call (but
- * the clock's): the rest (waiting, scale changes, bypass, a window to close,
- * waiters to wake, a shared stat slot) is handed to out-of-line functions by
- * tail calls, from the level where it shows, before that level's work.
+ * Costs, uncontended, for one group: at submit one cookie compare and, while
+ * the group is unlimited (distributed, inflight.c), an add to the thread's
+ * own local count inside its sequence (one locked add on a private line);
+ * while limited one CAS on inflight. At completion the same add (or one
+ * atomic decrement) and a per-thread stat update with plain loads and stores.
+ * Locks are taken only when a level's wait queue is non-empty (or becomes so)
+ * and once per window, to close it. That common case is inlined into the
+ * entry points and makes no call (but the clock's): the rest (waiting, scale
+ * changes, bypass, a window to close, waiters to wake, a shared stat slot)
+ * is handed to out-of-line functions by tail calls, from the level where it
+ * shows, before that level's work, and always with the thread's sequence
+ * closed (even): out-of-line code counts on inflight only.
  *
  * Lost wake-ups (kernel bug B6) are excluded by a Dekker pair: a waiter
  * publishes nwait before re-trying its slot; a completer releases its slot
  * before reading nwait. Both are sequentially consistent, so at least one of
- * them sees the other.
+ * them sees the other. A release on a local (distributed mode) needs no such
+ * pair: nobody waits at an unlimited level, and a limit is set only after a
+ * fold that includes the release (inflight.c).
  *
  * Context: every function may run on any thread, concurrently with any other
  * except iolat_ctl_destroy(). granted() callbacks run with no lock held.
@@ -31,17 +37,26 @@
 /* ---- per-thread stat slots ---- */
 
 static _Atomic uint32_t next_thread_id;
-static _Thread_local uint32_t thread_id_plus1;
+/*
+ * The thread's id, UINT32_MAX until its first out-of-line admission or
+ * completion assigns one: above every owned slot, so the inline paths (which
+ * read it as is) send a new thread out of line. Initial-exec: one
+ * %fs-relative load, no __tls_get_addr call (whose register saves the fast
+ * path would pay even when the controller is off); the library is linked,
+ * not dlopen()ed late, and needs 4 bytes of static TLS.
+ */
+static _Thread_local uint32_t my_thread_id __attribute__((tls_model("initial-exec"))) =
+	UINT32_MAX;
 
 static inline uint32_t thread_id(void)
 {
-	uint32_t id = thread_id_plus1;
+	uint32_t id = my_thread_id;
 
-	if (__builtin_expect(id == 0, 0)) {
-		id = atomic_fetch_add_explicit(&next_thread_id, 1, memory_order_relaxed) + 1;
-		thread_id_plus1 = id;
+	if (__builtin_expect(id == UINT32_MAX, 0)) {
+		id = atomic_fetch_add_explicit(&next_thread_id, 1, memory_order_relaxed);
+		my_thread_id = id;
 	}
-	return id - 1;
+	return id;
 }
 
 /* Add to a slot counter: plain load+store when this thread owns the slot. */
@@ -75,17 +90,56 @@ static inline struct iolat_slot *my_slot(const struct iolat_group *g, bool *own)
 
 /* ---- slots and wait queues (docs/controller.md R3, R4) ---- */
 
-/* Take a slot if inflight < max_depth. Sequentially consistent: see top. */
+/*
+ * Take a slot on inflight if the count is below max_depth (unlimited: always).
+ * The limit is loaded first, sequentially consistent: if it is a new limit,
+ * the fold stored before it (inflight.c) is seen by the load of inflight
+ * that follows, which is then the exact count. (While unlimited, inflight
+ * alone may have wrapped: it is not compared.) The loads and the CAS are
+ * sequentially consistent for the wake-up pairs: see top.
+ */
 static inline bool slot_try_get(struct iolat_group *g)
 {
-	uint32_t cur = atomic_load(&g->inflight);
-	uint32_t lim = atomic_load_explicit(&g->max_depth, memory_order_relaxed);
+	for (;;) {
+		uint32_t lim = atomic_load(&g->max_depth);
+		uint32_t cur = atomic_load(&g->inflight);
 
-	do {
-		if (cur >= lim)
+		if (lim != IOLAT_DEPTH_MAX && cur >= lim)
 			return false;
-	} while (!atomic_compare_exchange_weak(&g->inflight, &cur, cur + 1));
-	return true;
+		if (atomic_compare_exchange_weak(&g->inflight, &cur, cur + 1))
+			return true;
+	}
+}
+
+/*
+ * The thread's sequence (inflight.c): odd while it may update a local.
+ * Opening: a sequentially consistent RMW, the thread's half of the Dekker
+ * pair with the fold (the mode loads that follow are sequentially
+ * consistent too). Closing: a release store, paired with the fold's acquire
+ * load in wait_seq(). Only the owner writes its sequence.
+ */
+static inline void seq_open(_Atomic uint64_t *seq)
+{
+	atomic_fetch_add(seq, 1);
+}
+
+static inline void seq_close(_Atomic uint64_t *seq)
+{
+	atomic_store_explicit(seq, atomic_load_explicit(seq, memory_order_relaxed) + 1,
+			      memory_order_release);
+}
+
+/* Add @v to the thread's own local at a level (owner only: load+store). */
+static inline void local_add(struct iolat_slot *s, int64_t v)
+{
+	atomic_store_explicit(&s->local, atomic_load_explicit(&s->local, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
+
+/* Sequentially consistent: the Dekker pair with the fold (see seq_open). */
+static inline bool level_distributed(const struct iolat_group *g)
+{
+	return atomic_load(&g->mode) == IOLAT_MODE_DIST;
 }
 
 static int admit_from(struct iolat_io *io, struct iolat_group *lvl);
@@ -224,18 +278,23 @@ static int admit_from(struct iolat_io *io, struct iolat_group *lvl)
 	return 0;
 }
 
-/* Bypass I/O: counted, then takes its slots past max_depth. */
-static __attribute__((noinline)) int admit_bypass(struct iolat_io *io, struct iolat_group *g)
+/* Bypass I/O (counted, then takes its slots past max_depth), or a thread
+ * sharing the last stat slot (no local count: inflight at every level). */
+static __attribute__((noinline)) int admit_slow(struct iolat_io *io, struct iolat_group *g)
 {
-	atomic_fetch_add_explicit(&g->nr_bypass, 1, memory_order_relaxed);
+	(void)thread_id(); /* a new thread's id: its next admissions are inline */
+	if (io->flags_ & BYPASS_FLAGS)
+		atomic_fetch_add_explicit(&g->nr_bypass, 1, memory_order_relaxed);
 	return admit_from(io, g);
 }
 
 /*
  * Inlined into both entry points, so that the one given the time makes no
- * call in the common case: a free slot at every level, nobody waiting, no
+ * call in the common case: a thread with its own stat slot, a free slot at
+ * every level (or an unlimited level: a local count), nobody waiting, no
  * scale change to apply. Anything else goes on in admit_from() from the
- * level where it showed (a tail call: it re-checks that level itself).
+ * level where it showed (a tail call, with the sequence closed: it re-checks
+ * that level itself).
  */
 static inline __attribute__((always_inline)) int admit(struct iolat_group *g, unsigned flags,
 						       struct iolat_io *io, struct iolat_waiter *w,
@@ -243,6 +302,8 @@ static inline __attribute__((always_inline)) int admit(struct iolat_group *g, un
 {
 	struct iolat_ctl *ctl = g->ctl;
 	struct iolat_group *lvl = g, *p;
+	_Atomic uint64_t *seq;
+	uint32_t tid;
 
 	io->ctl_ = ctl;
 	io->waiter_ = w;
@@ -261,18 +322,29 @@ static inline __attribute__((always_inline)) int admit(struct iolat_group *g, un
 	io->issue_ns_ = have_now ? now : ctl_now(ctl);
 	if (!atomic_load_explicit(&ctl->tick_armed, memory_order_relaxed))
 		atomic_store_explicit(&ctl->tick_armed, 1, memory_order_relaxed);
-	if (flags & BYPASS_FLAGS)
-		return admit_bypass(io, g);
+	tid = my_thread_id;
+	if ((flags & BYPASS_FLAGS) || tid >= g->last_slot)
+		return admit_slow(io, g);
+	seq = thread_seq(ctl, tid);
+	seq_open(seq);
 	do {
 		p = grp_parent_nonroot(lvl);
 		/* Acquire: pairs with the cookie's release stores (check_scale_fast). */
 		if (atomic_load_explicit(&p->child_cookie, memory_order_acquire) !=
-		    atomic_load_explicit(&lvl->scale_cookie, memory_order_relaxed) ||
-		    atomic_load(&lvl->nwait) || !slot_try_get(lvl))
-			return admit_from(io, lvl);
+		    atomic_load_explicit(&lvl->scale_cookie, memory_order_relaxed))
+			goto out_of_line;
+		/* Distributed: unlimited, nobody waits (inflight.c). */
+		if (level_distributed(lvl))
+			local_add(slot_at(lvl, tid), 1);
+		else if (atomic_load(&lvl->nwait) || !slot_try_get(lvl))
+			goto out_of_line;
 		lvl = p;
 	} while (lvl->idx != IOLAT_ROOT_IDX);
+	seq_close(seq);
 	return 0;
+out_of_line:
+	seq_close(seq);
+	return admit_from(io, lvl);
 }
 
 int iolat_throttle_async(struct iolat_group *g, unsigned io_flags,
@@ -378,10 +450,11 @@ void iolat_check_scale_change(struct iolat_group *g)
 			   atomic_load(&g->use_delay) != 0;
 
 		iolat_delay_clear(g);
-		atomic_store(&g->max_depth, IOLAT_DEPTH_MAX);
+		iolat_depth_set(g, IOLAT_DEPTH_MAX);
 		if (was)
 			atomic_fetch_add_explicit(&g->scale_ups, 1, memory_order_relaxed);
 		iolat_wake(g, true);
+		iolat_inflight_relax(g); /* unlimited, nobody waits: distributed again */
 		return;
 	}
 	qd = atomic_load_explicit(&g->ctl->qd, memory_order_relaxed);
@@ -391,23 +464,28 @@ void iolat_check_scale_change(struct iolat_group *g)
 		atomic_fetch_add_explicit(&g->scale_ups, 1, memory_order_relaxed);
 		return;
 	}
-	do {
-		new = iolat_depth_step(old, qd, up);
-	} while (!atomic_compare_exchange_weak(&g->max_depth, &old, new));
+	iolat_depth_lock(g);
+	old = atomic_load(&g->max_depth);
+	new = iolat_depth_step(old, qd, up);
 	if (new != old)
 		atomic_fetch_add_explicit(up ? &g->scale_ups : &g->scale_downs, 1,
 					  memory_order_relaxed);
 	/*
 	 * A reset to the default cookie may have been applied by another thread
-	 * between our cookie CAS and our depth step; its "unlimited" must win,
-	 * or the group would stay clamped under an unthrottled parent.
+	 * since our cookie CAS; its "unlimited" must win, or the group would stay
+	 * clamped under an unthrottled parent. Under depth_lock: a reset applied
+	 * after this check stores its unlimited depth after ours.
 	 */
 	if (!up && atomic_load(&g->scale_cookie) == IOLAT_DEFAULT_COOKIE) {
-		atomic_store(&g->max_depth, IOLAT_DEPTH_MAX);
+		new = IOLAT_DEPTH_MAX;
 		up = true;
 	}
-	if (up)
+	iolat_depth_store_locked(g, new);
+	iolat_depth_unlock(g);
+	if (up) {
 		iolat_wake(g, true);
+		iolat_inflight_relax(g);
+	}
 }
 
 /* ---- completion (docs/controller.md R8, R9) ---- */
@@ -509,7 +587,9 @@ static inline __attribute__((always_inline)) void complete(struct iolat_io *io, 
 							   bool have_now)
 {
 	struct iolat_group *lvl = grp_at(io->ctl_, io->group_), *next;
-	uint32_t tid = thread_id();
+	uint32_t tid = my_thread_id; /* UINT32_MAX (new thread): out of line */
+	_Atomic uint64_t *seq;
+	struct iolat_slot *s;
 	uint64_t lat;
 
 	if ((io->state_ & IO_UNISSUED) || (io->flags_ & BYPASS_FLAGS) || tid >= lvl->last_slot) {
@@ -524,7 +604,10 @@ static inline __attribute__((always_inline)) void complete(struct iolat_io *io, 
 	}
 	lat = now - io->issue_ns_;
 	io->state_ = 0; /* a second completion of the same I/O is a no-op */
-	slot_add(&slot_at(lvl, tid)->done, 1, true);
+	s = slot_at(lvl, tid);
+	slot_add(&s->done, 1, true);
+	seq = thread_seq(io->ctl_, tid);
+	seq_open(seq);
 	for (;;) {
 		uint64_t target = atomic_load_explicit(&lvl->target_ns, memory_order_relaxed);
 
@@ -535,20 +618,29 @@ static inline __attribute__((always_inline)) void complete(struct iolat_io *io, 
 
 			if (now > start &&
 			    now - start >= atomic_load_explicit(&lvl->win_ns, memory_order_relaxed)) {
+				seq_close(seq);
 				complete_levels(io, lvl, now, lat, true);
 				return;
 			}
-			record_latency(slot_at(lvl, tid), true, lat, target);
+			record_latency(s, true, lat, target);
 		}
-		atomic_fetch_sub(&lvl->inflight, 1);
-		if (atomic_load(&lvl->nwait)) {
-			wake_and_continue(io, lvl, next, now, lat);
-			return;
+		if (level_distributed(lvl)) {
+			/* Nobody waits at an unlimited level: no wake-up (see top). */
+			local_add(s, -1);
+		} else {
+			atomic_fetch_sub(&lvl->inflight, 1);
+			if (atomic_load(&lvl->nwait)) {
+				seq_close(seq);
+				wake_and_continue(io, lvl, next, now, lat);
+				return;
+			}
 		}
 		if (next->idx == IOLAT_ROOT_IDX)
-			return;
+			break;
 		lvl = next;
+		s = slot_at(lvl, tid);
 	}
+	seq_close(seq);
 }
 
 void iolat_done(struct iolat_io *io)

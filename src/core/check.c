@@ -4,12 +4,15 @@
  * every group in use and checks what the design makes invariant at every
  * moment, even while I/O, ticks and reconfiguration run (src/core/admit.c):
  *
- *  - no counter wrapped ("negative"): inflight, nwait below 2^30, delay below 2^62;
+ *  - no counter wrapped ("negative"): the in-flight count (inflight plus the
+ *    per-thread locals, folded exactly: inflight.c), nwait below 2^30, delay
+ *    below 2^62;
  *  - nwait equals the wait queue's length (under wq_lock), wq_tail is its last
  *    waiter, and each queued waiter belongs to a tracked I/O of this controller
  *    that waits at this level and was issued in this group's subtree;
  *  - the root never holds a slot, has no waiter, is never clamped;
- *  - max_depth >= 1; cookies never above the default; use_delay >= 0;
+ *  - max_depth >= 1; a level counting distributed is unlimited; cookies never
+ *    above the default; use_delay >= 0;
  *  - the tree: parents in use and acyclic, nr_children counts the children in
  *    use (exactly for arenas up to 4096 records, else as a sum over all),
  *    enable_cnt counts the groups with a target; scale_grp is a child.
@@ -24,8 +27,11 @@
  *
  * No stdio in the core: the reason is assembled by hand.
  * Context: any thread, concurrently with any other call except
- * iolat_ctl_destroy(). Takes tree_lock, then one group's child_lock or
- * wq_lock at a time (the core's order); O(groups^2) for the children count.
+ * iolat_ctl_destroy(). Takes tree_lock, then one group's depth_lock,
+ * child_lock or wq_lock at a time (the core's order); O(groups^2) for the
+ * children count. Reading a distributed level's exact count folds it (a
+ * short wait for threads inside their sequence): never call it from a
+ * granted() callback running inside an admission's fast path.
  */
 #include <errno.h>
 #include <string.h>
@@ -203,7 +209,7 @@ static void check_queue(struct check *c, struct iolat_group *g)
 static void check_group(struct check *c, struct iolat_group *g)
 {
 	struct iolat_ctl *ctl = c->ctl;
-	uint32_t inflight = atomic_load(&g->inflight), nwait = atomic_load(&g->nwait);
+	uint32_t inflight = iolat_inflight_exact(g), nwait = atomic_load(&g->nwait);
 	uint32_t depth = atomic_load(&g->max_depth), sg;
 	bool root = g->idx == IOLAT_ROOT_IDX;
 
@@ -217,6 +223,8 @@ static void check_group(struct check *c, struct iolat_group *g)
 		fail(c, g, "the root is clamped, depth", true, depth);
 	else if (depth == 0)
 		fail(c, g, "max_depth is 0", false, 0);
+	else if (atomic_load(&g->mode) == IOLAT_MODE_DIST && depth != IOLAT_DEPTH_MAX)
+		fail(c, g, "counts distributed (per thread) but is clamped, depth", true, depth);
 	else if (atomic_load(&g->child_cookie) > IOLAT_DEFAULT_COOKIE)
 		fail(c, g, "child_cookie above the default:", true, atomic_load(&g->child_cookie));
 	else if (atomic_load(&g->scale_cookie) > IOLAT_DEFAULT_COOKIE)

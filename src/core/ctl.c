@@ -95,6 +95,7 @@ static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t pa
 
 	atomic_store_explicit(&g->inflight, 0, rlx);
 	atomic_store_explicit(&g->max_depth, IOLAT_DEPTH_MAX, rlx);
+	atomic_store_explicit(&g->mode, IOLAT_MODE_DIST, rlx); /* unlimited: distributed */
 	atomic_store_explicit(&g->scale_cookie, parent == IOLAT_NO_GROUP ? IOLAT_DEFAULT_COOKIE :
 			      atomic_load(&grp_at(ctl, parent)->child_cookie), rlx);
 	iolat_spin_lock(&g->wq_lock);
@@ -144,6 +145,7 @@ static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t pa
 		atomic_store_explicit(&s[i].sum_ns, 0, rlx);
 		atomic_store_explicit(&s[i].missed, 0, rlx);
 		atomic_store_explicit(&s[i].done, 0, rlx);
+		atomic_store_explicit(&s[i].local, 0, rlx); /* seq: the root's, never reset */
 	}
 	iolat_adapt_init(g, now);
 }
@@ -178,6 +180,7 @@ struct iolat_ctl *iolat_core_ctl_init(void *mem, const struct iolat_ctl_config *
 		g->slots_off = (char *)grp_slots(g) - (char *)g;
 		g->last_slot = ctl->nr_slots - 1;
 		iolat_spin_init(&g->wq_lock);
+		iolat_spin_init(&g->depth_lock);
 		iolat_spin_init(&g->child_lock);
 		iolat_spin_init(&g->ad.lock);
 		g->next_free = i + 1 < n ? i + 1 : IOLAT_NO_GROUP;
@@ -357,7 +360,7 @@ int iolat_group_destroy(struct iolat_group *g)
 	ctl = g->ctl;
 	p = grp_parent(g);
 	iolat_spin_lock(&ctl->tree_lock);
-	if (atomic_load(&g->inflight) || atomic_load(&g->nwait) ||
+	if (iolat_inflight_exact(g) || atomic_load(&g->nwait) ||
 	    atomic_load(&g->nr_children)) {
 		iolat_spin_unlock(&ctl->tree_lock);
 		return -EBUSY;

@@ -40,12 +40,20 @@
  * One stat slot: cumulative counters, written by the thread that owns the
  * slot (plain load+store) or, for shared slots, with atomic adds. Never
  * reset: the window closer subtracts its last snapshot.
+ *
+ * The two last fields serve the distributed in-flight count (inflight.c):
+ * local is the owner's share of its group's in-flight count while the group
+ * counts distributed (admissions minus completions by this thread; may be
+ * negative); seq is used in the root's slots only (the root counts nothing):
+ * the owner thread's sequence, odd while it updates a local anywhere.
  */
 struct iolat_slot {
 	alignas(IOLAT_CACHELINE) _Atomic uint64_t nr; /* latencies recorded */
 	_Atomic uint64_t sum_ns;  /* their sum (mean rule) */
 	_Atomic uint64_t missed;  /* how many were >= target (p90 rule) */
 	_Atomic uint64_t done;    /* completions of I/O issued by this group */
+	_Atomic int64_t local;    /* owner; zeroed by a fold (inflight.c) */
+	_Atomic uint64_t seq;     /* root's slots: owner's sequence (inflight.c) */
 };
 
 /* Window statistics: one window's delta, or the carried cur_stat. */
@@ -100,11 +108,18 @@ struct iolat_group {
 	int64_t slots_off;             /* bytes to this record's stat slots; set once */
 	uint32_t last_slot;            /* nr_slots - 1, the shared slot; set once */
 
-	/* Admission: the fast path. */
+	/*
+	 * Admission: the fast path. The in-flight count is inflight plus the
+	 * locals of the owned stat slots (inflight.c); inflight alone is exact
+	 * while mode is not IOLAT_MODE_DIST. This line is written on the fast
+	 * path only in exact mode (inflight), when it moves between cores anyway.
+	 */
 	alignas(IOLAT_CACHELINE) _Atomic uint32_t inflight;
-	_Atomic uint32_t max_depth;    /* CAS by whoever applies a scale step */
+	_Atomic uint32_t max_depth;    /* written under depth_lock (inflight.c) */
 	_Atomic uint32_t scale_cookie; /* parent's cookie acted on; CAS winner */
 	_Atomic uint32_t nwait;        /* waiters queued; changed under wq_lock */
+	_Atomic uint32_t mode;         /* IOLAT_MODE_*; written under depth_lock */
+	struct iolat_spin depth_lock;  /* max_depth and mode changes; a leaf lock */
 	struct iolat_spin wq_lock;     /* guards wq_head/wq_tail */
 	struct iolat_waiter *wq_head, *wq_tail;
 
@@ -217,6 +232,37 @@ size_t iolat_core_ctl_size(const struct iolat_ctl_config *cfg);
 int iolat_core_ctl_check(const struct iolat_ctl_config *cfg);
 struct iolat_ctl *iolat_core_ctl_init(void *mem, const struct iolat_ctl_config *cfg,
 				      const struct iolat_clock *clock);
+
+/*
+ * inflight.c: the in-flight count, distributed while a level is unlimited.
+ * Modes: DIST (owned-slot threads count in their slot's local, inside their
+ * odd sequence), SWITCH (a fold in progress) and EXACT (everybody uses
+ * inflight). Every store of max_depth but the initial one goes through
+ * iolat_depth_set() / iolat_depth_store_locked().
+ */
+#define IOLAT_MODE_DIST   0u
+#define IOLAT_MODE_SWITCH 1u
+#define IOLAT_MODE_EXACT  2u
+
+/* The thread's sequence word: the root's stat slot @tid (tid < last_slot). */
+static inline _Atomic uint64_t *thread_seq(const struct iolat_ctl *ctl, uint32_t tid)
+{
+	return &ctl->slots[tid].seq;
+}
+
+void iolat_depth_lock(struct iolat_group *g);
+void iolat_depth_unlock(struct iolat_group *g);
+/* Under depth_lock: store @depth; below unlimited, switch to exact first. */
+void iolat_depth_store_locked(struct iolat_group *g, uint32_t depth);
+void iolat_depth_set(struct iolat_group *g, uint32_t depth);
+/* Back to distributed if unlimited with nobody waiting (after the wake-up). */
+void iolat_inflight_relax(struct iolat_group *g);
+/* The count, exact: folds the locals (takes depth_lock; never on a thread
+ * inside its own odd sequence, i.e. never from the fast path). */
+uint32_t iolat_inflight_exact(struct iolat_group *g);
+/* The count as a lock-free snapshot: exact when no I/O of @g is in progress,
+ * else it may be off by the operations racing with it (never below 0). */
+uint32_t iolat_inflight_sum(const struct iolat_group *g);
 
 /* Sums of a group's slots (stat.c). */
 void iolat_grp_sum_slots(const struct iolat_group *g, struct iolat_win_stat *sum,

@@ -42,7 +42,7 @@ int iolat_group_stat(const struct iolat_group *g, struct iolat_group_stat *st)
 	memset(st, 0, sizeof(*st));
 	iolat_grp_sum_slots(g, &sum, &done);
 	st->depth = atomic_load(&g->max_depth);
-	st->inflight = atomic_load(&g->inflight);
+	st->inflight = iolat_inflight_sum(g); /* a snapshot: exact when no I/O of g is under way */
 	st->waiters = atomic_load(&g->nwait);
 	st->nr_children = atomic_load(&g->nr_children);
 	st->target_ns = atomic_load(&g->target_ns);

@@ -173,7 +173,8 @@ static void t_check_queue(struct iolat_ctl *ctl, struct iolat_group *g, struct t
 static void t_check_group(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t qd,
 			  struct t_inv *c)
 {
-	uint32_t inflight = atomic_load(&g->inflight), nwait = atomic_load(&g->nwait);
+	/* The in-flight count is inflight plus the per-thread locals: exact. */
+	uint32_t inflight = iolat_inflight_exact(g), nwait = atomic_load(&g->nwait);
 	uint32_t depth = atomic_load(&g->max_depth);
 	/* The cookie never goes more than 2 qd below the default (scale.c). */
 	uint32_t floor = 2ull * qd >= IOLAT_DEFAULT_COOKIE ? 0 : IOLAT_DEFAULT_COOKIE - 2 * qd;
@@ -281,7 +282,7 @@ int t_check_holdings(struct iolat_ctl *ctl, const uint32_t *inflight, const uint
 
 		if (!atomic_load(&g->used))
 			continue;
-		fl = atomic_load(&g->inflight);
+		fl = iolat_inflight_exact(g);
 		nw = atomic_load(&g->nwait);
 		if (fl != inflight[i] || nw != nwait[i]) {
 			fprintf(stderr, "holdings: group %u (%s): inflight %u nwait %u, "
@@ -330,7 +331,7 @@ void t_dump_groups(struct iolat_ctl *ctl, FILE *f)
 			   "child_cookie=%u scale_grp=%d use_delay=%d scale_downs=%llu "
 			   "scale_ups=%llu throttled_ms=%.1f\n",
 			i, i ? path : "(root)", (unsigned long long)atomic_load(&g->target_ns),
-			dbuf, atomic_load(&g->inflight), atomic_load(&g->nwait),
+			dbuf, iolat_inflight_sum(g), atomic_load(&g->nwait),
 			atomic_load(&g->scale_cookie), atomic_load(&g->child_cookie),
 			(int)atomic_load(&g->scale_grp), atomic_load(&g->use_delay),
 			(unsigned long long)atomic_load(&g->scale_downs),

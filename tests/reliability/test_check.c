@@ -7,7 +7,8 @@
  *    the checker looping meanwhile: no false alarm);
  *  - each kind of broken state it promises to catch is caught, with a reason
  *    naming the group: wrapped counters, a wait queue out of step with nwait
- *    or naming another level, a clamped root, depth 0, cookies above the
+ *    or naming another level, a clamped root, depth 0, a level clamped while
+ *    it counts distributed (per thread), cookies above the
  *    default, negative use_delay, a wrong nr_children or enable_cnt, a bad
  *    parent, a scale_grp that is not a child;
  *  - the reason fits any buffer (truncated, NUL-terminated), or none.
@@ -111,7 +112,7 @@ static void test_sound_with_waiters(void **state)
 	struct fixture *f = *state;
 	struct tio t[3];
 
-	atomic_store(&f->batch->max_depth, 1);
+	iolat_depth_set(f->batch, 1); /* a limit: the in-flight count goes exact */
 	assert_int_equal(submit(f->batch, &t[0]), 0);
 	assert_int_equal(submit(f->batch, &t[1]), IOLAT_QUEUED);
 	assert_int_equal(submit(f->batch, &t[2]), IOLAT_QUEUED);
@@ -140,7 +141,9 @@ static void test_sound_with_waiters(void **state)
 	iolat_done(&t[1].io);
 	assert_int_equal(t[2].granted, 1);
 	iolat_done(&t[2].io);
-	atomic_store(&f->batch->max_depth, IOLAT_DEPTH_MAX);
+	iolat_depth_set(f->batch, IOLAT_DEPTH_MAX);
+	expect_sound(f->ctl);
+	iolat_inflight_relax(f->batch); /* back to per-thread counting */
 	expect_sound(f->ctl);
 	assert_int_equal(t_check_idle(f->ctl), 0);
 }
@@ -172,6 +175,11 @@ static void test_broken_states(void **state)
 
 	atomic_store(&f->batch->max_depth, 0);
 	expect_broken(f->ctl, "(batch): max_depth is 0");
+	atomic_store(&f->batch->max_depth, IOLAT_DEPTH_MAX);
+
+	/* A limit stored without the fold (inflight.c): admissions would pass it. */
+	atomic_store(&f->batch->max_depth, 5);
+	expect_broken(f->ctl, "(batch): counts distributed (per thread) but is clamped, depth 5");
 	atomic_store(&f->batch->max_depth, IOLAT_DEPTH_MAX);
 
 	atomic_store(&f->fg->child_cookie, IOLAT_DEFAULT_COOKIE + 1);
