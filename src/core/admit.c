@@ -303,18 +303,20 @@ static inline __attribute__((always_inline)) int admit(struct iolat_group *g, un
 	struct iolat_ctl *ctl = g->ctl;
 	struct iolat_group *lvl = g, *p;
 	_Atomic uint64_t *seq;
-	uint32_t tid;
+	uint32_t tid, idx = g->idx; /* once: the stores through io may alias it */
 
+	/* (Not ctl_ and waiter_ side by side: GCC would pack the two pointers
+	 * into one vector store, four instructions instead of two.) */
 	io->ctl_ = ctl;
-	io->waiter_ = w;
-	io->group_ = g->idx;
+	io->group_ = idx;
 	io->flags_ = flags;
 	atomic_store_explicit(&io->wait_level_, IOLAT_NO_GROUP, memory_order_relaxed);
+	io->waiter_ = w;
 	if (w)
 		w->io_ = io;
 	/* Disabled (no target anywhere) or the root: nothing taken, nothing to release. */
-	if (!atomic_load_explicit(&ctl->enable_cnt, memory_order_relaxed) ||
-	    g->idx == IOLAT_ROOT_IDX) {
+	if (__builtin_expect(!atomic_load_explicit(&ctl->enable_cnt, memory_order_relaxed), 0) ||
+	    idx == IOLAT_ROOT_IDX) {
 		io->state_ = 0;
 		return 0;
 	}
@@ -327,22 +329,23 @@ static inline __attribute__((always_inline)) int admit(struct iolat_group *g, un
 		return admit_slow(io, g);
 	seq = thread_seq(ctl, tid);
 	seq_open(seq);
-	do {
+	for (;;) {
 		p = grp_parent_nonroot(lvl);
 		/* Acquire: pairs with the cookie's release stores (check_scale_fast). */
 		if (atomic_load_explicit(&p->child_cookie, memory_order_acquire) !=
 		    atomic_load_explicit(&lvl->scale_cookie, memory_order_relaxed))
-			goto out_of_line;
+			break;
 		/* Distributed: unlimited, nobody waits (inflight.c). */
 		if (level_distributed(lvl))
 			local_add(slot_at(lvl, tid), 1);
 		else if (atomic_load(&lvl->nwait) || !slot_try_get(lvl))
-			goto out_of_line;
+			break;
+		if (p->idx == IOLAT_ROOT_IDX) {
+			seq_close(seq);
+			return 0;
+		}
 		lvl = p;
-	} while (lvl->idx != IOLAT_ROOT_IDX);
-	seq_close(seq);
-	return 0;
-out_of_line:
+	}
 	seq_close(seq);
 	return admit_from(io, lvl);
 }
