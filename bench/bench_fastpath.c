@@ -265,8 +265,12 @@ static void check(int ret, const char *what)
 /* Groups for each thread: g[0], g[1]. */
 static struct iolat_ctl *setup_ctl(struct bcase *c, struct iolat_group *g[MAX_THREADS])
 {
+	/* 64 stat slots: the library hands out thread ids once per process and
+	 * every case starts new workers; with the default 16 the workers of the
+	 * later cases would share the last slot (the out-of-line path). */
 	struct iolat_ctl_config cfg = { .clock = c->clk == C_VIRT ? &virt : NULL,
-					.flags = adaptive_mode() ? IOLAT_CTL_ADAPTIVE : 0 };
+					.flags = adaptive_mode() ? IOLAT_CTL_ADAPTIVE : 0,
+					.nr_stat_slots = 64 };
 	struct iolat_group *a, *b, *x, *y;
 	struct iolat_ctl *ctl;
 	uint64_t target = c->kind == K_DISABLED ? 0 : TARGET_NS;
