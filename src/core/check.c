@@ -29,9 +29,8 @@
  * Context: any thread, concurrently with any other call except
  * iolat_ctl_destroy(). Takes tree_lock, then one group's depth_lock,
  * child_lock or wq_lock at a time (the core's order); O(groups^2) for the
- * children count. Reading a distributed level's exact count folds it (a
- * short wait for threads inside their sequence): never call it from a
- * granted() callback running inside an admission's fast path.
+ * children count. Reading a distributed level's exact count folds it: a
+ * short wait for threads inside their fast path (inflight.c).
  */
 #include <errno.h>
 #include <string.h>
