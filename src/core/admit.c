@@ -404,10 +404,40 @@ int iolat_throttle_cancel(struct iolat_io *io)
 
 /* ---- scale changes seen at submit (docs/controller.md R5, R6) ---- */
 
+/* One depth step of @g, up or down, under depth_lock (a limit folds the
+ * in-flight count first: inflight.c). */
+static void apply_depth_step(struct iolat_group *g, uint32_t qd, bool up)
+{
+	uint32_t old, new;
+
+	iolat_depth_lock(g);
+	old = atomic_load(&g->max_depth);
+	new = iolat_depth_step(old, qd, up);
+	if (new != old)
+		atomic_fetch_add_explicit(up ? &g->scale_ups : &g->scale_downs, 1,
+					  memory_order_relaxed);
+	/*
+	 * A reset to the default cookie may have been applied by another thread
+	 * since our cookie CAS; its "unlimited" must win, or the group would stay
+	 * clamped under an unthrottled parent. Under depth_lock: a reset applied
+	 * after this check stores its unlimited depth after ours.
+	 */
+	if (!up && atomic_load(&g->scale_cookie) == IOLAT_DEFAULT_COOKIE) {
+		new = IOLAT_DEPTH_MAX;
+		up = true;
+	}
+	iolat_depth_store_locked(g, new);
+	iolat_depth_unlock(g);
+	if (up) {
+		iolat_wake(g, true);
+		iolat_inflight_relax(g); /* if unlimited again: distributed */
+	}
+}
+
 void iolat_check_scale_change(struct iolat_group *g)
 {
 	struct iolat_group *p = grp_parent(g);
-	uint32_t cur, mine, old, new, qd;
+	uint32_t cur, mine, old, qd;
 	uint64_t target;
 	bool up;
 
@@ -467,28 +497,7 @@ void iolat_check_scale_change(struct iolat_group *g)
 		atomic_fetch_add_explicit(&g->scale_ups, 1, memory_order_relaxed);
 		return;
 	}
-	iolat_depth_lock(g);
-	old = atomic_load(&g->max_depth);
-	new = iolat_depth_step(old, qd, up);
-	if (new != old)
-		atomic_fetch_add_explicit(up ? &g->scale_ups : &g->scale_downs, 1,
-					  memory_order_relaxed);
-	/*
-	 * A reset to the default cookie may have been applied by another thread
-	 * since our cookie CAS; its "unlimited" must win, or the group would stay
-	 * clamped under an unthrottled parent. Under depth_lock: a reset applied
-	 * after this check stores its unlimited depth after ours.
-	 */
-	if (!up && atomic_load(&g->scale_cookie) == IOLAT_DEFAULT_COOKIE) {
-		new = IOLAT_DEPTH_MAX;
-		up = true;
-	}
-	iolat_depth_store_locked(g, new);
-	iolat_depth_unlock(g);
-	if (up) {
-		iolat_wake(g, true);
-		iolat_inflight_relax(g);
-	}
+	apply_depth_step(g, qd, up);
 }
 
 /* ---- completion (docs/controller.md R8, R9) ---- */
