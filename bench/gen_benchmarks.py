@@ -283,8 +283,8 @@ def sec_fastpath(doc, res):
             if ok:
                 why += ("while the group is unlimited each thread counts its in-flight I/O "
                         "in its own stat slot: no shared line is written (docs/fastpath.md; "
-                        "before, 29%% of one thread for the group and 7%% for the tree on a "
-                        "quiet machine, commit 8bcf884)")
+                        "before, with one shared counter per level: 29% of one thread for the "
+                        "group and 7% for the tree on a quiet machine, commit 8bcf884)")
         if not ok:
             why += fastpath_why(goal, cases, insn)
         doc.goal("1", goal, measured, ok, why)
