@@ -265,9 +265,9 @@ static void check(int ret, const char *what)
 /* Groups for each thread: g[0], g[1]. */
 static struct iolat_ctl *setup_ctl(struct bcase *c, struct iolat_group *g[MAX_THREADS])
 {
-	/* 64 stat slots: the library hands out thread ids once per process and
-	 * every case starts new workers; with the default 16 the workers of the
-	 * later cases would share the last slot (the out-of-line path). */
+	/* 64 stat slots: every case starts new workers, which take the ids of
+	 * the exited ones (core/thread_id.c); 64 leaves room should an exit be
+	 * reported late, so that no worker lands on the shared slot. */
 	struct iolat_ctl_config cfg = { .clock = c->clk == C_VIRT ? &virt : NULL,
 					.flags = adaptive_mode() ? IOLAT_CTL_ADAPTIVE : 0,
 					.nr_stat_slots = 64 };

@@ -36,26 +36,13 @@
 
 /* ---- per-thread stat slots ---- */
 
-static _Atomic uint32_t next_thread_id;
-/*
- * The thread's id, UINT32_MAX until its first out-of-line admission or
- * completion assigns one: above every owned slot, so the inline paths (which
- * read it as is) send a new thread out of line. Initial-exec: one
- * %fs-relative load, no __tls_get_addr call (whose register saves the fast
- * path would pay even when the controller is off); the library is linked,
- * not dlopen()ed late, and needs 4 bytes of static TLS.
- */
-static _Thread_local uint32_t my_thread_id __attribute__((tls_model("initial-exec"))) =
-	UINT32_MAX;
-
+/* The thread's id (thread_id.c); a new thread gets one here. */
 static inline uint32_t thread_id(void)
 {
-	uint32_t id = my_thread_id;
+	uint32_t id = iolat_my_thread_id;
 
-	if (__builtin_expect(id == UINT32_MAX, 0)) {
-		id = atomic_fetch_add_explicit(&next_thread_id, 1, memory_order_relaxed);
-		my_thread_id = id;
-	}
+	if (__builtin_expect(id == UINT32_MAX, 0))
+		id = iolat_thread_id_assign();
 	return id;
 }
 
@@ -324,7 +311,7 @@ static inline __attribute__((always_inline)) int admit(struct iolat_group *g, un
 	io->issue_ns_ = have_now ? now : ctl_now(ctl);
 	if (!atomic_load_explicit(&ctl->tick_armed, memory_order_relaxed))
 		atomic_store_explicit(&ctl->tick_armed, 1, memory_order_relaxed);
-	tid = my_thread_id;
+	tid = iolat_my_thread_id;
 	if ((flags & BYPASS_FLAGS) || tid >= g->last_slot)
 		return admit_slow(io, g);
 	seq = thread_seq(ctl, tid);
@@ -599,7 +586,7 @@ static inline __attribute__((always_inline)) void complete(struct iolat_io *io, 
 							   bool have_now)
 {
 	struct iolat_group *lvl = grp_at(io->ctl_, io->group_), *next;
-	uint32_t tid = my_thread_id; /* UINT32_MAX (new thread): out of line */
+	uint32_t tid = iolat_my_thread_id; /* UINT32_MAX (new thread): out of line */
 	_Atomic uint64_t *seq;
 	struct iolat_slot *s;
 	uint64_t lat;

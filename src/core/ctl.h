@@ -244,6 +244,19 @@ struct iolat_ctl *iolat_core_ctl_init(void *mem, const struct iolat_ctl_config *
 #define IOLAT_MODE_SWITCH 1u
 #define IOLAT_MODE_EXACT  2u
 
+/*
+ * thread_id.c: the calling thread's id (its stat slot in every group),
+ * UINT32_MAX until iolat_thread_id_assign() gives it one. Initial-exec TLS:
+ * one %fs-relative load on the fast path, no __tls_get_addr call.
+ */
+extern _Thread_local uint32_t iolat_my_thread_id __attribute__((tls_model("initial-exec")));
+/* Give the calling thread the smallest free id (and call the hook). */
+uint32_t iolat_thread_id_assign(void);
+/* @id's thread is exiting (or gives it up): the id may be given out again. */
+void iolat_thread_id_release(uint32_t id);
+/* @hook(id) runs on each thread given an id, e.g. to learn of its exit. */
+void iolat_thread_id_set_hook(void (*hook)(uint32_t id));
+
 /* The thread's sequence word: the root's stat slot @tid (tid < last_slot). */
 static inline _Atomic uint64_t *thread_seq(const struct iolat_ctl *ctl, uint32_t tid)
 {

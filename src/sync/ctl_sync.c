@@ -2,11 +2,14 @@
 /*
  * ctl_sync.c - controller lifetime with the operating system around it:
  * allocation of the core's arena, the default CLOCK_MONOTONIC clock, and
- * the optional timer thread that runs iolat_ctl_tick() once a second.
+ * the optional timer thread that runs iolat_ctl_tick() once a second, and
+ * telling the core when a thread that called it exits (so that its id and
+ * stat slots go to the next new thread: core/thread_id.c).
  * Context: create/destroy from any one thread; the timer thread is ours.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,6 +34,29 @@ static uint64_t monotonic_now_ns(void *ctx)
 
 static const struct iolat_clock monotonic_clock = { .now_ns = monotonic_now_ns };
 
+/* ---- thread exits: the core reuses an exited thread's id ---- */
+
+static pthread_key_t thread_exit_key;
+static pthread_once_t thread_exit_once = PTHREAD_ONCE_INIT;
+
+/* The key's destructor, on the exiting thread: its value is the id + 1. */
+static void thread_exited(void *value)
+{
+	iolat_thread_id_release((uint32_t)((uintptr_t)value - 1));
+}
+
+/* The core's hook, on a thread just given @id: be told of its exit. */
+static void watch_thread(uint32_t id)
+{
+	pthread_setspecific(thread_exit_key, (void *)((uintptr_t)id + 1));
+}
+
+static void watch_thread_exits(void)
+{
+	if (pthread_key_create(&thread_exit_key, thread_exited) == 0)
+		iolat_thread_id_set_hook(watch_thread);
+}
+
 int iolat_ctl_create(const struct iolat_ctl_config *cfg, struct iolat_ctl **out)
 {
 	const struct iolat_clock *clock = cfg && cfg->clock ? cfg->clock : &monotonic_clock;
@@ -40,6 +66,7 @@ int iolat_ctl_create(const struct iolat_ctl_config *cfg, struct iolat_ctl **out)
 
 	if (!out || !clock->now_ns)
 		return -EINVAL;
+	pthread_once(&thread_exit_once, watch_thread_exits);
 	ret = iolat_core_ctl_check(cfg);
 	if (ret)
 		return ret;
