@@ -97,13 +97,15 @@ $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# The shared library exports exactly the functions of the public header.
+# The shared library exports exactly the functions of the public header. It is
+# never unloaded (-z nodelete): it owns a pthread key whose destructor runs at
+# every thread's exit (src/sync/ctl_sync.c), which must outlive a dlclose().
 $(O)/libiolatency.map: include/iolatency.h
 	@mkdir -p $(dir $@)
 	{ echo 'IOLATENCY_0 { global:'; grep -oE '\biolat_[a-z_]+\(' $< | tr -d '(' | sort -u | sed 's/$$/;/'; echo 'local: *; };'; } > $@
 
 $(LIB_SO): $(LIB_OBJ) $(O)/libiolatency.map
-	$(CC) -shared $(SANFLAGS) -Wl,-soname,libiolatency.so.0 -Wl,--version-script=$(O)/libiolatency.map -o $@ $(LIB_OBJ) $(LDLIBS)
+	$(CC) -shared $(SANFLAGS) -Wl,-soname,libiolatency.so.0 -Wl,-z,nodelete -Wl,--version-script=$(O)/libiolatency.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
 $(APP_A): $(APP_OBJ)
 	@rm -f $@

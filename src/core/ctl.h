@@ -273,8 +273,9 @@ void iolat_inflight_relax(struct iolat_group *g);
 /* The count, exact: folds the locals (takes depth_lock; never on a thread
  * inside its own odd sequence, i.e. never from the fast path). */
 uint32_t iolat_inflight_exact(struct iolat_group *g);
-/* The count as a lock-free snapshot: exact when no I/O of @g is in progress,
- * else it may be off by the operations racing with it (never below 0). */
+/* The count as a snapshot under depth_lock (no fold meanwhile, no wait for
+ * the fast path): exact when no I/O of @g is in progress, else it may be off
+ * by the operations racing with it (never below 0). */
 uint32_t iolat_inflight_sum(const struct iolat_group *g);
 
 /* Sums of a group's slots (stat.c). */

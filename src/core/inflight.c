@@ -154,11 +154,23 @@ uint32_t iolat_inflight_exact(struct iolat_group *g)
 
 uint32_t iolat_inflight_sum(const struct iolat_group *g)
 {
+	/* The lock is not part of the group's value: taking it on a const
+	 * group changes nothing a reader can see. */
+	struct iolat_spin *lock = (struct iolat_spin *)&g->depth_lock;
 	const struct iolat_slot *s = grp_slots(g);
-	uint32_t n = atomic_load_explicit(&g->inflight, memory_order_relaxed);
+	uint32_t n;
 
+	/*
+	 * Under depth_lock, so that no fold runs while we add: a fold moves a
+	 * count from the locals to inflight, and a read of inflight before the
+	 * move and of the locals after it would lose the count (or see it twice
+	 * the other way round), even with no I/O of the group under way.
+	 */
+	iolat_spin_lock(lock);
+	n = atomic_load_explicit(&g->inflight, memory_order_relaxed);
 	for (uint32_t i = 0; i < g->last_slot; i++)
 		n += (uint32_t)atomic_load_explicit(&s[i].local, memory_order_relaxed);
+	iolat_spin_unlock(lock);
 	/* A racing admission seen without the completion before it, on another
 	 * thread's slot, can make the snapshot "negative": report 0. */
 	return (int32_t)n < 0 ? 0 : n;
