@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli_opts.h"
+#include "cli_output.h"
 #include "commands.h"
 #include "job/jobfile.h"
 
@@ -143,4 +144,16 @@ int iolat_cli_load_jobfile(const char *cmd, const char *file, struct iolat_jobfi
 		}
 	}
 	return 0;
+}
+
+int iolat_cli_load_checked(const char *cmd, const struct iolat_cli_common *c,
+			   struct iolat_jobfile **jf)
+{
+	int ret = iolat_cli_load_jobfile(cmd, c->file, jf);
+
+	if (!ret)
+		ret = iolat_cli_check_output(cmd, c->output);
+	if (!ret)
+		ret = iolat_cli_check_logdir(cmd, c->logdir);
+	return ret;
 }

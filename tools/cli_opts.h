@@ -52,6 +52,11 @@ struct iolat_jobfile;
  * code after printing one line (2 for a bad or missing file). */
 int iolat_cli_load_jobfile(const char *cmd, const char *file, struct iolat_jobfile **jf);
 
+/* The job file @c names, parsed, and @c's --output and --log checked, for
+ * `iolat CMD`, before anything runs: 0, or the exit code after one line. */
+int iolat_cli_load_checked(const char *cmd, const struct iolat_cli_common *c,
+			   struct iolat_jobfile **jf);
+
 /* "iolat CMD: <fmt with arg> (see iolat CMD --help)" on stderr; returns exit code 2. */
 int iolat_cli_usage_error(const char *cmd, const char *fmt, const char *arg);
 

@@ -358,11 +358,7 @@ int iolat_cmd_run(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
-	ret = iolat_cli_load_jobfile("run", a.common.file, &jf);
-	if (!ret)
-		ret = iolat_cli_check_output("run", a.common.output);
-	if (!ret)
-		ret = iolat_cli_check_logdir("run", a.common.logdir);
+	ret = iolat_cli_load_checked("run", &a.common, &jf);
 	if (!ret && a.common.parse_only)
 		ret = parse_only(jf, a.o.fault_options, a.common.file);
 	if (ret || a.common.parse_only) {

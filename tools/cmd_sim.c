@@ -298,11 +298,7 @@ int iolat_cmd_sim(int argc, char **argv)
 	rc = parse_args(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
-	ret = iolat_cli_load_jobfile("sim", a.common.file, &jf);
-	if (!ret)
-		ret = iolat_cli_check_output("sim", a.common.output);
-	if (!ret)
-		ret = iolat_cli_check_logdir("sim", a.common.logdir);
+	ret = iolat_cli_load_checked("sim", &a.common, &jf);
 	if (!ret && a.common.parse_only && (rc = iolat_sim_check(jf, &a.o, err, sizeof(err)))) {
 		fprintf(stderr, "iolat sim: %s\n", err[0] ? err : strerror(-rc));
 		ret = rc == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;
