@@ -8,14 +8,17 @@
  *    unthrottled; a second missed window sets the first limit at 0.9 x that.
  *    A lone miss limits nothing.
  *  - limited, a miss (after the last change has settled): back off to
- *    0.9 x min(limit, what the siblings were delivered) - a small factor,
- *    not halving, and never above what they actually did.
+ *    0.9 x min(limit, what the siblings were delivered since it settled) -
+ *    a small factor, not halving, and never above what they actually did.
  *  - limited, good: hold still. After a hold (10 windows, >= 1 s) a probe
  *    raises the limit by the probe gain (+5 %, doubling per success up to
- *    +40 %, never past a recently failed rate), or straight to just under the
- *    best rate delivered in a good window of the last 10 s. A probe is judged
- *    over 3 windows (>= 300 ms): a miss reverts it at once and doubles the
- *    hold (up to 32 s); success halves the hold.
+ *    +40 %), or straight to just under the best rate delivered in a good
+ *    window of the last 10 s; never above 0.95 x a rate that missed in the
+ *    last 30 s (no probe at all when that leaves less than +1 %). A probe is
+ *    judged over 3 windows (>= 300 ms): a miss fails it - the limit goes to
+ *    0.95 x where it was before the probe (a margin under the knee, which
+ *    also drains what the probe queued) and the hold doubles (up to 32 s);
+ *    success halves the hold.
  *  - futility: two back-offs in a row that did not lower the protected
  *    group's mean by 15 %, or a miss at the floor, mean that lowering does
  *    not help (the target is below what the device gives the group alone, or
@@ -150,6 +153,22 @@ static uint64_t hold_min(const struct knee_obs *o)
 	return max_u64(KNEE_HOLD_MIN_NS, KNEE_HOLD_WINDOWS * o->win_ns);
 }
 
+/* The highest limit a probe may reach: a margin under a rate that missed
+ * recently; UINT64_MAX when none did. */
+static uint64_t ceiling(const struct iolat_knee *k, uint64_t now)
+{
+	if (!k->bad_at || now - k->bad_at >= KNEE_BAD_MEMORY_NS)
+		return UINT64_MAX;
+	return scale_pm(k->bad_bps, KNEE_MARGIN_PM);
+}
+
+/* What the siblings were delivered at this level since it settled, or in
+ * this window if nothing settled yet. */
+static uint64_t level_rate(const struct iolat_knee *k, uint64_t window_bps)
+{
+	return k->lv[0].ns ? per_sec(k->lv[0].bytes, k->lv[0].ns) : window_bps;
+}
+
 /* ---- the phases ---- */
 
 static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, bool ok,
@@ -223,6 +242,12 @@ static enum knee_act back_off(struct iolat_knee *k, const struct knee_obs *o, ui
 	}
 	if (k->phase == KNEE_LIMIT && (k->futile_steps >= KNEE_FUTILE_STEPS || at_floor))
 		return go_futile(k, o->now);
+	d_bps = level_rate(k, d_bps);
+	if (d_bps >= scale_pm(k->limit_bps, 900)) {
+		/* The siblings were at their limit: that rate missed. */
+		k->bad_bps = k->limit_bps;
+		k->bad_at = o->now;
+	}
 	bps = scale_pm(d_bps ? min_u64(k->limit_bps, d_bps) : k->limit_bps, KNEE_BACKOFF_PM);
 	iops = k->limit_iops ? scale_pm(d_iops ? min_u64(k->limit_iops, d_iops) : k->limit_iops,
 					KNEE_BACKOFF_PM) : 0;
@@ -242,29 +267,33 @@ static enum knee_act probe_fail(struct iolat_knee *k, uint64_t now)
 	k->gain_pm = KNEE_GAIN_MIN_PM;
 	k->probe_fails++;
 	good_cap(k, k->pre_bps);
-	set_limit(k, k->pre_bps, k->pre_iops, now, IOLAT_STEP_PROBE_FAIL);
+	set_limit(k, max_u64(scale_pm(k->pre_bps, KNEE_MARGIN_PM), floor_bps(k)),
+		  k->pre_iops ? max_u64(scale_pm(k->pre_iops, KNEE_MARGIN_PM), floor_iops(k)) : 0,
+		  now, IOLAT_STEP_PROBE_FAIL);
 	return KNEE_SET;
 }
 
-/* The next probe's rate: the gain, not past a recently failed rate, or up
- * to just under a rate recently delivered in a good window. */
+/* The next probe's rate: the gain, or up to just under a rate recently
+ * delivered in a good window; under the ceiling. 0: no probe is worth it. */
 static uint64_t probe_rate(const struct iolat_knee *k, uint64_t now)
 {
 	uint64_t up = scale_pm(k->limit_bps, 1000 + k->gain_pm);
-	uint64_t least = scale_pm(k->limit_bps, 1000 + KNEE_GAIN_MIN_PM);
 	uint64_t good = scale_pm(knee_good_rate(k, now), 1000 - KNEE_GAIN_MIN_PM / 2);
 
-	if (k->bad_at && now - k->bad_at < KNEE_BAD_MEMORY_NS && up > k->bad_bps)
-		up = max_u64(least, min_u64(up, k->bad_bps));
-	return max_u64(max_u64(up, good), least);
+	up = min_u64(max_u64(up, good), ceiling(k, now));
+	return up >= scale_pm(k->limit_bps, KNEE_STEP_MIN_PM) ? up : 0;
 }
 
 static enum knee_act probe(struct iolat_knee *k, uint64_t now)
 {
-	uint64_t bps = probe_rate(k, now);
-	uint64_t iops = k->limit_iops ? (uint64_t)((double)k->limit_iops * (double)bps /
-						   (double)k->limit_bps) : 0;
+	uint64_t bps = probe_rate(k, now), iops;
 
+	if (!bps) {
+		k->decision = IOLAT_STEP_HOLD; /* right under a rate that missed */
+		return KNEE_NONE;
+	}
+	iops = k->limit_iops ? (uint64_t)((double)k->limit_iops * (double)bps /
+					  (double)k->limit_bps) : 0;
 	k->pre_bps = k->limit_bps;
 	k->pre_iops = k->limit_iops;
 	k->probing = true;
@@ -319,7 +348,7 @@ static bool should_lift(const struct iolat_knee *k, uint64_t now)
 }
 
 static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, bool ok,
-			     uint64_t d_bps, uint64_t d_iops)
+			     uint64_t dt, uint64_t d_bps, uint64_t d_iops)
 {
 	int v;
 
@@ -330,6 +359,8 @@ static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, boo
 	if (k->since_change > KNEE_SETTLE_WINDOWS) {
 		k->lv[0].nr += o->nr;
 		k->lv[0].sum_ns += o->sum_ns;
+		k->lv[0].bytes += o->bytes;
+		k->lv[0].ns += dt;
 	}
 	v = verdict(k, o, ok);
 	if (v < 0)
@@ -381,6 +412,6 @@ enum knee_act knee_window(struct iolat_knee *k, const struct knee_obs *o, bool o
 	case KNEE_MEASURE:
 		return measure(k, o, ok, d_bps, d_iops);
 	default:
-		return limited(k, o, ok, d_bps, d_iops);
+		return limited(k, o, ok, dt, d_bps, d_iops);
 	}
 }

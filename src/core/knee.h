@@ -25,7 +25,9 @@
 #define KNEE_HOLD_WINDOWS     10u  /* shortest wait between probes: 10 windows ... */
 #define KNEE_HOLD_MIN_NS     1000000000ull /* ... and at least 1 s */
 #define KNEE_HOLD_MAX_NS    32000000000ull /* doubling per failed probe up to 32 s */
-#define KNEE_BAD_MEMORY_NS  30000000000ull /* a failed probe's rate is remembered 30 s */
+#define KNEE_BAD_MEMORY_NS  30000000000ull /* a rate that missed is remembered 30 s ... */
+#define KNEE_MARGIN_PM       950u  /* ... and the limit stays 5 % under it */
+#define KNEE_STEP_MIN_PM    1010u  /* a probe smaller than +1 % is not made */
 #define KNEE_GOOD_BUCKETS     10u  /* the good-rate max filter: 10 buckets ... */
 #define KNEE_GOOD_BUCKET_NS  1000000000ull /* ... of 1 s */
 #define KNEE_FLOOR_DIV        64u  /* floor: 1/64 of the unthrottled rate */
@@ -59,6 +61,7 @@ struct knee_obs {
 struct knee_level {
 	uint64_t bps, iops;
 	uint64_t nr, sum_ns;   /* latencies seen while at it (after it settled) */
+	uint64_t bytes, ns;    /* the siblings' bytes over that time */
 };
 
 struct iolat_knee {
@@ -75,7 +78,7 @@ struct iolat_knee {
 	bool probing;
 	uint32_t probe_windows;
 	uint64_t pre_bps, pre_iops;   /* before the probe */
-	uint64_t bad_bps, bad_at;     /* the last failed probe's rate */
+	uint64_t bad_bps, bad_at;     /* the last rate that missed (a probe, or a bound limit) */
 	uint64_t good_max[KNEE_GOOD_BUCKETS]; /* best delivered rate of a good window ... */
 	uint64_t good_sec[KNEE_GOOD_BUCKETS]; /* ... in this second (+1; 0: empty) */
 	struct knee_level lv[KNEE_HISTORY]; /* lv[0]: the current level */

@@ -55,6 +55,7 @@ enum iolat_device_kind {
 	IOLAT_DEVICE_SSD,         /* "ssd" */
 	IOLAT_DEVICE_HDD,         /* "hdd" */
 	IOLAT_DEVICE_BAD_SSD,     /* "bad-ssd" */
+	IOLAT_DEVICE_VDISK,       /* "vdisk" */
 };
 
 /* One group: a [group:PATH] section, a parent created implicitly, or a group= target. */

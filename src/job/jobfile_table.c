@@ -116,7 +116,7 @@ const struct iolat_jobopt jf_opts[] = {
 	  GLOBF(percentiles), .help = "extra latency percentiles for the JSON, e.g. 99.5:99.99" },
 	/* device and controller ([global] only) */
 	{ .name = "device", .type = IOLAT_OPT_ENUM, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(device),
-	  .min = IOLAT_DEVICE_SSD, .choices = "ssd|hdd|bad-ssd",
+	  .min = IOLAT_DEVICE_SSD, .choices = "ssd|hdd|bad-ssd|vdisk",
 	  .help = "simulated device model (iolat sim)" },
 	{ .name = "nr_requests", .type = IOLAT_OPT_UINT, .where = IOLAT_OPT_IN_GLOBAL,
 	  GLOBF(nr_requests), .min = 1, .max = 65536,
@@ -185,6 +185,7 @@ const char *iolat_device_name(enum iolat_device_kind d)
 	case IOLAT_DEVICE_SSD:     return "ssd";
 	case IOLAT_DEVICE_HDD:     return "hdd";
 	case IOLAT_DEVICE_BAD_SSD: return "bad-ssd";
+	case IOLAT_DEVICE_VDISK:   return "vdisk";
 	}
 	return "?";
 }
