@@ -8,17 +8,20 @@
  *    unthrottled; a second missed window sets the first limit at 0.9 x that.
  *    A lone miss limits nothing.
  *  - limited, a miss (after the last change has settled): back off to
- *    0.9 x min(limit, what the siblings were delivered since it settled) -
- *    a small factor, not halving, and never above what they actually did.
+ *    0.9 x min(limit, what the siblings were delivered in that window, but
+ *    at least half the limit) - a small factor, not halving, and never above
+ *    what they actually did.
  *  - limited, good: hold still. After a hold (10 windows, >= 1 s) a probe
  *    raises the limit by the probe gain (+5 %, doubling per success up to
  *    +40 %), or straight to just under the best rate delivered in a good
- *    window of the last 10 s; never above 0.95 x a rate that missed in the
- *    last 30 s (no probe at all when that leaves less than +1 %). A probe is
+ *    window of the last 10 s; not above 0.95 x a rate that missed in the
+ *    last 10 s unless that leaves less than +1 % (then +5 %: the miss is
+ *    tested again, after a hold that doubled with it). A probe is
  *    judged over 3 windows (>= 300 ms): a miss fails it - the limit goes to
  *    0.95 x where it was before the probe (a margin under the knee, which
  *    also drains what the probe queued) and the hold doubles (up to 32 s);
- *    success halves the hold.
+ *    success halves the hold and doubles the step, except just under a rate
+ *    that missed (0.9 to 1 x it), where both stay.
  *  - futility: two back-offs in a row that did not lower the protected
  *    group's mean by 15 %, or a miss at the floor, mean that lowering does
  *    not help (the target is below what the device gives the group alone, or
@@ -162,11 +165,16 @@ static uint64_t ceiling(const struct iolat_knee *k, uint64_t now)
 	return scale_pm(k->bad_bps, KNEE_MARGIN_PM);
 }
 
-/* What the siblings were delivered at this level since it settled, or in
- * this window if nothing settled yet. */
-static uint64_t level_rate(const struct iolat_knee *k, uint64_t window_bps)
+/*
+ * The base of a back-off: what the siblings were delivered in the missed
+ * window (a knee that dropped shows at once as a lower rate), but not under
+ * half the limit (a window cut short by a stall of the device is not a knee).
+ */
+static uint64_t backoff_base(uint64_t limit, uint64_t delivered)
 {
-	return k->lv[0].ns ? per_sec(k->lv[0].bytes, k->lv[0].ns) : window_bps;
+	if (!limit)
+		return 0;
+	return min_u64(limit, max_u64(delivered, limit / 2));
 }
 
 /* ---- the phases ---- */
@@ -242,15 +250,13 @@ static enum knee_act back_off(struct iolat_knee *k, const struct knee_obs *o, ui
 	}
 	if (k->phase == KNEE_LIMIT && (k->futile_steps >= KNEE_FUTILE_STEPS || at_floor))
 		return go_futile(k, o->now);
-	d_bps = level_rate(k, d_bps);
-	if (d_bps >= scale_pm(k->limit_bps, 900)) {
+	if (d_bps >= scale_pm(k->limit_bps, 900) || o->waited) {
 		/* The siblings were at their limit: that rate missed. */
 		k->bad_bps = k->limit_bps;
 		k->bad_at = o->now;
 	}
-	bps = scale_pm(d_bps ? min_u64(k->limit_bps, d_bps) : k->limit_bps, KNEE_BACKOFF_PM);
-	iops = k->limit_iops ? scale_pm(d_iops ? min_u64(k->limit_iops, d_iops) : k->limit_iops,
-					KNEE_BACKOFF_PM) : 0;
+	bps = scale_pm(backoff_base(k->limit_bps, d_bps), KNEE_BACKOFF_PM);
+	iops = scale_pm(backoff_base(k->limit_iops, d_iops), KNEE_BACKOFF_PM);
 	good_cap(k, bps);
 	k->backoffs++;
 	set_limit(k, max_u64(bps, floor_bps(k)), iops ? max_u64(iops, floor_iops(k)) : 0, o->now,
@@ -274,24 +280,24 @@ static enum knee_act probe_fail(struct iolat_knee *k, uint64_t now)
 }
 
 /* The next probe's rate: the gain, or up to just under a rate recently
- * delivered in a good window; under the ceiling. 0: no probe is worth it. */
+ * delivered in a good window; not past the ceiling while that leaves a step
+ * of at least 1 %; at the ceiling, the smallest step (the miss is tested
+ * again after the hold, which doubled). */
 static uint64_t probe_rate(const struct iolat_knee *k, uint64_t now)
 {
 	uint64_t up = scale_pm(k->limit_bps, 1000 + k->gain_pm);
 	uint64_t good = scale_pm(knee_good_rate(k, now), 1000 - KNEE_GAIN_MIN_PM / 2);
+	uint64_t capped = min_u64(max_u64(up, good), ceiling(k, now));
 
-	up = min_u64(max_u64(up, good), ceiling(k, now));
-	return up >= scale_pm(k->limit_bps, KNEE_STEP_MIN_PM) ? up : 0;
+	if (capped >= scale_pm(k->limit_bps, KNEE_STEP_MIN_PM))
+		return capped;
+	return scale_pm(k->limit_bps, 1000 + KNEE_GAIN_MIN_PM);
 }
 
 static enum knee_act probe(struct iolat_knee *k, uint64_t now)
 {
 	uint64_t bps = probe_rate(k, now), iops;
 
-	if (!bps) {
-		k->decision = IOLAT_STEP_HOLD; /* right under a rate that missed */
-		return KNEE_NONE;
-	}
 	iops = k->limit_iops ? (uint64_t)((double)k->limit_iops * (double)bps /
 					  (double)k->limit_bps) : 0;
 	k->pre_bps = k->limit_bps;
@@ -306,8 +312,13 @@ static enum knee_act probe(struct iolat_knee *k, uint64_t now)
 static void probe_ok(struct iolat_knee *k, const struct knee_obs *o)
 {
 	k->probing = false;
-	k->hold_ns = max_u64(k->hold_ns / 2, hold_min(o));
-	k->gain_pm = min_u64(k->gain_pm * 2, KNEE_GAIN_MAX_PM);
+	/* Careful only just under a rate that missed recently (0.9 to 1 x it);
+	 * elsewhere a probe that held halves the hold and doubles the step. */
+	if (ceiling(k, o->now) == UINT64_MAX || k->limit_bps > k->bad_bps ||
+	    k->limit_bps < scale_pm(k->bad_bps, KNEE_CAREFUL_PM)) {
+		k->hold_ns = max_u64(k->hold_ns / 2, hold_min(o));
+		k->gain_pm = min_u64(k->gain_pm * 2, KNEE_GAIN_MAX_PM);
+	}
 	k->changed_at = o->now; /* the next probe waits a hold from here */
 	k->decision = IOLAT_STEP_PROBE_OK;
 }
@@ -348,7 +359,7 @@ static bool should_lift(const struct iolat_knee *k, uint64_t now)
 }
 
 static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, bool ok,
-			     uint64_t dt, uint64_t d_bps, uint64_t d_iops)
+			     uint64_t d_bps, uint64_t d_iops)
 {
 	int v;
 
@@ -359,8 +370,6 @@ static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, boo
 	if (k->since_change > KNEE_SETTLE_WINDOWS) {
 		k->lv[0].nr += o->nr;
 		k->lv[0].sum_ns += o->sum_ns;
-		k->lv[0].bytes += o->bytes;
-		k->lv[0].ns += dt;
 	}
 	v = verdict(k, o, ok);
 	if (v < 0)
@@ -386,7 +395,7 @@ static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, boo
 		k->decision = IOLAT_STEP_LIFT;
 		return KNEE_RELEASE;
 	}
-	if (o->now - k->changed_at < k->hold_ns || k->used_at < k->changed_at) {
+	if (o->now - k->changed_at < k->hold_ns || k->used_at <= k->changed_at) {
 		k->decision = IOLAT_STEP_HOLD;
 		return KNEE_NONE;
 	}
@@ -412,6 +421,6 @@ enum knee_act knee_window(struct iolat_knee *k, const struct knee_obs *o, bool o
 	case KNEE_MEASURE:
 		return measure(k, o, ok, d_bps, d_iops);
 	default:
-		return limited(k, o, ok, dt, d_bps, d_iops);
+		return limited(k, o, ok, d_bps, d_iops);
 	}
 }

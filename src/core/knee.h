@@ -25,9 +25,10 @@
 #define KNEE_HOLD_WINDOWS     10u  /* shortest wait between probes: 10 windows ... */
 #define KNEE_HOLD_MIN_NS     1000000000ull /* ... and at least 1 s */
 #define KNEE_HOLD_MAX_NS    32000000000ull /* doubling per failed probe up to 32 s */
-#define KNEE_BAD_MEMORY_NS  30000000000ull /* a rate that missed is remembered 30 s ... */
-#define KNEE_MARGIN_PM       950u  /* ... and the limit stays 5 % under it */
-#define KNEE_STEP_MIN_PM    1010u  /* a probe smaller than +1 % is not made */
+#define KNEE_BAD_MEMORY_NS  10000000000ull /* a rate that missed is remembered 10 s ... */
+#define KNEE_MARGIN_PM       950u  /* ... and probes stay 5 % under it ... */
+#define KNEE_STEP_MIN_PM    1010u  /* ... unless that leaves less than +1 % */
+#define KNEE_CAREFUL_PM      900u  /* from 0.9 x it, a probe that holds keeps hold and step */
 #define KNEE_GOOD_BUCKETS     10u  /* the good-rate max filter: 10 buckets ... */
 #define KNEE_GOOD_BUCKET_NS  1000000000ull /* ... of 1 s */
 #define KNEE_FLOOR_DIV        64u  /* floor: 1/64 of the unthrottled rate */
@@ -61,7 +62,6 @@ struct knee_obs {
 struct knee_level {
 	uint64_t bps, iops;
 	uint64_t nr, sum_ns;   /* latencies seen while at it (after it settled) */
-	uint64_t bytes, ns;    /* the siblings' bytes over that time */
 };
 
 struct iolat_knee {

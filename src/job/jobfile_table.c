@@ -138,6 +138,8 @@ const struct iolat_jobopt jf_opts[] = {
 	  .help = "SSD model parameters (checked by iolat sim)" },
 	{ .name = "badssd_", .type = IOLAT_OPT_PARAM, .where = IOLAT_OPT_IN_GLOBAL,
 	  .help = "bad-SSD model parameters (checked by iolat sim)" },
+	{ .name = "vdisk_", .type = IOLAT_OPT_PARAM, .where = IOLAT_OPT_IN_GLOBAL,
+	  .help = "VM disk model parameters (checked by iolat sim)" },
 	/* the leaking-service scenario (rw=hashd/memhog/bgservice; docs/memleak-model.md) */
 	{ .name = "memory", .type = IOLAT_OPT_SIZE, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(memory),
 	  .help = "leaking service: the machine's memory (default 16g)" },
