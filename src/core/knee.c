@@ -22,13 +22,16 @@
  *    also drains what the probe queued) and the hold doubles (up to 32 s);
  *    success halves the hold and doubles the step, except just under a rate
  *    that missed (0.9 to 1 x it), where both stay.
- *  - futility: two back-offs in a row that did not lower the protected
- *    group's mean by 15 %, or a miss at the floor, mean that lowering does
- *    not help (the target is below what the device gives the group alone, or
+ *  - futility: two back-offs in a row (no good window between them) that
+ *    did not lower the protected group's mean by 15 %, or a miss at the
+ *    floor, mean that lowering does not help (the target is below what the device gives the group alone, or
  *    another tenant causes the misses). The limit goes back to the highest
  *    level whose mean was within 10 % of the best, and from then on periods
  *    of 3 windows are judged against 1.5 x that best mean (a LEDBAT-style
- *    base delay) until the target is met again for 5 windows in a row.
+ *    base delay) until the target is met again for 5 windows in a row; if
+ *    lowering stops helping again (another tenant got worse), the same rule
+ *    sends the limit back up to the best level and takes its mean as the
+ *    new reference.
  *  - a limit above 1.25 x the unthrottled rate, or one the siblings did not
  *    use for 4 s, is lifted.
  *
@@ -133,6 +136,8 @@ static uint64_t level_mean(const struct knee_level *l)
 static void set_limit(struct iolat_knee *k, uint64_t bps, uint64_t iops, uint64_t now,
 		      unsigned decision)
 {
+	k->per_nr = k->per_sum = 0; /* a period is judged at one level */
+	k->per_windows = 0;
 	k->limit_bps = bps;
 	k->limit_iops = iops;
 	k->changed_at = now;
@@ -233,6 +238,9 @@ static enum knee_act go_futile(struct iolat_knee *k, uint64_t now)
 		iops = k->limit_iops;
 	}
 	set_limit(k, bps, iops, now, IOLAT_STEP_FUTILE);
+	/* Latencies seen before are no evidence for a later re-entry. */
+	for (uint32_t i = 1; i < k->nr_lv; i++)
+		k->lv[i].nr = k->lv[i].sum_ns = 0;
 	return KNEE_SET;
 }
 
@@ -242,13 +250,13 @@ static enum knee_act back_off(struct iolat_knee *k, const struct knee_obs *o, ui
 	bool at_floor = k->limit_bps <= floor_bps(k);
 	uint64_t bps, iops;
 
-	if (k->phase == KNEE_LIMIT && k->nr_lv > 1 && k->lv[0].nr && k->lv[1].nr) {
+	if (k->nr_lv > 1 && k->lv[0].nr && k->lv[1].nr) {
 		if (level_mean(&k->lv[0]) > scale_pm(level_mean(&k->lv[1]), KNEE_HELP_PM))
 			k->futile_steps++;
 		else
 			k->futile_steps = 0;
 	}
-	if (k->phase == KNEE_LIMIT && (k->futile_steps >= KNEE_FUTILE_STEPS || at_floor))
+	if (k->futile_steps >= KNEE_FUTILE_STEPS || at_floor)
 		return go_futile(k, o->now);
 	if (d_bps >= scale_pm(k->limit_bps, 900) || o->waited) {
 		/* The siblings were at their limit: that rate missed. */
@@ -319,6 +327,8 @@ static void probe_ok(struct iolat_knee *k, const struct knee_obs *o)
 		k->hold_ns = max_u64(k->hold_ns / 2, hold_min(o));
 		k->gain_pm = min_u64(k->gain_pm * 2, KNEE_GAIN_MAX_PM);
 	}
+	if (k->limit_bps > k->bad_bps)
+		k->bad_at = 0; /* held above the rate that missed: the knee moved up */
 	k->changed_at = o->now; /* the next probe waits a hold from here */
 	k->decision = IOLAT_STEP_PROBE_OK;
 }
@@ -341,6 +351,8 @@ static int verdict(struct iolat_knee *k, const struct knee_obs *o, bool ok)
 		k->decision = IOLAT_STEP_ATTAINED;
 		return 1;
 	}
+	if (k->since_change <= KNEE_SETTLE_WINDOWS && !k->probing)
+		return -1; /* a period starts when the last change has settled */
 	k->per_nr += o->nr;
 	k->per_sum += o->sum_ns;
 	if (++k->per_windows < KNEE_PROBE_WINDOWS)
@@ -374,8 +386,10 @@ static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, boo
 	v = verdict(k, o, ok);
 	if (v < 0)
 		return KNEE_NONE;
-	if (v)
+	if (v) {
 		good_add(k, o->now, d_bps);
+		k->futile_steps = 0; /* only back-offs in a row count */
+	}
 	if (k->probing) {
 		if (!v)
 			return probe_fail(k, o->now);

@@ -252,10 +252,9 @@ static void test_good_rate_estimate(void **state)
 	assert_int_equal(t.k.decision, IOLAT_STEP_BACKOFF);
 	assert_int_equal(knee_good_rate(&t.k, t.now), t.k.limit_bps);
 	assert_true(t.k.limit_bps < 1750 * MB);
-	/* Forgotten after 10 s (the siblings waited: still bound, not lifted). */
-	for (int i = 0; i < 101; i++)
-		win(&t, true, 100, true);
-	assert_int_equal(knee_good_rate(&t.k, t.now), 100 * MB);
+	/* Remembered 10 s, forgotten after. */
+	assert_int_equal(knee_good_rate(&t.k, t.now + 9 * S), t.k.limit_bps);
+	assert_int_equal(knee_good_rate(&t.k, t.now + 11 * S), 0);
 }
 
 static void test_probe_jumps_to_recent_good(void **state)
@@ -300,9 +299,9 @@ static void test_futility(void **state)
 	/* Back to the highest level as good as the best (within 10 %): 1800. */
 	assert_int_equal(t.k.limit_bps, 1800 * MB);
 	assert_int_equal(t.k.best_mean_ns, 290 * 1000);
-	/* Now periods of 3 windows are judged against 1.5 x the best mean:
-	 * 400 us is fine (no back-off)... */
-	for (int i = 0; i < 9; i++)
+	/* Now periods of 3 windows, from 2 windows after a change, are judged
+	 * against 1.5 x the best mean: 400 us is fine (no back-off)... */
+	for (int i = 0; i < 8; i++)
 		assert_int_equal(win_mean(&t, false, 1800, true, 400), KNEE_NONE);
 	assert_int_equal(t.k.limit_bps, 1800 * MB);
 	/* ... 500 us (> 435) is a miss: a back-off. */
@@ -314,6 +313,42 @@ static void test_futility(void **state)
 	for (int i = 0; i < 5; i++)
 		win_mean(&t, true, 1620, true, 50);
 	assert_false(knee_unattainable(&t.k));
+}
+
+/* Unattainable, then another tenant makes it worse: lowering does not help
+ * again, so the limit goes back up to the best level, and the worse mean
+ * becomes the reference instead of a slide to the floor. */
+static void test_futile_again_goes_back_up(void **state)
+{
+	struct kt t;
+	unsigned backoffs = 0;
+
+	(void)state;
+	kt_init(&t);
+	win_mean(&t, false, 2000, false, 5000);
+	win_mean(&t, false, 2000, false, 5000);                 /* limit 1800 */
+	for (int i = 0; i < 9; i++)
+		win_mean(&t, false, lim_mb(&t), true, 300);         /* no help, twice */
+	assert_true(knee_unattainable(&t.k));
+	assert_int_equal(t.k.limit_bps, 1800 * MB);
+	/* The other tenant: 2 ms whatever the limit. Two back-offs that do
+	 * not help, then back to the best level, with the worse mean as the
+	 * new reference. */
+	for (int i = 0; i < 30; i++) {
+		if (win_mean(&t, false, lim_mb(&t), true, 2000) != KNEE_SET)
+			continue;
+		if (t.k.decision != IOLAT_STEP_BACKOFF)
+			break;
+		backoffs++;
+	}
+	assert_int_equal(t.k.decision, IOLAT_STEP_FUTILE);
+	assert_int_equal(backoffs, 2);
+	assert_int_equal(t.k.limit_bps, 1800 * MB);
+	assert_int_equal(t.k.best_mean_ns, 2000 * 1000);
+	/* From then on the limit holds still (probes aside). */
+	for (int i = 0; i < 30; i++)
+		win_mean(&t, false, lim_mb(&t), true, 2000);
+	assert_true(t.k.limit_bps >= 1800 * MB);
 }
 
 static void test_floor_is_futile(void **state)
@@ -444,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_good_rate_estimate),
 		cmocka_unit_test(test_probe_jumps_to_recent_good),
 		cmocka_unit_test(test_futility),
+		cmocka_unit_test(test_futile_again_goes_back_up),
 		cmocka_unit_test(test_floor_is_futile),
 		cmocka_unit_test(test_lift),
 		cmocka_unit_test(test_loop_settles_at_the_knee),
