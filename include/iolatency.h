@@ -71,11 +71,20 @@ struct iolat_clock {
  *                         these flags the controller runs the "article"
  *                         mode: the kernel's rules, the fixed HDD mean and
  *                         the article's release (the library's default).
+ * IOLAT_CTL_BYPASS_SHARE: the 5 % rule (docs/controller.md R5) counts a
+ *                         group's bypass I/O completed while it is throttled
+ *                         among the I/O it did, as the rule's purpose says
+ *                         ("a group that did 5 % or less of the I/O"); the
+ *                         kernel counts only recorded latencies, so a group
+ *                         whose throttled I/O is all bypass (swap written by
+ *                         reclaim) is spared every scale-down. Latency
+ *                         statistics are unchanged. Any mode; default off.
  */
 #define IOLAT_CTL_COMPAT_B1     (1u << 0)
 #define IOLAT_CTL_COMPAT_TIMER  (1u << 1)
 #define IOLAT_CTL_KERNEL_COMPAT (IOLAT_CTL_COMPAT_B1 | IOLAT_CTL_COMPAT_TIMER)
 #define IOLAT_CTL_ADAPTIVE      (1u << 2)
+#define IOLAT_CTL_BYPASS_SHARE  (1u << 3)
 
 /* Depth value meaning "unlimited" (printed as "max"). */
 #define IOLAT_DEPTH_MAX UINT32_MAX

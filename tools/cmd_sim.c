@@ -24,7 +24,7 @@
 #include "cli_stop.h"
 #include "commands.h"
 #include "job/jobfile.h"
-#include "job/memleak.h"
+#include "scen/memleak/memleak.h"
 #include "job/report.h"
 #include "job/run_sim.h"
 

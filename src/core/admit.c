@@ -454,6 +454,8 @@ static void complete_levels(struct iolat_io *io, struct iolat_group *lvl, uint64
 				 * A latency of 0 is skipped here too (docs/controller.md R8). */
 				if (lat > 0 && lat < target)
 					iolat_delay_add(lvl, now, target - lat);
+				atomic_fetch_add_explicit(&lvl->bypass_throttled, 1,
+							  memory_order_relaxed);
 			} else if (lat > 0) {
 				struct iolat_slot *s = my_slot(lvl, &own);
 

@@ -117,6 +117,8 @@ static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t pa
 	atomic_store_explicit(&g->obs_bytes, 0, rlx);
 	g->cur_stat.nr = g->cur_stat.sum_ns = g->cur_stat.missed = 0;
 	atomic_store_explicit(&g->nr_samples, 0, rlx);
+	atomic_store_explicit(&g->bypass_throttled, 0, rlx);
+	g->bypass_seen = g->bypass_carried = 0;
 
 	atomic_store_explicit(&g->use_delay, 0, rlx);
 	atomic_store_explicit(&g->delay_nsec, 0, rlx);

@@ -130,6 +130,8 @@ struct iolat_group {
 	/* Under the parent's child lock: */
 	struct iolat_win_stat cur_stat;
 	_Atomic uint64_t nr_samples;   /* samples contributed at last summation */
+	uint64_t bypass_seen, bypass_carried; /* bypass_throttled at the last carry, and
+					       * since cur_stat began (IOLAT_CTL_BYPASS_SHARE) */
 
 	/* Delay (docs/controller.md R11). */
 	_Atomic int use_delay;
@@ -140,6 +142,7 @@ struct iolat_group {
 
 	/* Counters. */
 	_Atomic uint64_t nr_bypass, throttled_ns, slept_ns;
+	_Atomic uint64_t bypass_throttled; /* bypass I/Os completed here while it was throttled */
 	_Atomic uint64_t scale_downs, scale_ups;
 	_Atomic uint64_t tick_nr;      /* recorded samples when a tick last looked; tick_lock */
 	_Atomic uint64_t tick_seq;     /* which tick that was; tick_lock */

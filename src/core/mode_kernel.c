@@ -166,22 +166,31 @@ static void scale_down(struct iolat_group *p, struct iolat_group *g, uint64_t ta
 	atomic_store_explicit(&p->child_cookie, next, memory_order_release);
 }
 
-/* Carry @w into @g's cur_stat and the parent's sample counts; returns the
- * samples carried. */
+/* Carry @w into @g's cur_stat and the parent's sample counts (with
+ * IOLAT_CTL_BYPASS_SHARE, @g's bypass I/O completed while throttled counts
+ * there too: its share of the I/O for the 5 % rule); returns the samples
+ * carried. */
 static uint64_t carry_window(struct iolat_group *p, struct iolat_group *g,
 			     const struct iolat_win_stat *w)
 {
-	uint64_t samples;
+	uint64_t samples, share;
 
 	g->cur_stat.nr += w->nr;
 	g->cur_stat.sum_ns += w->sum_ns;
 	g->cur_stat.missed += w->missed;
-	samples = g->cur_stat.nr;
+	samples = share = g->cur_stat.nr;
+	if (g->ctl->flags & IOLAT_CTL_BYPASS_SHARE) {
+		uint64_t b = atomic_load_explicit(&g->bypass_throttled, memory_order_relaxed);
+
+		g->bypass_carried += b - g->bypass_seen;
+		g->bypass_seen = b;
+		share += g->bypass_carried;
+	}
 	atomic_store_explicit(&p->child_nr_samples,
 			      atomic_load_explicit(&p->child_nr_samples, memory_order_relaxed) -
-			      atomic_load_explicit(&g->nr_samples, memory_order_relaxed) + samples,
+			      atomic_load_explicit(&g->nr_samples, memory_order_relaxed) + share,
 			      memory_order_relaxed);
-	atomic_store_explicit(&g->nr_samples, samples, memory_order_relaxed);
+	atomic_store_explicit(&g->nr_samples, share, memory_order_relaxed);
 	return samples;
 }
 
@@ -206,6 +215,7 @@ static void kernel_window_decide(struct iolat_group *p, struct iolat_group *g,
 		scale_down(p, g, target, now);
 	}
 	g->cur_stat.nr = g->cur_stat.sum_ns = g->cur_stat.missed = 0;
+	g->bypass_carried = 0;
 }
 
 /* ---- the tick ---- */

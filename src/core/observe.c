@@ -37,6 +37,7 @@ static void observe_level(struct iolat_group *lvl, uint64_t lat, bool bypass, ui
 		/* Free work while throttled is charged as delay (3.6.1). */
 		if (lat > 0 && lat < target)
 			iolat_delay_add(lvl, now, target - lat);
+		atomic_fetch_add_explicit(&lvl->bypass_throttled, 1, memory_order_relaxed);
 	} else if (lat > 0) {
 		struct iolat_slot *s = shared_slot(lvl);
 

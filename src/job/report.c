@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job/hist.h"
+#include "util/hist.h"
 #include "job/report.h"
 #include "job/report_priv.h"
 #include "util/units.h"

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "job/hist.h"
+#include "util/hist.h"
 #include "job/report.h"
 
 #define ROOT_NAME    "(root)"
