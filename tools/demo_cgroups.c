@@ -331,7 +331,7 @@ static int setup(struct cg_demo *d, char *why, size_t len)
 		snprintf(why, len, "needs fio (apt-get install fio)");
 		return -ENOENT;
 	}
-	if (cgfs_find_root(NULL, &d->root, w, sizeof(w))) {
+	if (cgfs_find_root(NULL, false, &d->root, w, sizeof(w))) {
 		snprintf(why, len, "no cgroup hierarchy with the block throttle: %s", w);
 		return -ENOENT;
 	}

@@ -241,6 +241,8 @@ int main(int argc, char **argv)
 	opts.run_dir = dm.run_dir;
 	opts.dry_run = dm.dry_run;
 	opts.log = log_line;
+	/* Tests only: a cgroup_root that is a plain directory tree laid out as a cgroup one. */
+	opts.allow_plain_root = getenv("IOLATD_TEST_PLAIN_CGROUP_ROOT") != NULL;
 	if ((ret = iolatd_create(&cfg, &opts, &dm.d, err, sizeof(err)))) {
 		fprintf(stderr, "iolatd: %s\n", err);
 		return ret == -EINVAL || ret == -ENODEV ? 2 : 1;

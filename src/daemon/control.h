@@ -29,6 +29,7 @@ struct iolatd_opts {
 	const struct iolat_clock *clock;   /* NULL: CLOCK_MONOTONIC */
 	void (*log)(void *ctx, const char *line); /* NULL: stderr */
 	void *log_ctx;
+	bool allow_plain_root;             /* tests: cgroup_root may be a plain directory tree */
 };
 
 #define IOLATD_PERIOD_NS 100000000ull   /* control round: depth -> limits */
@@ -76,6 +77,7 @@ const char *iolatd_cgroup_root(const struct iolatd *d);
 struct iolatd_counters {
 	uint64_t observed, unattributed, writes, write_errors;
 	unsigned limits_active, nodes;
+	unsigned removed_at_stop;   /* limits removed by iolatd_stop() and source loss */
 };
 void iolatd_counters(const struct iolatd *d, struct iolatd_counters *c);
 

@@ -71,6 +71,8 @@ static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t len)
 
 		c->dev = devs[k];
 		snprintf(c->name, sizeof(c->name), "%u:%u", major(devs[k]), minor(devs[k]));
+		snprintf(c->disk, sizeof(c->disk), "%s", d->cfg.devices[k]);
+		c->rotational_configured = d->cfg.rotational >= 0;
 		c->nr_requests = d->cfg.nr_requests ? d->cfg.nr_requests : sysfs_u32(devs[k], "nr_requests", 64);
 		c->rotational = d->cfg.rotational >= 0 ? d->cfg.rotational :
 				(int)sysfs_u32(devs[k], "rotational", 0);
@@ -106,16 +108,22 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 	if ((ret = resolve_devices(cfg, devs, err, len)))
 		return ret;
 	d = calloc(1, sizeof(*d));
-	if (!d || !(d->disc = calloc(1, sizeof(*d->disc)))) {
+	if (!d || !(d->disc = calloc(1, sizeof(*d->disc))) || !(d->usage = calloc(1, sizeof(*d->usage))) ||
+	    !(d->lim = calloc(1, sizeof(*d->lim)))) {
+		if (d) {
+			free(d->disc);
+			free(d->usage);
+		}
 		free(d);
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
+	d->lock_fd = -1;
 	d->cfg = *cfg;
 	d->opts = *opts;
 	snprintf(d->run_dir, sizeof(d->run_dir), "%s", opts->run_dir);
 	d->opts.run_dir = d->run_dir;
-	if ((ret = cgfs_find_root(cfg->cgroup_root, &d->root, why, sizeof(why)))) {
+	if ((ret = cgfs_find_root(cfg->cgroup_root, opts->allow_plain_root, &d->root, why, sizeof(why)))) {
 		snprintf(err, len, "cgroup hierarchy: %s", why);
 		goto fail;
 	}
@@ -179,17 +187,21 @@ int iolatd_stop_limits(struct iolatd *d, uint64_t now)
 {
 	int first = 0;
 
-	for (int i = 0; i < DISC_MAX_NODES; i++) {
-		if (!d->nd[i])
-			continue;
-		for (unsigned k = 0; k < d->nr_devs; k++) {
-			int ret = act_release(&d->nd[i][k].act, &d->root, now, d->opts.dry_run);
+	for (int i = 0; i < LIMTAB_MAX; i++) {
+		struct limtab_ent *e = &d->lim->e[i];
+		bool was = e->act.active;
+		int ret;
 
-			if (ret < 0 && !first) {
-				first = ret;
-				iolatd_logf(d, "%s: cannot remove a limit: %s", d->disc->nodes[i].rel,
-					    strerror(-ret));
-			}
+		if (!e->used)
+			continue;
+		ret = act_release(&e->act, &d->root, now, d->opts.dry_run);
+		if (ret < 0 && !first) {
+			first = ret;
+			iolatd_logf(d, "%s: cannot remove a limit: %s", e->rel, strerror(-ret));
+		}
+		if (!e->act.active) {
+			d->removed_at_stop += was;
+			e->used = false;
 		}
 	}
 	return first;
@@ -202,9 +214,8 @@ static int release_all(struct iolatd *d, uint64_t now)
 	int ret = iolatd_stop_limits(d, now);
 	bool left = false;
 
-	for (int i = 0; i < DISC_MAX_NODES && !left; i++)
-		for (unsigned k = 0; d->nd[i] && k < d->nr_devs; k++)
-			left |= d->nd[i][k].act.active;
+	for (int i = 0; i < LIMTAB_MAX && !left; i++)
+		left |= d->lim->e[i].used && d->lim->e[i].act.active;
 	if (!left && !d->opts.dry_run)
 		state_save(d->run_dir, NULL, 0);
 	return ret;
@@ -213,7 +224,10 @@ static int release_all(struct iolatd *d, uint64_t now)
 int iolatd_stop(struct iolatd *d, uint64_t now)
 {
 	char path[IOLATD_PATH_MAX + 16];
-	int ret = release_all(d, now);
+	int ret;
+
+	d->removed_at_stop = 0;
+	ret = release_all(d, now);
 
 	snprintf(path, sizeof(path), "%s/%s", d->run_dir, IOLATD_STATUS_FILE);
 	unlink(path);
@@ -244,6 +258,8 @@ void iolatd_destroy(struct iolatd *d)
 	for (unsigned k = 0; k < d->nr_devs; k++)
 		iolat_ctl_destroy(d->devs[k].ctl);
 	free(d->disc);
+	free(d->usage);
+	free(d->lim);
 	free(d);
 }
 
@@ -275,12 +291,17 @@ void iolatd_counters(const struct iolatd *d, struct iolatd_counters *c)
 		if (!d->nd[i])
 			continue;
 		c->nodes++;
-		for (unsigned k = 0; k < d->nr_devs; k++) {
-			c->writes += d->nd[i][k].act.writes;
-			c->write_errors += d->nd[i][k].act.write_errors;
-			c->limits_active += d->nd[i][k].act.active;
-		}
 	}
+	for (int i = 0; i < LIMTAB_MAX; i++) {
+		const struct act *a = &d->lim->e[i].act;
+
+		if (!d->lim->e[i].used)
+			continue;
+		c->writes += a->writes;
+		c->write_errors += a->write_errors;
+		c->limits_active += a->active;
+	}
+	c->removed_at_stop = d->removed_at_stop;
 }
 
 void iolatd_set_source_lost(struct iolatd *d, bool lost)

@@ -58,7 +58,7 @@ for c in "$cg" "$cg/app" "$cg/app/web" "$cg/app/batch"; do
 done
 conf() { printf '[global]\ndevice=%s\ncgroup_root=%s\n[group:app/web]\ntarget=%s\n' "$devno" "$cg" "$1" >"$dir/ok.conf"; }
 conf 2ms
-"$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --foreground --dry-run >"$dir/log" 2>&1 &
+IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --foreground --dry-run >"$dir/log" 2>&1 &
 pid=$!
 for _ in $(seq 50); do [ -f "$dir/run/status" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 if ! kill -0 "$pid" 2>/dev/null && grep -q 'BPF: cannot' "$dir/log"; then

@@ -73,7 +73,8 @@ static int teardown(void **state)
 
 static struct iolatd *start(bool dry_run)
 {
-	struct iolatd_opts o = { .run_dir = run, .dry_run = dry_run, .clock = &vclock, .log = quiet_log };
+	struct iolatd_opts o = { .run_dir = run, .dry_run = dry_run, .clock = &vclock, .log = quiet_log,
+				 .allow_plain_root = true };
 	struct iolatd *d = NULL;
 
 	assert_int_equal(iolatd_create(&cfg, &o, &d, err, sizeof(err)), 0);
@@ -106,11 +107,11 @@ static uint64_t limit(const char *rel, const char *file)
 	return s ? strtoull(s + 6, NULL, 10) : 0;
 }
 
-/* The writer's "depth=" in the status file (0 for max), and its use_delay. */
+/* The writer's "depth=" in the status file (0 for max, written -1), and its use_delay. */
 static unsigned status_depth(int *use_delay)
 {
 	char path[1200], line[2048];
-	unsigned depth = 0;
+	int depth = 0;
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s/status", run);
@@ -118,12 +119,12 @@ static unsigned status_depth(int *use_delay)
 	assert_non_null(fp);
 	while (fgets(line, sizeof(line), fp))
 		if (strstr(line, "group path=app/writer ")) {
-			sscanf(strstr(line, " depth=") + 7, "%u", &depth);
+			sscanf(strstr(line, " depth=") + 7, "%d", &depth);
 			if (use_delay)
-				sscanf(strstr(line, " use_delay=") + 11, "%d", use_delay);
+				sscanf(strstr(line, " delay_used=") + 12, "%d", use_delay);
 		}
 	fclose(fp);
-	return depth;
+	return depth < 0 ? 0 : (unsigned)depth;
 }
 
 static bool record_exists(void)
@@ -398,7 +399,8 @@ static void test_measurement_lost_and_back(void **state)
 
 static void test_refuses_bad_device_or_root(void **state)
 {
-	struct iolatd_opts o = { .run_dir = run, .clock = &vclock, .log = quiet_log };
+	struct iolatd_opts o = { .run_dir = run, .clock = &vclock, .log = quiet_log,
+				 .allow_plain_root = true };
 	struct iolatd *d = NULL;
 
 	snprintf(cfg.devices[0], sizeof(cfg.devices[0]), "no-such-disk");
