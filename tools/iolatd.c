@@ -140,6 +140,21 @@ static void source_lost(struct daemon *dm, int err, uint64_t now)
 	iolatd_source_lost(dm->d, now);
 }
 
+/* Stop on signal @sig: every limit removed, and a last line saying so. */
+static int shut_down(struct daemon *dm, int sig)
+{
+	struct iolatd_counters c;
+	int ret = iolatd_stop(dm->d, mono_ns());
+
+	iolatd_counters(dm->d, &c);
+	if (ret)
+		say("%s: removed %u limit(s), some could not be removed (%s): the next start retries them; exiting",
+		    strsignal(sig), c.removed_at_stop, strerror(-ret));
+	else
+		say("%s: removed %u limit(s), exiting", strsignal(sig), c.removed_at_stop);
+	return ret ? 1 : 0;
+}
+
 static int run(struct daemon *dm)
 {
 	sigset_t set;
@@ -159,7 +174,7 @@ static int run(struct daemon *dm)
 				reload(dm);
 				continue;
 			}
-			return iolatd_stop(dm->d, mono_ns()) ? 1 : 0;
+			return shut_down(dm, sig);
 		}
 		if (!dm->src) {
 			if (now - dm->src_lost_at >= RETRY_BPF_NS) {
