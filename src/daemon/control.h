@@ -37,10 +37,12 @@ struct iolatd_opts {
 #define IOLATD_STATUS_FILE "status"
 
 /*
- * iolatd_create() - resolve devices and the cgroup root, put back limits a
- * previous run left (the record under run_dir), build the controllers and
- * the tree. Nothing is written to cgroupfs but that restoration (none with
- * dry_run). Return: 0, or -errno with one line in @err.
+ * iolatd_create() - take the run directory's lock (one daemon per run dir),
+ * resolve devices and the cgroup root, put back limits a previous run left
+ * (the record under run_dir), build the controllers and the tree. Nothing
+ * is written to cgroupfs but that restoration (none with dry_run).
+ * Return: 0, or -errno with one line in @err (-EBUSY: another daemon holds
+ * the run dir).
  */
 int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opts,
 		  struct iolatd **out, char *err, size_t errlen);
@@ -63,8 +65,11 @@ int iolatd_reload(struct iolatd *d, const struct iolatd_config *cfg, char *err, 
 /* Remove every limit written (restoring the administrator's), the record and the status file. */
 int iolatd_stop(struct iolatd *d, uint64_t now_ns);
 
-/* Free everything (after iolatd_stop, or on a failure path). */
+/* Free everything (after iolatd_stop, or on a failure path); the run dir's lock goes. */
 void iolatd_destroy(struct iolatd *d);
+
+/* Record this process's pid in the run dir's lock (after detaching). */
+void iolatd_note_pid(struct iolatd *d);
 
 /* The devices controlled (for the BPF filter). Return: how many. */
 unsigned iolatd_devices(const struct iolatd *d, dev_t *devs, unsigned max);

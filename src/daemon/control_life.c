@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "daemon/control_priv.h"
+#include "daemon/runlock.h"
 
 static uint32_t sysfs_u32(dev_t dev, const char *attr, uint32_t dflt)
 {
@@ -123,6 +124,9 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 	d->opts = *opts;
 	snprintf(d->run_dir, sizeof(d->run_dir), "%s", opts->run_dir);
 	d->opts.run_dir = d->run_dir;
+	/* Before anything is looked at or put back: another daemon may own the run dir. */
+	if ((ret = d->lock_fd = runlock_take(d->run_dir, err, len)) < 0)
+		goto fail;
 	if ((ret = cgfs_find_root(cfg->cgroup_root, opts->allow_plain_root, &d->root, why, sizeof(why)))) {
 		snprintf(err, len, "cgroup hierarchy: %s", why);
 		goto fail;
@@ -260,6 +264,8 @@ void iolatd_destroy(struct iolatd *d)
 	free(d->disc);
 	free(d->usage);
 	free(d->lim);
+	if (d->lock_fd >= 0)
+		close(d->lock_fd);
 	free(d);
 }
 
@@ -302,6 +308,11 @@ void iolatd_counters(const struct iolatd *d, struct iolatd_counters *c)
 		c->limits_active += a->active;
 	}
 	c->removed_at_stop = d->removed_at_stop;
+}
+
+void iolatd_note_pid(struct iolatd *d)
+{
+	runlock_note_pid(d->lock_fd);
 }
 
 void iolatd_set_source_lost(struct iolatd *d, bool lost)

@@ -6,7 +6,8 @@
 # root with BPF, a dry run on a fake cgroup tree in a temp dir: it starts,
 # writes its status file, reloads on SIGHUP (a bad file refused with the
 # running configuration kept, a good one taken), exits 0 on SIGTERM and
-# removes its status file, having written no limit.
+# removes its status file, having written no limit; a second daemon on the
+# same run dir is refused with one line naming the first.
 set -u
 IOLATD=${IOLATD:-${O:-build}/iolatd}
 [ -x "$IOLATD" ] || { echo "skip: $IOLATD not built"; exit 77; }
@@ -69,6 +70,11 @@ fi
 grep -q "^iolatd .* dry_run=1 " "$dir/run/status" || fail "status: not a dry run"
 grep -q "^group path=app/web .* target_us=2000 " "$dir/run/status" || fail "status: no app/web with its target"
 grep -q "^group path=app/batch " "$dir/run/status" || fail "status: the sibling app/batch was not discovered"
+# A second daemon on the same run dir: refused, naming the first; nothing of the first's touched.
+IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --foreground --dry-run 2>"$dir/err2"; rc=$?
+[ "$rc" -eq 1 ] && grep -q "in use by iolatd pid $pid " "$dir/err2" || fail "second daemon: exit $rc: $(cat "$dir/err2")"
+[ "$(wc -l <"$dir/err2")" -eq 1 ] || fail "second daemon: not one line: $(cat "$dir/err2")"
+[ -f "$dir/run/status" ] || fail "the second daemon removed the first one's status file"
 printf '[global]\ndevice=%s\n[group:x]\ntarget=soon\n' "$devno" >"$dir/ok.conf.bad"
 cp "$dir/ok.conf" "$dir/ok.conf.good"
 cp "$dir/ok.conf.bad" "$dir/ok.conf"

@@ -11,7 +11,8 @@
  * releases the writer without losing the controllers; a writer cgroup
  * removed while limited is dropped; a dry run writes nothing; bad device or
  * root refuse to start with one line; a lost BPF measurement removes every
- * limit and writes none until it is back.
+ * limit and writes none until it is back; a second daemon on the same run
+ * directory is refused before it touches anything.
  * Context: single-threaded cmocka program.
  */
 #include <errno.h>
@@ -417,6 +418,31 @@ static void test_refuses_bad_device_or_root(void **state)
 	assert_null(d);
 }
 
+/* A second daemon on the same run dir is refused before it touches anything. */
+static void test_second_instance_refused(void **state)
+{
+	struct iolatd_opts o = { .run_dir = run, .clock = &vclock, .log = quiet_log, .allow_plain_root = true };
+	struct iolatd *d = start(false), *d2 = NULL;
+	uint64_t before;
+
+	drive(d, 2000, 3 * MS);
+	before = limit("app/writer", WIOPS);
+	assert_true(before > 0);
+	assert_int_equal(iolatd_create(&cfg, &o, &d2, err, sizeof(err)), -EBUSY);
+	assert_null(d2);
+	assert_non_null(strstr(err, "in use by iolatd pid"));
+	assert_non_null(strstr(err, "/lock"));
+	/* The first one's limit and record are untouched. */
+	assert_int_equal(limit("app/writer", WIOPS), before);
+	assert_true(record_exists());
+	assert_int_equal(iolatd_stop(d, vnow), 0);
+	iolatd_destroy(d);
+	/* Once it is gone, a start takes the run dir. */
+	assert_int_equal(iolatd_create(&cfg, &o, &d2, err, sizeof(err)), 0);
+	iolatd_stop(d2, vnow);
+	iolatd_destroy(d2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +456,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_v2_io_max, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_measurement_lost_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_bad_device_or_root, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_instance_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
