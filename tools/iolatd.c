@@ -243,6 +243,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "iolatd: %s\n", err);
 		return 2;
 	}
+	/* Before anything else is tried: without root, BPF and cgroupfs fail with less clear words. */
+	if (geteuid() != 0) {
+		fprintf(stderr, "iolatd: needs root: it loads a BPF program and writes cgroup files "
+			"(running as uid %ld)\n", (long)geteuid());
+		return 1;
+	}
 	/* Signals are collected by the loop; block them before anything is written. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);

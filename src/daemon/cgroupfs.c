@@ -150,6 +150,14 @@ int cgfs_find_root(const char *override, bool allow_plain, struct cgfs_root *roo
 	return -ENOENT;
 }
 
+bool cgfs_request_based(const char *sysfs, dev_t dev)
+{
+	char path[IOLATD_PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/mq", sysfs, major(dev), minor(dev));
+	return cgfs_ino(path) != 0;
+}
+
 int cgfs_parse_device(const char *name, dev_t *dev)
 {
 	unsigned maj, min;

@@ -49,6 +49,13 @@ int cgfs_find_root(const char *override, bool allow_plain, struct cgfs_root *roo
 /* "/root/path" for a relative cgroup path ("" is the root itself). */
 void cgfs_dir(const struct cgfs_root *root, const char *rel, char *out, size_t len);
 
+/*
+ * Does @dev (under the sysfs at @sysfs, "/sys") take block requests (blk-mq:
+ * it has a queue/../mq directory)? Bio-based devices (zram, most dm and md)
+ * do not: their I/O never reaches the block_rq_complete tracepoint.
+ */
+bool cgfs_request_based(const char *sysfs, dev_t dev);
+
 /* A disk name (vda) or "MAJ:MIN" to a device number, via /sys/class/block. */
 int cgfs_parse_device(const char *name, dev_t *dev);
 

@@ -143,6 +143,8 @@ static int global_key(struct cfg_parser *p, const char *k, char *v)
 		return parse_bool(v, &c->control) ? fail(p, k, "expected 0 or 1, got '%s'", v) : 0;
 	if (!strcmp(k, "kernel_compat"))
 		return parse_bool(v, &c->kernel_compat) ? fail(p, k, "expected 0 or 1, got '%s'", v) : 0;
+	if (!strcmp(k, "strict"))
+		return parse_bool(v, &c->strict) ? fail(p, k, "expected 0 or 1, got '%s'", v) : 0;
 	if (!strcmp(k, "rotational")) {
 		bool b;
 
@@ -170,14 +172,14 @@ static int global_key(struct cfg_parser *p, const char *k, char *v)
 		return 0;
 	}
 	return fail(p, k, "unknown key in [global] (device, control, kernel_compat, nr_requests, "
-			  "rotational, min_bps, min_iops, cgroup_root)");
+			  "rotational, min_bps, min_iops, cgroup_root, strict)");
 }
 
 static int group_key(struct cfg_parser *p, const char *k, const char *v)
 {
 	if (!strcmp(k, "target")) {
-		if (iolat_parse_duration(v, &p->group->target_ns))
-			return fail(p, k, "expected a duration such as 5ms, 750us or max, got '%s'", v);
+		if (iolat_parse_duration(v, &p->group->target_ns) || p->group->target_ns > IOLATD_MAX_TARGET_NS)
+			return fail(p, k, "expected a duration up to 10s such as 5ms, 750us, or max, got '%s'", v);
 		return 0;
 	}
 	return fail(p, k, "unknown key in a [group:] section (target)");
@@ -195,8 +197,12 @@ static int section(struct cfg_parser *p, char *name)
 	if (strncmp(name, "group:", 6))
 		return fail(p, NULL, "section [%s]: expected [global] or [group:CGROUP/PATH]", name);
 	path = trim(name + 6);
-	while (*path == '/')
-		path++;
+	if (*path == '/')
+		return fail(p, NULL, "section [%s]: an absolute path: give the path under cgroup_root "
+			    "(e.g. app/main for /sys/fs/cgroup/blkio/app/main)", name);
+	if (!strcmp(path, "..") || !strncmp(path, "../", 3) || strstr(path, "/../") ||
+	    (strlen(path) >= 3 && !strcmp(path + strlen(path) - 3, "/..")))
+		return fail(p, NULL, "section [%s]: '..' is not allowed: a group is a cgroup below cgroup_root", name);
 	if (!valid_path(path))
 		return fail(p, NULL, "section [%s]: expected a cgroup path such as web/frontend", name);
 	if (iolatd_config_group(c, path))
@@ -251,6 +257,7 @@ int iolatd_config_parse(const char *file, const char *text, struct iolatd_config
 	char line[1024];
 
 	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->file, sizeof(cfg->file), "%s", file);
 	cfg->control = true;
 	cfg->rotational = -1;
 	cfg->min_bps = 1ull << 20;

@@ -11,9 +11,10 @@
  *   min_bps=1m            ; the lowest rate limit written (bytes/s)
  *   min_iops=10           ; the lowest IOPS limit written
  *   cgroup_root=PATH      ; default: the io (v2) or blkio (v1) hierarchy's mount
+ *   strict=0              ; 1: a configured group whose cgroup is missing is an error
  *
  *   [group:web/frontend]  ; a cgroup path relative to that root
- *   target=5ms
+ *   target=5ms            ; up to 10 s (IOLATD_MAX_TARGET_NS)
  *
  * Parsing does no I/O besides reading the file; device names are resolved
  * later (cgroupfs.c). Errors: one line "FILE:LINE: key 'KEY': expected ...".
@@ -31,6 +32,7 @@
 #define IOLATD_PATH_MAX 256
 #define IOLATD_DEVNAME_MAX 32
 #define IOLATD_ERR_MAX 512
+#define IOLATD_MAX_TARGET_NS 10000000000ull /* the window is at most 1 s: a larger target never misses */
 
 struct iolatd_group_cfg {
 	char path[IOLATD_PATH_MAX];   /* "a/b", no leading or trailing '/' */
@@ -39,10 +41,12 @@ struct iolatd_group_cfg {
 };
 
 struct iolatd_config {
+	char file[IOLATD_PATH_MAX];   /* the file it came from, for messages */
 	char devices[IOLATD_MAX_DEVICES][IOLATD_DEVNAME_MAX];
 	unsigned nr_devices;
 	bool control;
 	bool kernel_compat;
+	bool strict;                  /* a configured group without its cgroup is an error, not a wait */
 	uint32_t nr_requests;         /* 0: from the device */
 	int rotational;               /* -1: from the device */
 	uint64_t min_bps, min_iops;

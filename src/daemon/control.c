@@ -141,6 +141,37 @@ void iolatd_rescan(struct iolatd *d)
 			    DISC_MAX_NODES);
 		d->full_logged = true;
 	}
+	for (unsigned g = 0; g < d->cfg.nr_groups; g++) {
+		const struct iolatd_group_cfg *gc = &d->cfg.groups[g];
+		bool present = disc_find(d->disc, gc->path) >= 0;
+		char dir[IOLATD_PATH_MAX * 2];
+
+		if (present == d->group_present[g] && d->group_checked[g])
+			continue;
+		cgfs_dir(&d->root, gc->path, dir, sizeof(dir));
+		if (present)
+			iolatd_logf(d, "group %s: cgroup %s found, controlled", gc->path, dir);
+		else
+			iolatd_logf(d, "%s:%u: group %s: no cgroup %s: waiting for it to appear%s", d->cfg.file,
+				    gc->line, gc->path, dir, d->group_checked[g] ? "" : " (strict=1 refuses to start)");
+		d->group_present[g] = present;
+		d->group_checked[g] = true;
+	}
+}
+
+int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t len)
+{
+	for (unsigned g = 0; g < cfg->nr_groups && cfg->strict; g++) {
+		char dir[IOLATD_PATH_MAX * 2];
+
+		cgfs_dir(&d->root, cfg->groups[g].path, dir, sizeof(dir));
+		if (cgfs_ino(dir))
+			continue;
+		snprintf(err, len, "%s:%u: group %s: no cgroup %s (strict=1: every group's cgroup must exist)",
+			 cfg->file, cfg->groups[g].line, cfg->groups[g].path, dir);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* ---- completions ---- */

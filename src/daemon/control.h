@@ -30,6 +30,7 @@ struct iolatd_opts {
 	void (*log)(void *ctx, const char *line); /* NULL: stderr */
 	void *log_ctx;
 	bool allow_plain_root;             /* tests: cgroup_root may be a plain directory tree */
+	const char *sysfs_root;            /* NULL: /sys (tests: a fake one with dev/block/MAJ:MIN) */
 };
 
 #define IOLATD_PERIOD_NS 100000000ull   /* control round: depth -> limits */

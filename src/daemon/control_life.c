@@ -16,14 +16,14 @@
 #include "daemon/control_priv.h"
 #include "daemon/runlock.h"
 
-static uint32_t sysfs_u32(dev_t dev, const char *attr, uint32_t dflt)
+static uint32_t sysfs_u32(const char *sysfs, dev_t dev, const char *attr, uint32_t dflt)
 {
-	char path[128];
+	char path[IOLATD_PATH_MAX + 64];
 	unsigned v;
 	FILE *f;
 	int ok;
 
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/%s", major(dev), minor(dev), attr);
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/queue/%s", sysfs, major(dev), minor(dev), attr);
 	f = fopen(path, "r");
 	if (!f)
 		return dflt;
@@ -32,23 +32,30 @@ static uint32_t sysfs_u32(dev_t dev, const char *attr, uint32_t dflt)
 	return ok ? v : dflt;
 }
 
-static bool is_partition(dev_t dev)
+static bool sysfs_has(const char *sysfs, dev_t dev, const char *what)
 {
-	char path[128];
+	char path[IOLATD_PATH_MAX + 64];
 
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", major(dev), minor(dev));
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u%s", sysfs, major(dev), minor(dev), what);
 	return access(path, F_OK) == 0;
 }
 
-static int resolve_devices(const struct iolatd_config *cfg, dev_t *devs, char *err, size_t len)
+static int resolve_devices(const struct iolatd_config *cfg, const char *sysfs, dev_t *devs, char *err,
+			   size_t len)
 {
 	for (unsigned k = 0; k < cfg->nr_devices; k++) {
-		if (cgfs_parse_device(cfg->devices[k], &devs[k])) {
+		if (cgfs_parse_device(cfg->devices[k], &devs[k]) || !sysfs_has(sysfs, devs[k], "")) {
 			snprintf(err, len, "device '%s': no such block device (give a disk name or MAJ:MIN)",
 				 cfg->devices[k]);
 			return -ENODEV;
 		}
-		if (is_partition(devs[k])) {
+		if (!cgfs_request_based(sysfs, devs[k])) {
+			snprintf(err, len, "device '%s': bio-based (no /sys/dev/block/%u:%u/mq): its I/O never "
+				 "becomes block requests, which is what iolatd measures; give the disk below it",
+				 cfg->devices[k], major(devs[k]), minor(devs[k]));
+			return -EINVAL;
+		}
+		if (sysfs_has(sysfs, devs[k], "/partition")) {
 			snprintf(err, len, "device '%s': a partition; the block throttle takes whole disks: "
 				 "give the disk it is on", cfg->devices[k]);
 			return -EINVAL;
@@ -74,9 +81,10 @@ static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t len)
 		snprintf(c->name, sizeof(c->name), "%u:%u", major(devs[k]), minor(devs[k]));
 		snprintf(c->disk, sizeof(c->disk), "%s", d->cfg.devices[k]);
 		c->rotational_configured = d->cfg.rotational >= 0;
-		c->nr_requests = d->cfg.nr_requests ? d->cfg.nr_requests : sysfs_u32(devs[k], "nr_requests", 64);
+		c->nr_requests = d->cfg.nr_requests ? d->cfg.nr_requests :
+				 sysfs_u32(d->sysfs, devs[k], "nr_requests", 64);
 		c->rotational = d->cfg.rotational >= 0 ? d->cfg.rotational :
-				(int)sysfs_u32(devs[k], "rotational", 0);
+				(int)sysfs_u32(d->sysfs, devs[k], "rotational", 0);
 		cc.nr_requests = c->nr_requests;
 		cc.rotational = c->rotational;
 		cc.clock = d->opts.clock;
@@ -93,6 +101,21 @@ static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t len)
 	return 0;
 }
 
+/* The start-up lines: each disk, the rule that judges its windows and why. */
+static void log_devices(struct iolatd *d)
+{
+	for (unsigned k = 0; k < d->nr_devs; k++) {
+		const struct dev_ctl *c = &d->devs[k];
+
+		iolatd_logf(d, "disk %s (%s): %s rule (%s), nr_requests %u%s", c->disk, c->name,
+			    c->rotational ? "mean" : "p90",
+			    c->rotational_configured ? "rotational= in the configuration" :
+			    c->rotational ? "its queue/rotational says 1" : "its queue/rotational says 0",
+			    c->nr_requests, c->rotational && !c->rotational_configured ?
+			    "; virtual disks often say rotational: set rotational=0 for the p90 rule" : "");
+	}
+}
+
 int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opts,
 		  struct iolatd **out, char *err, size_t len)
 {
@@ -106,7 +129,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 			 opts->run_dir ? opts->run_dir : "(none)");
 		return -ENOENT;
 	}
-	if ((ret = resolve_devices(cfg, devs, err, len)))
+	if ((ret = resolve_devices(cfg, opts->sysfs_root ? opts->sysfs_root : "/sys", devs, err, len)))
 		return ret;
 	d = calloc(1, sizeof(*d));
 	if (!d || !(d->disc = calloc(1, sizeof(*d->disc))) || !(d->usage = calloc(1, sizeof(*d->usage))) ||
@@ -124,6 +147,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 	d->opts = *opts;
 	snprintf(d->run_dir, sizeof(d->run_dir), "%s", opts->run_dir);
 	d->opts.run_dir = d->run_dir;
+	snprintf(d->sysfs, sizeof(d->sysfs), "%s", opts->sysfs_root ? opts->sysfs_root : "/sys");
 	/* Before anything is looked at or put back: another daemon may own the run dir. */
 	if ((ret = d->lock_fd = runlock_take(d->run_dir, err, len)) < 0)
 		goto fail;
@@ -131,7 +155,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 		snprintf(err, len, "cgroup hierarchy: %s", why);
 		goto fail;
 	}
-	if ((ret = make_ctls(d, devs, err, len)))
+	if ((ret = make_ctls(d, devs, err, len)) || (ret = iolatd_check_groups(d, cfg, err, len)))
 		goto fail;
 	/* What a previous run left behind goes first. */
 	if (!opts->dry_run) {
@@ -144,6 +168,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 		if (ret)
 			iolatd_logf(d, "removed %d stale limit(s) left by a previous run", ret);
 	}
+	log_devices(d);
 	disc_init(d->disc, &d->root);
 	d->started_ns = d->last_period = d->last_second = iolat_ctl_now(d->devs[0].ctl);
 	iolatd_rescan(d);
@@ -170,8 +195,11 @@ int iolatd_reload(struct iolatd *d, const struct iolatd_config *cfg, char *err, 
 		snprintf(err, len, "kernel_compat=, nr_requests= and rotational= cannot change on reload: restart iolatd");
 		return -EINVAL;
 	}
+	if (iolatd_check_groups(d, cfg, err, len))
+		return -EINVAL;
 	d->cfg = *cfg;
-	disc_scan(d->disc, &d->cfg, &d->ops);
+	memset(d->group_checked, 0, sizeof(d->group_checked));
+	iolatd_rescan(d);
 	for (int i = 0; i < DISC_MAX_NODES; i++) {
 		const struct iolatd_group_cfg *g;
 

@@ -67,6 +67,7 @@ struct iolatd {
 	struct iolatd_config cfg;
 	struct iolatd_opts opts;
 	char run_dir[IOLATD_PATH_MAX];
+	char sysfs[IOLATD_PATH_MAX];
 	struct cgfs_root root;
 	struct discover *disc;
 	struct disc_ops ops;
@@ -83,11 +84,15 @@ struct iolatd {
 	int restored_at_start;
 	unsigned removed_at_stop;
 	int lock_fd;                          /* the run dir's lock, held for life; -1 */
+	bool group_present[IOLATD_MAX_GROUPS];/* each configured group's cgroup, at the last scan */
+	bool group_checked[IOLATD_MAX_GROUPS];
 	bool state_error_logged, full_logged, source_lost, table_full_logged;
 };
 
-/* control.c: look at the tree again (nodes added and removed). */
+/* control.c: look at the tree again (nodes added and removed, groups found or waited for). */
 void iolatd_rescan(struct iolatd *d);
+/* control.c: with strict=1, every configured group's cgroup must exist. Return: 0, -EINVAL (@err). */
+int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t len);
 /* control.c: record every limit in force under the run dir (before a write). */
 void iolatd_save_state(void *ctx);
 /* control_second.c: what is done once a second besides the tick and rescan. */

@@ -36,6 +36,9 @@ bad() { # config text, expected message part
 bad '[global]\ndevice=vda\n[group:a]\ntarget=fast\n' "bad.conf:4: key 'target': expected a duration"
 bad '[global]\ndevice=vda\nspeed=1\n' "bad.conf:3: key 'speed'"
 bad '[group:a]\ntarget=1ms\n' "key 'device': missing"
+bad '[global]\ndevice=vda\n[group:/sys/fs/cgroup/blkio/app/main]\ntarget=1ms\n' "bad.conf:3: section .*: an absolute path"
+bad '[global]\ndevice=vda\n[group:app/../etc]\ntarget=1ms\n' "'..' is not allowed"
+bad '[global]\ndevice=vda\n[group:a]\ntarget=10000h\n' "bad.conf:4: key 'target': expected a duration up to 10s"
 "$IOLATD" --config "$dir/none.conf" --run-dir "$dir/run-bad" 2>"$dir/err"; rc=$?
 [ "$rc" -eq 2 ] && grep -q 'none.conf: cannot open' "$dir/err" || fail "missing config: exit $rc: $(cat "$dir/err")"
 "$IOLATD" --bogus 2>/dev/null; [ $? -eq 2 ] || fail "bad option: want exit 2"
@@ -52,12 +55,35 @@ mkdir "$dir/run-nodev"
 devno=$(python3 -c 'import os,sys; s=os.stat(sys.argv[1]).st_dev; print(f"{os.major(s)}:{os.minor(s)}")' "$dir" 2>/dev/null) || devno=
 [ -n "$devno" ] && [ -e "/sys/dev/block/$devno/partition" ] && devno=$(cat "/sys/dev/block/$devno/../dev")
 [ -n "$devno" ] && [ -e "/sys/dev/block/$devno/queue" ] || { echo "skip: $dir is not on a plain disk (the rest passed)"; exit 77; }
+# Configurations that would protect nothing: refused with one line, exit 2, no limit written.
+refused() { # config text, expected message part
+	printf '%b' "$1" >"$dir/ref.conf"
+	mkdir -p "$dir/run-ref"
+	"$IOLATD" --config "$dir/ref.conf" --run-dir "$dir/run-ref" --foreground 2>"$dir/err"
+	local rc=$?
+	[ "$rc" -eq 2 ] || fail "config '$1': exit $rc, want 2: $(cat "$dir/err")"
+	[ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q -- "$2" "$dir/err" || fail "config '$1': '$(cat "$dir/err")' lacks '$2'"
+	[ -e "$dir/run-ref/limits" ] && fail "config '$1': limits recorded"
+	return 0
+}
+mkdir -p "$dir/plain/app"
+refused "[global]\ndevice=$devno\ncgroup_root=$dir/plain\n[group:app]\ntarget=1ms\n" "not a cgroup filesystem"
+if [ -e /sys/fs/cgroup/memory/cgroup.procs ] && [ ! -e /sys/fs/cgroup/memory/blkio.throttle.read_bps_device ]; then
+	refused "[global]\ndevice=$devno\ncgroup_root=/sys/fs/cgroup/memory\n[group:app]\ntarget=1ms\n" "without blkio throttling"
+fi
+if [ -e /sys/block/zram0 ] && [ ! -e /sys/block/zram0/mq ]; then
+	refused "[global]\ndevice=zram0\n[group:app]\ntarget=1ms\n" "device 'zram0': bio-based"
+fi
+if [ -e /sys/fs/cgroup/blkio/blkio.throttle.read_bps_device ]; then
+	refused "[global]\ndevice=$devno\nstrict=1\ncgroup_root=/sys/fs/cgroup/blkio\n[group:iolat-no-such-$$]\ntarget=1ms\n" "no cgroup /sys/fs/cgroup/blkio/iolat-no-such-$$ (strict=1"
+fi
+
 cg=$dir/cg
 mkdir -p "$cg/app/web" "$cg/app/batch" "$dir/run"
 for c in "$cg" "$cg/app" "$cg/app/web" "$cg/app/batch"; do
 	for f in read_bps write_bps read_iops write_iops; do : >"$c/blkio.throttle.${f}_device"; done
 done
-conf() { printf '[global]\ndevice=%s\ncgroup_root=%s\n[group:app/web]\ntarget=%s\n' "$devno" "$cg" "$1" >"$dir/ok.conf"; }
+conf() { printf '[global]\ndevice=%s\ncgroup_root=%s\n[group:app/web]\ntarget=%s\n[group:app/mian]\ntarget=1ms\n' "$devno" "$cg" "$1" >"$dir/ok.conf"; }
 conf 2ms
 IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --foreground --dry-run >"$dir/log" 2>&1 &
 pid=$!
@@ -70,6 +96,9 @@ fi
 grep -q "^iolatd .* dry_run=1 " "$dir/run/status" || fail "status: not a dry run"
 grep -q "^group path=app/web .* target_us=2000 " "$dir/run/status" || fail "status: no app/web with its target"
 grep -q "^group path=app/batch " "$dir/run/status" || fail "status: the sibling app/batch was not discovered"
+grep -q "ok.conf:6: group app/mian: no cgroup $cg/app/mian: waiting for it to appear" "$dir/log" || fail "no warning for the missing group app/mian"
+grep -q "^waiting path=app/mian$" "$dir/run/status" || fail "status does not say it waits for app/mian"
+grep -q "disk $devno ($devno): .* rule (" "$dir/log" || fail "the start-up log does not say which rule judges the disk"
 # A second daemon on the same run dir: refused, naming the first; nothing of the first's touched.
 IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --foreground --dry-run 2>"$dir/err2"; rc=$?
 [ "$rc" -eq 1 ] && grep -q "in use by iolatd pid $pid " "$dir/err2" || fail "second daemon: exit $rc: $(cat "$dir/err2")"

@@ -12,7 +12,10 @@
  * removed while limited is dropped; a dry run writes nothing; bad device or
  * root refuse to start with one line; a lost BPF measurement removes every
  * limit and writes none until it is back; a second daemon on the same run
- * directory is refused before it touches anything.
+ * directory is refused before it touches anything; a configured group
+ * without its cgroup is a warning and a "waiting" status (an error with
+ * strict=1); a plain directory for cgroup_root, a bio-based or missing
+ * device are refused with one line.
  * Context: single-threaded cmocka program.
  */
 #include <errno.h>
@@ -43,15 +46,26 @@ static uint64_t vclock_now(void *ctx) { return vnow; }
 static const struct iolat_clock vclock = { vclock_now, NULL };
 
 static struct t_fakecg f;
+static char sysfs[300];
 static char run[1100], conf[4096], err[IOLATD_ERR_MAX];
 static struct iolatd_config cfg;
 static unsigned nlogs;
 
-static void quiet_log(void *ctx, const char *line) { nlogs++; }
+static char logbuf[8192];
+static void quiet_log(void *ctx, const char *line)
+{
+	nlogs++;
+	if (strlen(logbuf) + strlen(line) + 2 < sizeof(logbuf)) {
+		strcat(logbuf, line);
+		strcat(logbuf, "\n");
+	}
+}
 
 static int setup(void **state)
 {
 	t_fakecg_new(&f, 1);
+	snprintf(sysfs, sizeof(sysfs), "%s", t_fakecg_sysfs_dev(&f, "254:0", false));
+	t_fakecg_sysfs_dev(&f, "254:16", false);
 	snprintf(run, sizeof(run), "%s/run", f.root);
 	assert_int_equal(mkdir(run, 0755), 0);
 	t_fakecg_mkdir(&f, "app");
@@ -63,6 +77,7 @@ static int setup(void **state)
 	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
 	vnow = 100 * 1000 * MS;
 	nlogs = 0;
+	logbuf[0] = '\0';
 	return 0;
 }
 
@@ -75,7 +90,8 @@ static int teardown(void **state)
 static struct iolatd *start(bool dry_run)
 {
 	struct iolatd_opts o = { .run_dir = run, .dry_run = dry_run, .clock = &vclock, .log = quiet_log,
-				 .allow_plain_root = true };
+				 .allow_plain_root = true,
+				 .sysfs_root = sysfs };
 	struct iolatd *d = NULL;
 
 	assert_int_equal(iolatd_create(&cfg, &o, &d, err, sizeof(err)), 0);
@@ -325,6 +341,7 @@ static void test_v2_io_max(void **state)
 
 	t_fakecg_free(&f);
 	t_fakecg_new(&f, 2);
+	snprintf(sysfs, sizeof(sysfs), "%s", t_fakecg_sysfs_dev(&f, "254:0", false));
 	snprintf(run, sizeof(run), "%s/run", f.root);
 	assert_int_equal(mkdir(run, 0755), 0);
 	t_fakecg_mkdir(&f, "app");
@@ -401,7 +418,8 @@ static void test_measurement_lost_and_back(void **state)
 static void test_refuses_bad_device_or_root(void **state)
 {
 	struct iolatd_opts o = { .run_dir = run, .clock = &vclock, .log = quiet_log,
-				 .allow_plain_root = true };
+				 .allow_plain_root = true,
+				 .sysfs_root = sysfs };
 	struct iolatd *d = NULL;
 
 	snprintf(cfg.devices[0], sizeof(cfg.devices[0]), "no-such-disk");
@@ -421,7 +439,8 @@ static void test_refuses_bad_device_or_root(void **state)
 /* A second daemon on the same run dir is refused before it touches anything. */
 static void test_second_instance_refused(void **state)
 {
-	struct iolatd_opts o = { .run_dir = run, .clock = &vclock, .log = quiet_log, .allow_plain_root = true };
+	struct iolatd_opts o = { .run_dir = run, .clock = &vclock, .log = quiet_log, .allow_plain_root = true,
+				 .sysfs_root = sysfs };
 	struct iolatd *d = start(false), *d2 = NULL;
 	uint64_t before;
 
@@ -443,6 +462,75 @@ static void test_second_instance_refused(void **state)
 	iolatd_destroy(d2);
 }
 
+static bool status_has(const char *text)
+{
+	char path[1200], line[4096];
+	bool found = false;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/status", run);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		found |= strstr(line, text) != NULL;
+	fclose(fp);
+	return found;
+}
+
+/* A configured group without its cgroup: a warning naming the file and line, "waiting" in status. */
+static void test_missing_group_warns_then_found(void **state)
+{
+	struct iolatd *d;
+
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\ncgroup_root=%s\n[group:app/reader]\ntarget=1ms\n"
+		 "[group:app/mian]\ntarget=2ms\n", f.root);
+	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
+	d = start(false);
+	assert_non_null(strstr(logbuf, "t.conf:6: group app/mian: no cgroup "));
+	assert_non_null(strstr(logbuf, "waiting for it to appear"));
+	assert_true(status_has("waiting path=app/mian"));
+	t_fakecg_mkdir(&f, "app/mian");
+	vnow += 1000 * MS;
+	iolatd_period(d, vnow);
+	assert_non_null(strstr(logbuf, "group app/mian: cgroup "));
+	assert_false(status_has("waiting path=app/mian"));
+	assert_true(status_has("group path=app/mian "));
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
+/* What protects nothing is refused at start, with one line, before anything is touched. */
+static void test_silent_configs_refused(void **state)
+{
+	struct iolatd_opts o = { .run_dir = run, .clock = &vclock, .log = quiet_log, .sysfs_root = sysfs };
+	struct iolatd *d = NULL;
+
+	/* strict=1 and a misspelt group */
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nstrict=1\ncgroup_root=%s\n[group:app/mian]\n"
+		 "target=1ms\n", f.root);
+	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
+	o.allow_plain_root = true;
+	assert_int_equal(iolatd_create(&cfg, &o, &d, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "t.conf:5: group app/mian: no cgroup "));
+	assert_non_null(strstr(err, "strict=1"));
+	/* a plain directory for cgroup_root */
+	cfg.strict = false;
+	o.allow_plain_root = false;
+	assert_int_equal(iolatd_create(&cfg, &o, &d, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a cgroup filesystem"));
+	/* a bio-based device, and one that does not exist */
+	o.allow_plain_root = true;
+	t_fakecg_sysfs_dev(&f, "251:0", true);
+	snprintf(cfg.devices[0], sizeof(cfg.devices[0]), "251:0");
+	assert_int_equal(iolatd_create(&cfg, &o, &d, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "device '251:0': bio-based"));
+	snprintf(cfg.devices[0], sizeof(cfg.devices[0]), "254:99");
+	assert_int_equal(iolatd_create(&cfg, &o, &d, err, sizeof(err)), -ENODEV);
+	assert_non_null(strstr(err, "device '254:99': no such block device"));
+	assert_null(d);
+	assert_false(record_exists());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +545,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_measurement_lost_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_bad_device_or_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_instance_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_group_warns_then_found, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_silent_configs_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

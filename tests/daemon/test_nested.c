@@ -37,6 +37,7 @@ static uint64_t vclock_now(void *ctx) { return vnow; }
 static const struct iolat_clock vclock = { vclock_now, NULL };
 
 static struct t_fakecg f;
+static char sysfs[300];
 static char run[1100], err[IOLATD_ERR_MAX];
 static struct iolatd_config cfg;
 
@@ -47,6 +48,7 @@ static void tree(int version, const char *extra_conf)
 	char conf[4096];
 
 	t_fakecg_new(&f, version);
+	snprintf(sysfs, sizeof(sysfs), "%s", t_fakecg_sysfs_dev(&f, "254:0", false));
 	snprintf(run, sizeof(run), "%s/run", f.root);
 	assert_int_equal(mkdir(run, 0755), 0);
 	t_fakecg_mkdir(&f, "app");
@@ -69,7 +71,8 @@ static int teardown(void **state)
 static struct iolatd *start(void)
 {
 	struct iolatd_opts o = { .run_dir = run, .clock = &vclock, .log = quiet_log,
-				 .allow_plain_root = true };
+				 .allow_plain_root = true,
+				 .sysfs_root = sysfs };
 	struct iolatd *d = NULL;
 
 	assert_int_equal(iolatd_create(&cfg, &o, &d, err, sizeof(err)), 0);
