@@ -224,24 +224,23 @@ void iolatd_observe(struct iolatd *d, uint64_t cgid, dev_t dev, uint64_t lat_ns,
  * hold. The one place that decides a node's limits.
  */
 static void node_want(struct iolatd *d, struct node_dev *nd, const struct iolat_observe_stat *st,
-		      struct cg_limits *want)
+		      const struct cg_limits *prev, struct cg_limits *want)
 {
-	struct cg_limits prev = nd->want;
-
 	nd->delay_used = effect_delay(&nd->eff, st->use_delay,
-				      rate_at_floor(&prev, d->cfg.min_bps, d->cfg.min_iops));
+				      rate_at_floor(prev, d->cfg.min_bps, d->cfg.min_iops));
 	rate_limits(&nd->est, st->depth, nd->delay_used, d->cfg.min_bps, d->cfg.min_iops, want);
 	if (!nd->eff.ineffective)
 		return;
 	for (int k = 0; k < CG_NR_LIMITS; k++)
-		if (want->v[k] && prev.v[k] > want->v[k])
-			want->v[k] = prev.v[k];
+		if (want->v[k] && prev->v[k] > want->v[k])
+			want->v[k] = prev->v[k];
 }
 
 /* Roll node @i's period on device @k and decide its budget. */
 static void node_round(struct iolatd *d, int i, unsigned k)
 {
 	struct node_dev *nd = &d->nd[i][k];
+	struct cg_limits prev = nd->want;
 	struct iolat_observe_stat st;
 
 	effect_period(&nd->eff, &nd->cur, &nd->placed, IOLATD_PERIOD_NS);
@@ -253,7 +252,7 @@ static void node_round(struct iolatd *d, int i, unsigned k)
 	nd->depth = st.depth;
 	nd->use_delay = st.use_delay;
 	if (d->cfg.control)
-		node_want(d, nd, &st, &nd->want);
+		node_want(d, nd, &st, &prev, &nd->want);
 }
 
 static void want_on(struct iolatd *d, uint64_t ino, const char *rel, unsigned k, int node,

@@ -10,17 +10,25 @@
 
 #define RATE_MAX_HALVINGS 30
 
+/* Did the group do direction @d in this period, as more than a stray request? */
+static bool seen_doing(const struct rate_sample *s, int d)
+{
+	uint64_t all = s->bytes[0] + s->bytes[1];
+
+	return s->ios[d] >= RATE_MIN_IOS || (s->ios[d] && s->bytes[d] * RATE_STRAY_SHARE >= all);
+}
+
 void rate_est_update(struct rate_est *e, const struct rate_sample *s)
 {
 	for (int d = 0; d < 2; d++) {
 		double secs, bps, iops;
 
-		if (s->ios[d] < RATE_MIN_IOS || s->lat_ns[d] < RATE_MIN_LAT_NS) {
-			if (e->quiet[d] < RATE_SEEN_PERIODS)
-				e->quiet[d]++;
+		if (seen_doing(s, d))
+			e->quiet[d] = 0;
+		else if (e->quiet[d] < RATE_SEEN_PERIODS)
+			e->quiet[d]++;
+		if (s->ios[d] < RATE_MIN_IOS || s->lat_ns[d] < RATE_MIN_LAT_NS)
 			continue;
-		}
-		e->quiet[d] = 0;
 		secs = (double)s->lat_ns[d] / 1e9;
 		bps = (double)s->bytes[d] / secs;
 		iops = (double)s->ios[d] / secs;

@@ -35,11 +35,14 @@ struct rate_est {
 #define RATE_MIN_IOS 4
 #define RATE_MIN_LAT_NS 2000000ull
 /*
- * A direction is limited only while the group is seen doing it: a period
- * that moved its estimate within the last RATE_SEEN_PERIODS (5 s). A writer
- * whose few stray reads once made a read estimate gets no read limit.
+ * A direction is limited only while the group is seen doing it: within the
+ * last RATE_SEEN_PERIODS (5 s), a period with RATE_MIN_IOS requests of it,
+ * or fewer that make at least 1/RATE_STRAY_SHARE of the period's bytes (a
+ * group held at the floor does few). A writer whose few stray reads once
+ * made a read estimate gets no read limit.
  */
 #define RATE_SEEN_PERIODS 50
+#define RATE_STRAY_SHARE 16
 
 void rate_est_update(struct rate_est *e, const struct rate_sample *s);
 

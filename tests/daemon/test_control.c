@@ -531,6 +531,83 @@ static void test_silent_configs_refused(void **state)
 	assert_false(record_exists());
 }
 
+/*
+ * @ms in 10 ms steps: the reader at @reader_lat; the writer does what its
+ * write limit lets through (10 x 1 MiB a step while it has none), each
+ * write taking 4 ms; @other_mib MiB a step from a cgroup outside the tree.
+ */
+static void drive_obeying(struct iolatd *d, unsigned ms, uint64_t reader_lat, unsigned other_mib)
+{
+	static double credit;
+
+	for (unsigned t = 0; t < ms; t += 10) {
+		uint64_t lim = limit("app/writer", WBPS);
+
+		vnow += 10 * MS;
+		for (int i = 0; i < 5; i++)
+			iolatd_observe(d, ino("app/reader"), makedev(254, 0), reader_lat, 4096, false, 0, vnow);
+		credit = lim && lim < ADMIN_WBPS ? credit + (double)lim / 100 : 10.0 * (1 << 20);
+		for (; credit >= (1 << 20); credit -= 1 << 20)
+			iolatd_observe(d, ino("app/writer"), makedev(254, 0), 4 * MS, 1 << 20, true, 0, vnow);
+		for (unsigned i = 0; i < other_mib; i++)
+			iolatd_observe(d, 999999999, makedev(254, 0), 4 * MS, 1 << 20, true, 0, vnow);
+		iolatd_period(d, vnow);
+	}
+}
+
+/*
+ * Issue 20, defect 4: a run in which the writer's limit had no effect (it
+ * kept writing 1000 MiB/s under it) while the reader missed for 30 s used
+ * to leave use_delay so high that, once the writer did obey its limit and
+ * the reader was fine, the writer stayed at the 1 MiB/s floor for more than
+ * 20 s. The limit that does not hold is reported (status holds=0, a log
+ * line), and the writer is let back up within 3 s.
+ */
+static void test_no_starvation_after_ineffective_limit(void **state)
+{
+	struct iolatd *d = start(false);
+	uint64_t floor = 1 << 20, back = 0;
+
+	drive(d, 30000, 3 * MS); /* ignores its limits */
+	assert_non_null(strstr(logbuf, "app/writer 254:0: the limit does not hold"));
+	assert_true(status_has("group path=app/writer dev=254:0 ") && status_has(" holds=0 "));
+	for (unsigned ms = 0; ms < 10000 && !back; ms += 100) {
+		drive_obeying(d, 100, 200000, 0);
+		if (limit("app/writer", WBPS) == ADMIN_WBPS || limit("app/writer", WBPS) > 8 * floor)
+			back = ms + 100;
+	}
+	assert_true(back > 0 && back <= 3000);
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
+/*
+ * The reader misses because of I/O from a cgroup outside the configured
+ * tree while the writer sits at the floor doing next to nothing: not the
+ * writer's doing. Said in the log and the status; the writer's use_delay
+ * acted on stops growing once at the floor.
+ */
+static void test_misses_from_elsewhere(void **state)
+{
+	struct iolatd *d = start(false);
+	char line[64];
+	int delay1 = -1, delay2 = -1;
+
+	drive_obeying(d, 10000, 3 * MS, 0); /* the writer clamped down to the floor */
+	assert_int_equal(limit("app/writer", WBPS), 1 << 20);
+	drive_obeying(d, 3000, 3 * MS, 20); /* now another tenant writes; the writer barely moves */
+	assert_non_null(strstr(logbuf, "app/reader 254:0: missing its target while the groups clamped"));
+	assert_true(status_has("group path=app/reader dev=254:0 ") && status_has(" misses_from_elsewhere=1 "));
+	status_depth(&delay1);
+	drive_obeying(d, 5000, 3 * MS, 20);
+	status_depth(&delay2);
+	assert_true(delay1 >= 0 && delay2 == delay1);
+	snprintf(line, sizeof(line), "%" PRIu64, limit("app/writer", WBPS));
+	assert_string_equal(line, "1048576");
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -547,6 +624,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_second_instance_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_group_warns_then_found, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_silent_configs_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_starvation_after_ineffective_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_misses_from_elsewhere, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
