@@ -35,19 +35,31 @@ struct daemon {
 	struct bpf_source *src;
 	const char *config_path;
 	const char *run_dir;
+	const char *log_path;
 	bool dry_run, foreground;
 	uint64_t src_lost_at;
 };
 
-static bool detached; /* after daemon(): messages go to syslog */
+static bool detached;  /* after daemon(): messages go to syslog, unless a log file */
+static FILE *log_file; /* --log-file, or RUN_DIR/iolatd.log when detached without syslog */
 
-/* One message line, to stderr or, once detached, to syslog. */
+/* One message line: to the log file (time-stamped), to syslog once detached, else stderr. */
 static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (detached) {
+	if (log_file) {
+		char stamp[32];
+		time_t t = time(NULL);
+		struct tm tm;
+
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", localtime_r(&t, &tm));
+		fprintf(log_file, "%s iolatd[%ld]: ", stamp, (long)getpid());
+		vfprintf(log_file, fmt, ap);
+		fputc('\n', log_file);
+		fflush(log_file);
+	} else if (detached) {
 		vsyslog(LOG_DAEMON | LOG_NOTICE, fmt, ap);
 	} else {
 		fputs("iolatd: ", stderr);
@@ -66,7 +78,7 @@ static void log_line(void *ctx, const char *line)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: iolatd [--config FILE] [--run-dir DIR] [--foreground] [--dry-run]\n"
+"usage: iolatd [--config FILE] [--run-dir DIR] [--foreground] [--dry-run] [--log-file FILE]\n"
 "\n"
 "io.latency for unmodified programs, by cgroup: completed block requests are\n"
 "measured per cgroup in the kernel (BPF), libiolatency's controller decides\n"
@@ -79,7 +91,9 @@ static void usage(FILE *f)
 "                        [group:web] target=5ms  (a cgroup path under the io/blkio root)\n"
 "  -r, --run-dir DIR   record of written limits and status file (default " DEFAULT_RUN_DIR ")\n"
 "  -f, --foreground    stay in the foreground, logging on stderr (as under systemd);\n"
-"                      without it iolatd detaches and logs to syslog\n"
+"                      without it iolatd detaches and logs to syslog (to\n"
+"                      RUN_DIR/iolatd.log when there is no /dev/log)\n"
+"  -l, --log-file FILE append log lines to FILE (time-stamped) instead\n"
 "  -n, --dry-run       decide and report, write no limit\n"
 "  -V, --version       whether this build can measure (BPF)\n"
 "  -h, --help          this text\n"
@@ -195,20 +209,45 @@ static int run(struct daemon *dm)
 	}
 }
 
+/*
+ * Where log lines go: --log-file when given; detached without a syslog
+ * socket, RUN_DIR/iolatd.log (said on stderr before detaching). Return: 0 or 1.
+ */
+static int open_log(struct daemon *dm)
+{
+	static char path[4200];
+	struct stat st;
+
+	if (!dm->log_path && !dm->foreground && (stat("/dev/log", &st) || !S_ISSOCK(st.st_mode))) {
+		snprintf(path, sizeof(path), "%s/iolatd.log", dm->run_dir);
+		dm->log_path = path;
+		fprintf(stderr, "iolatd: no syslog (/dev/log): logging to %s\n", path);
+	}
+	if (!dm->log_path)
+		return 0;
+	log_file = fopen(dm->log_path, "ae");
+	if (!log_file) {
+		fprintf(stderr, "iolatd: --log-file %s: %s\n", dm->log_path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct daemon *dm)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' }, { "run-dir", required_argument, NULL, 'r' },
 		{ "foreground", no_argument, NULL, 'f' }, { "dry-run", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		{ "log-file", required_argument, NULL, 'l' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	dm->config_path = DEFAULT_CONFIG;
 	dm->run_dir = DEFAULT_RUN_DIR;
-	while ((c = getopt_long(argc, argv, "c:r:fnhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:r:fnhVl:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'l': dm->log_path = optarg; break;
 		case 'c': dm->config_path = optarg; break;
 		case 'r': dm->run_dir = optarg; break;
 		case 'f': dm->foreground = true; break;
@@ -259,6 +298,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "iolatd: run directory %s: %s\n", dm.run_dir, strerror(errno));
 		return 1;
 	}
+	if (open_log(&dm))
+		return 1;
 	opts.run_dir = dm.run_dir;
 	opts.dry_run = dm.dry_run;
 	opts.log = log_line;
@@ -288,5 +329,7 @@ int main(int argc, char **argv)
 	ret = run(&dm);
 	bpf_source_close(dm.src);
 	iolatd_destroy(dm.d);
+	if (log_file)
+		fclose(log_file);
 	return ret;
 }

@@ -85,12 +85,13 @@ for c in "$cg" "$cg/app" "$cg/app/web" "$cg/app/batch"; do
 done
 conf() { printf '[global]\ndevice=%s\ncgroup_root=%s\n[group:app/web]\ntarget=%s\n[group:app/mian]\ntarget=1ms\n' "$devno" "$cg" "$1" >"$dir/ok.conf"; }
 conf 2ms
-IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --foreground --dry-run >"$dir/log" 2>&1 &
+IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --foreground --dry-run \
+	--log-file "$dir/log" 2>"$dir/stderr" &
 pid=$!
 for _ in $(seq 50); do [ -f "$dir/run/status" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-if ! kill -0 "$pid" 2>/dev/null && grep -q 'BPF: cannot' "$dir/log"; then
+if ! kill -0 "$pid" 2>/dev/null && grep -q 'BPF: cannot' "$dir/stderr"; then
 	pid=
-	echo "skip: $(grep -m1 'BPF: cannot' "$dir/log") (the rest passed)"; exit 77
+	echo "skip: $(grep -m1 'BPF: cannot' "$dir/stderr") (the rest passed)"; exit 77
 fi
 [ -f "$dir/run/status" ] || fail "no status file within 5 s"
 grep -q "^iolatd .* dry_run=1 " "$dir/run/status" || fail "status: not a dry run"
@@ -118,6 +119,9 @@ grep -q "^group path=app/web .* target_us=5000 " "$dir/run/status" || fail "the 
 kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
 [ "$rc" -eq 0 ] || fail "exit $rc on SIGTERM"
 [ -e "$dir/run/status" ] && fail "status file left after SIGTERM"
+grep -qE '^[0-9T:-]+ iolatd\[[0-9]+\]: controlling 1 device' "$dir/log" || fail "--log-file lacks the time-stamped start line"
+grep -q 'Terminated: removed 0 limit(s), exiting' "$dir/log" || fail "--log-file lacks the shutdown line"
+[ -s "$dir/stderr" ] && fail "with --log-file, lines went to stderr: $(cat "$dir/stderr")"
 [ -e "$dir/run/limits" ] && fail "a dry run recorded limits"
 for f in "$cg"/app/*/blkio.throttle.*; do [ -s "$f" ] && fail "a dry run wrote $f"; done
 echo "PASS"
