@@ -323,6 +323,7 @@ int main(int argc, char **argv)
 		openlog("iolatd", LOG_PID, LOG_DAEMON);
 		detached = true;
 		iolatd_note_pid(dm.d);
+		iolatd_write_status(dm.d, mono_ns()); /* with this pid, before the start line */
 	}
 	say("controlling %u device(s) on cgroup v%d at %s%s", cfg.nr_devices,
 		iolatd_cgroup_version(dm.d), iolatd_cgroup_root(dm.d), dm.dry_run ? " (dry run)" : "");

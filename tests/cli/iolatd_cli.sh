@@ -124,4 +124,19 @@ grep -q 'Terminated: removed 0 limit(s), exiting' "$dir/log" || fail "--log-file
 [ -s "$dir/stderr" ] && fail "with --log-file, lines went to stderr: $(cat "$dir/stderr")"
 [ -e "$dir/run/limits" ] && fail "a dry run recorded limits"
 for f in "$cg"/app/*/blkio.throttle.*; do [ -s "$f" ] && fail "a dry run wrote $f"; done
+
+# Detached without a syslog socket: the log goes to RUN_DIR/iolatd.log, said before detaching.
+if [ ! -S /dev/log ]; then
+	IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --dry-run 2>"$dir/stderr"
+	grep -q "no syslog (/dev/log): logging to $dir/run/iolatd.log" "$dir/stderr" || fail "detached: no word on where it logs: $(cat "$dir/stderr")"
+	for _ in $(seq 50); do grep -q 'controlling 1 device' "$dir/run/iolatd.log" 2>/dev/null && break; sleep 0.1; done
+	pid=$(sed -n '1s/^iolatd pid=\([0-9]*\) .*/\1/p' "$dir/run/status") # the detached one's, by then
+	[ -n "$pid" ] || fail "detached: no status"
+	grep -q 'controlling 1 device' "$dir/run/iolatd.log" || fail "detached: nothing in $dir/run/iolatd.log"
+	kill -TERM "$pid"
+	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	kill -0 "$pid" 2>/dev/null && fail "detached: still running after SIGTERM"
+	pid=
+	grep -q "removed 0 limit(s), exiting" "$dir/run/iolatd.log" || fail "detached: no shutdown line in the log: $(cat "$dir/run/iolatd.log")"
+fi
 echo "PASS"
