@@ -23,6 +23,7 @@
  * close (window.c) or a reset (ctl.c). Nothing here runs on the fast path.
  */
 #include "core/ctl.h"
+#include "core/mode.h"
 #include "core/scale.h"
 
 #define ADAPT_HOLD_MIN_NS   (2 * NSEC_PER_SEC)   /* first hold after a miss, at least */
@@ -334,3 +335,64 @@ bool iolat_adapt_up(struct iolat_group *p, uint32_t old, uint32_t *new, uint64_t
 	atomic_store_explicit(&ap->last_decision, decision, memory_order_relaxed);
 	return true;
 }
+
+/* ---- what users read ---- */
+
+/* The adaptive mode's figures (this file, pace.c). */
+void iolat_adapt_stat(const struct iolat_group *g, struct iolat_group_stat *st)
+{
+	const struct iolat_adapt_child *a = &g->ad;
+	const struct iolat_adapt_parent *ap = &g->ap;
+
+	st->rung = atomic_load(&a->rung);
+	st->last_step = atomic_load(&a->last_step);
+	st->pace_bps = atomic_load(&a->pace_bps);
+	st->pace_base_bps = atomic_load(&a->pace_base_bps);
+	st->paced_ios = atomic_load(&a->paced_ios);
+	st->paced_ns = atomic_load(&a->paced_ns);
+	st->undos = atomic_load(&a->undos);
+	st->probe_ceiling = atomic_load(&ap->ceiling);
+	st->last_decision = atomic_load(&ap->last_decision);
+	st->probe_hold_ns = atomic_load(&ap->hold_ns);
+	st->probes = atomic_load(&ap->probes);
+	st->probe_fails = atomic_load(&ap->probe_fails);
+	st->holds = atomic_load(&ap->holds);
+}
+
+/* ---- the mode table ---- */
+
+static void adaptive_child_apply(struct iolat_group *g, uint32_t mine, uint32_t cur)
+{
+	if (cur < mine && iolat_child_spared(g, grp_parent(g)))
+		return;
+	iolat_adapt_child_step(g, mine, cur);
+}
+
+/* The article's release; an active asker is kept (its holds are decisions too). */
+static bool adaptive_tick_parent(struct iolat_group *p, uint64_t now)
+{
+	uint32_t asker = atomic_load_explicit(&p->scale_grp, memory_order_relaxed);
+
+	(void)now;
+	if (asker == IOLAT_NO_GROUP) {
+		atomic_store_explicit(&p->child_cookie,
+				      iolat_cookie_step(atomic_load(&p->child_cookie),
+							atomic_load(&p->ctl->qd), true),
+				      memory_order_release);
+	} else if (!iolat_active_since_last_tick(grp_at(p->ctl, asker))) {
+		iolat_child_lat_reset_locked(p);
+		return true;
+	}
+	return false;
+}
+
+const struct iolat_mode_ops iolat_mode_adaptive = {
+	.name = "adaptive",
+	.group_init = iolat_adapt_init,
+	.child_apply = adaptive_child_apply,
+	.window_ok = iolat_kernel_window_ok,
+	.window_decide = iolat_kernel_window_decide,
+	.tick_parent = adaptive_tick_parent,
+	.parent_reset = iolat_adapt_parent_reset,
+	.stat = iolat_adapt_stat,
+};

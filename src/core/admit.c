@@ -391,100 +391,27 @@ int iolat_throttle_cancel(struct iolat_io *io)
 
 /* ---- scale changes seen at submit (docs/controller.md R5, R6) ---- */
 
-/* One depth step of @g, up or down, under depth_lock (a limit folds the
- * in-flight count first: inflight.c). */
-static void apply_depth_step(struct iolat_group *g, uint32_t qd, bool up)
-{
-	uint32_t old, new;
-
-	iolat_depth_lock(g);
-	old = atomic_load(&g->max_depth);
-	new = iolat_depth_step(old, qd, up);
-	if (new != old)
-		atomic_fetch_add_explicit(up ? &g->scale_ups : &g->scale_downs, 1,
-					  memory_order_relaxed);
-	/*
-	 * A reset to the default cookie may have been applied by another thread
-	 * since our cookie CAS; its "unlimited" must win, or the group would stay
-	 * clamped under an unthrottled parent. Under depth_lock: a reset applied
-	 * after this check stores its unlimited depth after ours.
-	 */
-	if (!up && atomic_load(&g->scale_cookie) == IOLAT_DEFAULT_COOKIE) {
-		new = IOLAT_DEPTH_MAX;
-		up = true;
-	}
-	iolat_depth_store_locked(g, new);
-	iolat_depth_unlock(g);
-	if (up) {
-		iolat_wake(g, true);
-		iolat_inflight_relax(g); /* if unlimited again: distributed */
-	}
-}
-
+/*
+ * The mechanism of the cookie: whoever moves a child's copy of its parent's
+ * cookie applies the change, once, however many steps it missed; what the
+ * change means is the mode's (mode.h: child_apply).
+ */
 void iolat_check_scale_change(struct iolat_group *g)
 {
 	struct iolat_group *p = grp_parent(g);
-	uint32_t cur, mine, old, qd;
-	uint64_t target;
-	bool up;
+	uint32_t cur, mine;
 
 	if (!p)
 		return;
 	/* Acquire: pairs with the cookie's release stores (see check_scale_fast):
-	 * the scale_lat and child_nr_samples read below are at least as new. */
+	 * the scale_lat and child_nr_samples the mode reads are at least as new. */
 	cur = atomic_load_explicit(&p->child_cookie, memory_order_acquire);
 	mine = atomic_load_explicit(&g->scale_cookie, memory_order_relaxed);
 	if (cur == mine)
 		return;
-	/* Whoever moves our copy applies one step, however many it missed. */
 	if (!atomic_compare_exchange_strong(&g->scale_cookie, &mine, cur))
 		return; /* another thread applied this change */
-	up = cur > mine;
-	target = atomic_load_explicit(&g->target_ns, memory_order_relaxed);
-	if (!up && target) {
-		uint64_t scale_lat = atomic_load_explicit(&p->scale_lat, memory_order_relaxed);
-		uint64_t thresh;
-
-		/* Same or tighter target than the one that asked: spared. */
-		if (!scale_lat || target <= scale_lat)
-			return;
-		/* The 5% rule: a group that did little of the I/O is spared. */
-		thresh = atomic_load_explicit(&p->child_nr_samples, memory_order_relaxed) * 5 / 100;
-		if (thresh < 1)
-			thresh = 1;
-		if (atomic_load_explicit(&g->nr_samples, memory_order_relaxed) <= thresh)
-			return;
-	}
-	if (ctl_adaptive(g->ctl)) {
-		iolat_adapt_child_step(g, mine, cur);
-		return;
-	}
-	if (!up && atomic_load(&g->max_depth) == 1) {
-		/* Already at the floor: escalate to induced delay. */
-		iolat_delay_use(g);
-		atomic_fetch_add_explicit(&g->scale_downs, 1, memory_order_relaxed);
-		return;
-	}
-	if (cur == IOLAT_DEFAULT_COOKIE) {
-		bool was = atomic_load(&g->max_depth) != IOLAT_DEPTH_MAX ||
-			   atomic_load(&g->use_delay) != 0;
-
-		iolat_delay_clear(g);
-		iolat_depth_set(g, IOLAT_DEPTH_MAX);
-		if (was)
-			atomic_fetch_add_explicit(&g->scale_ups, 1, memory_order_relaxed);
-		iolat_wake(g, true);
-		iolat_inflight_relax(g); /* unlimited, nobody waits: distributed again */
-		return;
-	}
-	qd = atomic_load_explicit(&g->ctl->qd, memory_order_relaxed);
-	old = atomic_load(&g->max_depth);
-	if (up && (old < qd ? old : qd) == 1 && iolat_delay_unuse(g)) {
-		/* Each up step at depth 1 first pays off one unit of delay. */
-		atomic_fetch_add_explicit(&g->scale_ups, 1, memory_order_relaxed);
-		return;
-	}
-	apply_depth_step(g, qd, up);
+	g->ctl->mode->child_apply(g, mine, cur);
 }
 
 /* ---- completion (docs/controller.md R8, R9) ---- */

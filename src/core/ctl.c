@@ -147,7 +147,7 @@ static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t pa
 		atomic_store_explicit(&s[i].done, 0, rlx);
 		atomic_store_explicit(&s[i].local, 0, rlx); /* seq: the root's, never reset */
 	}
-	iolat_adapt_init(g, now);
+	ctl->mode->group_init(g, now);
 }
 
 struct iolat_ctl *iolat_core_ctl_init(void *mem, const struct iolat_ctl_config *cfg,
@@ -162,6 +162,7 @@ struct iolat_ctl *iolat_core_ctl_init(void *mem, const struct iolat_ctl_config *
 	atomic_init(&ctl->qd, cfg && cfg->nr_requests ? cfg->nr_requests : 64);
 	ctl->rotational = cfg ? cfg->rotational != 0 : 0;
 	ctl->flags = cfg ? cfg->flags : 0;
+	ctl->mode = iolat_mode_for_flags(ctl->flags);
 	ctl->delay_cap_ns = cfg && cfg->delay_cap_ns ? cfg->delay_cap_ns : IOLAT_DELAY_CAP_NS;
 	ctl->nr_groups = n;
 	ctl->nr_slots = cfg_slots(cfg);
@@ -280,8 +281,7 @@ void iolat_child_lat_reset_locked(struct iolat_group *p)
 	atomic_store_explicit(&p->last_scale_event, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->scale_grp, IOLAT_NO_GROUP, memory_order_relaxed);
 	atomic_store_explicit(&p->scale_lat, 0, memory_order_relaxed);
-	if (ctl_adaptive(p->ctl))
-		iolat_adapt_parent_reset(p);
+	p->ctl->mode->parent_reset(p);
 }
 
 /*

@@ -23,6 +23,7 @@
 
 #include "iolatency.h"
 #include "iolatency_internal.h"
+#include "core/mode.h"
 #include "core/spin.h"
 #include "util/units.h"
 
@@ -168,6 +169,7 @@ struct iolat_ctl {
 	_Atomic uint32_t qd;           /* nr_requests, read at every scale step */
 	int rotational;
 	unsigned flags;
+	const struct iolat_mode_ops *mode; /* the mode's policy (mode.h); set once */
 	uint64_t delay_cap_ns;
 	uint32_t nr_groups;            /* capacity including the root */
 	uint32_t nr_slots;             /* power of two */
@@ -310,6 +312,7 @@ uint32_t iolat_adapt_down(struct iolat_group *p, uint32_t old, uint32_t kernel_n
 			  uint64_t now, uint64_t win_ns);
 bool iolat_adapt_up(struct iolat_group *p, uint32_t old, uint32_t *new, uint64_t now);
 void iolat_adapt_parent_reset(struct iolat_group *p);
+void iolat_adapt_stat(const struct iolat_group *g, struct iolat_group_stat *st);
 /* pace.c: rate of rung @rung from the calibrated base. */
 uint64_t iolat_pace_rate(uint64_t base_bps, uint32_t rung);
 

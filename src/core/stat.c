@@ -10,27 +10,6 @@
 
 #include "core/ctl.h"
 
-/* The adaptive mode's figures (adaptive.c, pace.c). */
-static void adapt_stat(const struct iolat_group *g, struct iolat_group_stat *st)
-{
-	const struct iolat_adapt_child *a = &g->ad;
-	const struct iolat_adapt_parent *ap = &g->ap;
-
-	st->rung = atomic_load(&a->rung);
-	st->last_step = atomic_load(&a->last_step);
-	st->pace_bps = atomic_load(&a->pace_bps);
-	st->pace_base_bps = atomic_load(&a->pace_base_bps);
-	st->paced_ios = atomic_load(&a->paced_ios);
-	st->paced_ns = atomic_load(&a->paced_ns);
-	st->undos = atomic_load(&a->undos);
-	st->probe_ceiling = atomic_load(&ap->ceiling);
-	st->last_decision = atomic_load(&ap->last_decision);
-	st->probe_hold_ns = atomic_load(&ap->hold_ns);
-	st->probes = atomic_load(&ap->probes);
-	st->probe_fails = atomic_load(&ap->probe_fails);
-	st->holds = atomic_load(&ap->holds);
-}
-
 int iolat_group_stat(const struct iolat_group *g, struct iolat_group_stat *st)
 {
 	struct iolat_win_stat sum, cur;
@@ -76,8 +55,8 @@ int iolat_group_stat(const struct iolat_group *g, struct iolat_group_stat *st)
 	st->cur_stat_mean_ns = (g->ctl->flags & IOLAT_CTL_COMPAT_B1) || !cur.nr ? 0 :
 			       cur.sum_ns / cur.nr;
 	st->cookie = atomic_load(&g->scale_cookie);
-	if (ctl_adaptive(g->ctl))
-		adapt_stat(g, st);
+	if (g->ctl->mode->stat)
+		g->ctl->mode->stat(g, st);
 	return 0;
 }
 
