@@ -24,6 +24,7 @@
 #include "daemon/bpf_source.h"
 #include "daemon/config.h"
 #include "daemon/control.h"
+#include "daemon/sdnotify.h"
 
 #define DEFAULT_CONFIG "/etc/iolatd.conf"
 #define DEFAULT_RUN_DIR "/run/iolatd"
@@ -67,6 +68,24 @@ static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
 		fputc('\n', stderr);
 	}
 	va_end(ap);
+}
+
+/* A state line for systemd (Type=notify; nothing without $NOTIFY_SOCKET). */
+static void __attribute__((format(printf, 1, 2))) notify(const char *fmt, ...)
+{
+	static bool failed;
+	char msg[512];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ret = sd_notify_send(msg);
+	if (ret < 0 && !failed) {
+		failed = true;
+		say("cannot notify systemd through $NOTIFY_SOCKET: %s", strerror(-ret));
+	}
 }
 
 /* The controller loop's log lines. */
@@ -136,12 +155,15 @@ static void reload(struct daemon *dm)
 	struct iolatd_config cfg;
 	char err[IOLATD_ERR_MAX];
 
+	notify("RELOADING=1\nSTATUS=reloading %s", dm->config_path);
 	if (iolatd_config_load(dm->config_path, &cfg, err, sizeof(err)) ||
 	    iolatd_reload(dm->d, &cfg, err, sizeof(err))) {
 		say("reload refused, the running configuration is kept: %s", err);
+		notify("READY=1\nSTATUS=reload refused, the running configuration is kept: %s", err);
 		return;
 	}
 	say("configuration reloaded from %s", dm->config_path);
+	notify("READY=1\nSTATUS=configuration reloaded from %s", dm->config_path);
 }
 
 /* Losing the BPF program is not fatal: limits go, and it is reloaded every 5 s. */
@@ -158,7 +180,10 @@ static void source_lost(struct daemon *dm, int err, uint64_t now)
 static int shut_down(struct daemon *dm, int sig)
 {
 	struct iolatd_counters c;
-	int ret = iolatd_stop(dm->d, mono_ns());
+	int ret;
+
+	notify("STOPPING=1\nSTATUS=removing every limit written");
+	ret = iolatd_stop(dm->d, mono_ns());
 
 	iolatd_counters(dm->d, &c);
 	if (ret)
@@ -327,6 +352,8 @@ int main(int argc, char **argv)
 	}
 	say("controlling %u device(s) on cgroup v%d at %s%s", cfg.nr_devices,
 		iolatd_cgroup_version(dm.d), iolatd_cgroup_root(dm.d), dm.dry_run ? " (dry run)" : "");
+	notify("READY=1\nMAINPID=%ld\nSTATUS=controlling %u device(s) on cgroup v%d%s", (long)getpid(),
+	       cfg.nr_devices, iolatd_cgroup_version(dm.d), dm.dry_run ? " (dry run)" : "");
 	ret = run(&dm);
 	bpf_source_close(dm.src);
 	iolatd_destroy(dm.d);
