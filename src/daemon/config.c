@@ -145,6 +145,8 @@ static int global_key(struct cfg_parser *p, const char *k, char *v)
 		return parse_bool(v, &c->kernel_compat) ? fail(p, k, "expected 0 or 1, got '%s'", v) : 0;
 	if (!strcmp(k, "strict"))
 		return parse_bool(v, &c->strict) ? fail(p, k, "expected 0 or 1, got '%s'", v) : 0;
+	if (!strcmp(k, "systemd"))
+		return parse_bool(v, &c->systemd) ? fail(p, k, "expected 0 or 1, got '%s'", v) : 0;
 	if (!strcmp(k, "rotational")) {
 		bool b;
 
@@ -172,7 +174,7 @@ static int global_key(struct cfg_parser *p, const char *k, char *v)
 		return 0;
 	}
 	return fail(p, k, "unknown key in [global] (device, control, kernel_compat, nr_requests, "
-			  "rotational, min_bps, min_iops, cgroup_root, strict)");
+			  "rotational, min_bps, min_iops, cgroup_root, strict, systemd)");
 }
 
 static int group_key(struct cfg_parser *p, const char *k, const char *v)
@@ -259,6 +261,7 @@ int iolatd_config_parse(const char *file, const char *text, struct iolatd_config
 	memset(cfg, 0, sizeof(*cfg));
 	snprintf(cfg->file, sizeof(cfg->file), "%s", file);
 	cfg->control = true;
+	cfg->systemd = true;
 	cfg->rotational = -1;
 	cfg->min_bps = 1ull << 20;
 	cfg->min_iops = 10;

@@ -12,9 +12,11 @@
  *   min_iops=10           ; the lowest IOPS limit written
  *   cgroup_root=PATH      ; default: the io (v2) or blkio (v1) hierarchy's mount
  *   strict=0              ; 1: a configured group whose cgroup is missing is an error
+ *   systemd=1             ; protect units by their IODeviceLatencyTargetSec= (systemctl show)
  *
  *   [group:web/frontend]  ; a cgroup path relative to that root
  *   target=5ms            ; up to 10 s (IOLATD_MAX_TARGET_NS)
+ *   [group:web.service]   ; a systemd unit (or slice): its cgroup, followed as it restarts
  *
  * Parsing does no I/O besides reading the file; device names are resolved
  * later (cgroupfs.c). Errors: one line "FILE:LINE: key 'KEY': expected ...".
@@ -32,12 +34,16 @@
 #define IOLATD_PATH_MAX 256
 #define IOLATD_DEVNAME_MAX 32
 #define IOLATD_ERR_MAX 512
+#define IOLATD_UNIT_MAX 128
 #define IOLATD_MAX_TARGET_NS 10000000000ull /* the window is at most 1 s: a larger target never misses */
 
 struct iolatd_group_cfg {
-	char path[IOLATD_PATH_MAX];   /* "a/b", no leading or trailing '/' */
+	char path[IOLATD_PATH_MAX];   /* "a/b", no leading or trailing '/' (or a unit name: web.service) */
 	uint64_t target_ns;           /* 0: none ("max") */
-	unsigned line;
+	unsigned line;                /* 0: not from the file (a unit's IODeviceLatencyTargetSec=) */
+	char unit[IOLATD_UNIT_MAX];   /* the systemd unit it was resolved from, "" */
+	bool per_device;              /* dev_target_ns holds the targets, by device index */
+	uint64_t dev_target_ns[IOLATD_MAX_DEVICES];
 };
 
 struct iolatd_config {
@@ -47,6 +53,7 @@ struct iolatd_config {
 	bool control;
 	bool kernel_compat;
 	bool strict;                  /* a configured group without its cgroup is an error, not a wait */
+	bool systemd;                 /* read units' IODeviceLatencyTargetSec= (default 1) */
 	uint32_t nr_requests;         /* 0: from the device */
 	int rotational;               /* -1: from the device */
 	uint64_t min_bps, min_iops;

@@ -67,11 +67,13 @@ void iolatd_save_state(void *ctx)
 
 /* ---- the tree: discovered nodes mirrored as groups ---- */
 
-static uint64_t target_of(const struct iolatd *d, int node)
+uint64_t iolatd_target_of(const struct iolatd *d, int node, unsigned k)
 {
 	const struct iolatd_group_cfg *g = iolatd_config_group(&d->cfg, d->disc->nodes[node].rel);
 
-	return g ? g->target_ns : 0;
+	if (!g)
+		return 0;
+	return g->per_device ? g->dev_target_ns[k] : g->target_ns;
 }
 
 static void node_added(void *ctx, int i)
@@ -95,7 +97,7 @@ static void node_added(void *ctx, int i)
 			nd->g = NULL;
 			continue;
 		}
-		iolat_group_set_target(nd->g, target_of(d, i));
+		iolat_group_set_target(nd->g, iolatd_target_of(d, i, k));
 		nd->depth = IOLAT_DEPTH_MAX;
 	}
 }
@@ -150,7 +152,8 @@ void iolatd_rescan(struct iolatd *d)
 			continue;
 		cgfs_dir(&d->root, gc->path, dir, sizeof(dir));
 		if (present)
-			iolatd_logf(d, "group %s: cgroup %s found, controlled", gc->path, dir);
+			iolatd_logf(d, "group %s%s%s: cgroup %s found, controlled", gc->path, gc->unit[0] ? " of " : "",
+				    gc->unit, dir);
 		else
 			iolatd_logf(d, "%s:%u: group %s: no cgroup %s: waiting for it to appear%s", d->cfg.file,
 				    gc->line, gc->path, dir, d->group_checked[g] ? "" : " (strict=1 refuses to start)");
@@ -406,6 +409,26 @@ static void control_round(struct iolatd *d, unsigned k, uint64_t now)
 	note_transitions(d, k, now);
 }
 
+/* Units come, go and restart: look at them again (control_units.c). */
+static void refresh_units(struct iolatd *d, uint64_t now)
+{
+	static struct iolatd_config eff;
+	char err[IOLATD_ERR_MAX];
+	bool named = false;
+
+	d->last_resolve = now;
+	for (unsigned g = 0; g < d->user.nr_groups; g++)
+		named |= d->user.groups[g].path[0] && strchr(d->user.groups[g].path, '.') &&
+			 !strchr(d->user.groups[g].path, '/');
+	if (!named && !(d->user.systemd && d->systemd_ok))
+		return;
+	if (iolatd_units_resolve(d, &d->user, &eff, err, sizeof(err)) || !memcmp(&eff, &d->cfg, sizeof(eff)))
+		return; /* systemd not answering: what was resolved stays */
+	d->cfg = eff;
+	iolatd_rescan(d);
+	iolatd_apply_targets(d);
+}
+
 void iolatd_period(struct iolatd *d, uint64_t now)
 {
 	if (now - d->last_period >= IOLATD_PERIOD_NS) {
@@ -417,6 +440,8 @@ void iolatd_period(struct iolatd *d, uint64_t now)
 	if (now - d->last_second >= IOLATD_SECOND_NS) {
 		for (unsigned k = 0; k < d->nr_devs; k++)
 			iolat_ctl_tick(d->devs[k].ctl);
+		if (now - d->last_resolve >= IOLATD_RESOLVE_NS)
+			refresh_units(d, now);
 		iolatd_rescan(d);
 		iolatd_second(d, now);
 		iolatd_write_status(d, now);

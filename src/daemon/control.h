@@ -31,10 +31,12 @@ struct iolatd_opts {
 	void *log_ctx;
 	bool allow_plain_root;             /* tests: cgroup_root may be a plain directory tree */
 	const char *sysfs_root;            /* NULL: /sys (tests: a fake one with dev/block/MAJ:MIN) */
+	const char *systemctl;             /* NULL: /usr/bin/systemctl or /bin/systemctl (tests: a fake) */
 };
 
 #define IOLATD_PERIOD_NS 100000000ull   /* control round: depth -> limits */
 #define IOLATD_SECOND_NS 1000000000ull  /* tick, rescan, status */
+#define IOLATD_RESOLVE_NS 10000000000ull /* systemd units looked at again */
 #define IOLATD_STATUS_FILE "status"
 
 /*

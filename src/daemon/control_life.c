@@ -155,7 +155,15 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 		snprintf(err, len, "cgroup hierarchy: %s", why);
 		goto fail;
 	}
-	if ((ret = make_ctls(d, devs, err, len)) || (ret = iolatd_check_groups(d, cfg, err, len)))
+	d->user = *cfg;
+	if ((ret = make_ctls(d, devs, err, len)))
+		goto fail;
+	ret = iolatd_units_resolve(d, cfg, &d->cfg, err, len);
+	if (ret == -EAGAIN)
+		iolatd_logf(d, "%s: the groups named as units wait", err); /* systemd may come later */
+	else if (ret)
+		goto fail;
+	if ((ret = iolatd_check_groups(d, &d->cfg, err, len)))
 		goto fail;
 	/* What a previous run left behind goes first. */
 	if (!opts->dry_run) {
@@ -170,7 +178,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 	}
 	log_devices(d);
 	disc_init(d->disc, &d->root);
-	d->started_ns = d->last_period = d->last_second = iolat_ctl_now(d->devs[0].ctl);
+	d->started_ns = d->last_period = d->last_second = d->last_resolve = iolat_ctl_now(d->devs[0].ctl);
 	iolatd_rescan(d);
 	iolatd_write_status(d, d->started_ns);
 	*out = d;
@@ -180,36 +188,43 @@ fail:
 	return ret;
 }
 
+void iolatd_apply_targets(struct iolatd *d)
+{
+	for (int i = 0; i < DISC_MAX_NODES; i++) {
+		if (!d->nd[i])
+			continue;
+		for (unsigned k = 0; k < d->nr_devs; k++) {
+			uint64_t t = iolatd_target_of(d, i, k);
+
+			if (d->nd[i][k].g && iolat_group_target(d->nd[i][k].g) != t)
+				iolat_group_set_target(d->nd[i][k].g, t);
+		}
+	}
+}
+
 int iolatd_reload(struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t len)
 {
-	bool same = cfg->nr_devices == d->cfg.nr_devices && !strcmp(cfg->cgroup_root, d->cfg.cgroup_root);
+	static struct iolatd_config eff;
+	bool same = cfg->nr_devices == d->user.nr_devices && !strcmp(cfg->cgroup_root, d->user.cgroup_root);
 
 	for (unsigned k = 0; same && k < cfg->nr_devices; k++)
-		same = !strcmp(cfg->devices[k], d->cfg.devices[k]);
+		same = !strcmp(cfg->devices[k], d->user.devices[k]);
 	if (!same) {
 		snprintf(err, len, "device= and cgroup_root= cannot change on reload: restart iolatd");
 		return -EINVAL;
 	}
-	if (cfg->kernel_compat != d->cfg.kernel_compat || cfg->nr_requests != d->cfg.nr_requests ||
-	    cfg->rotational != d->cfg.rotational) {
+	if (cfg->kernel_compat != d->user.kernel_compat || cfg->nr_requests != d->user.nr_requests ||
+	    cfg->rotational != d->user.rotational) {
 		snprintf(err, len, "kernel_compat=, nr_requests= and rotational= cannot change on reload: restart iolatd");
 		return -EINVAL;
 	}
-	if (iolatd_check_groups(d, cfg, err, len))
-		return -EINVAL;
-	d->cfg = *cfg;
+	if (iolatd_units_resolve(d, cfg, &eff, err, len) || iolatd_check_groups(d, &eff, err, len))
+		return -EINVAL; /* -EAGAIN too: what the units are is unknown, the running configuration stays */
+	d->user = *cfg;
+	d->cfg = eff;
 	memset(d->group_checked, 0, sizeof(d->group_checked));
 	iolatd_rescan(d);
-	for (int i = 0; i < DISC_MAX_NODES; i++) {
-		const struct iolatd_group_cfg *g;
-
-		if (!d->nd[i])
-			continue;
-		g = iolatd_config_group(&d->cfg, d->disc->nodes[i].rel);
-		for (unsigned k = 0; k < d->nr_devs; k++)
-			if (d->nd[i][k].g && iolat_group_target(d->nd[i][k].g) != (g ? g->target_ns : 0))
-				iolat_group_set_target(d->nd[i][k].g, g ? g->target_ns : 0);
-	}
+	iolatd_apply_targets(d);
 	if (!d->cfg.control)
 		iolatd_stop_limits(d, iolat_ctl_now(d->devs[0].ctl));
 	return 0;

@@ -63,8 +63,19 @@ struct dev_ctl {
 
 #define STATE_MAX_RECS 1024
 
+/* A group named as a systemd unit that has no cgroup to follow yet. */
+struct unit_wait {
+	char name[IOLATD_UNIT_MAX];
+	char why[64];
+};
+
 struct iolatd {
-	struct iolatd_config cfg;
+	struct iolatd_config user;           /* as written */
+	struct iolatd_config cfg;            /* as the tree follows it: units resolved (control_units.c) */
+	struct unit_wait unit_waits[IOLATD_MAX_GROUPS];
+	unsigned nr_unit_waits;
+	uint64_t last_resolve;
+	bool units_logged, systemd_ok;        /* said once why units are not read; the last query worked */
 	struct iolatd_opts opts;
 	char run_dir[IOLATD_PATH_MAX];
 	char sysfs[IOLATD_PATH_MAX];
@@ -97,6 +108,19 @@ int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg,
 void iolatd_save_state(void *ctx);
 /* control_second.c: what is done once a second besides the tick and rescan. */
 void iolatd_second(struct iolatd *d, uint64_t now);
+/*
+ * control_units.c: @user with its unit names resolved and units' targets
+ * added, into @eff. Return: 0; -EAGAIN when systemd could not be asked
+ * though units were needed (@eff then has the named groups waiting);
+ * -EINVAL with strict=1 and a unit group waiting. @err says why.
+ */
+int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, struct iolatd_config *eff,
+			 char *err, size_t len);
+/* control_life.c: the targets of every group as the configuration now says. */
+void iolatd_apply_targets(struct iolatd *d);
+/* control.c: the target of node @node on device @k. */
+uint64_t iolatd_target_of(const struct iolatd *d, int node, unsigned k);
+
 /* control_second.c: a word for why a node's limit does not hold ("none" when it does). */
 const char *iolatd_effect_cause(const struct iolatd *d, const struct node_dev *nd);
 /* control_life.c: remove every limit of ours now. Return: 0 or the first -errno. */

@@ -19,7 +19,7 @@
 #include "daemon/config.h"
 
 #define SDUNIT_MAX_TARGETS 8
-#define SDUNIT_NAME_MAX 128
+#define SDUNIT_NAME_MAX IOLATD_UNIT_MAX
 #define SDUNIT_TIMEOUT_MS 3000
 
 struct sdunit_target {

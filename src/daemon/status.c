@@ -93,6 +93,7 @@ static const char *rule_of(const struct dev_ctl *c)
 static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint64_t now)
 {
 	const struct node_dev *nd = &d->nd[i][k];
+	const struct iolatd_group_cfg *gc = iolatd_config_group(&d->cfg, d->disc->nodes[i].rel);
 	struct iolat_group_stat st;
 	unsigned writes, errors;
 	int64_t ago;
@@ -100,9 +101,9 @@ static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint
 	if (!nd->g || iolat_group_stat(nd->g, &st))
 		return;
 	node_writes(d, i, k, now, &writes, &errors, &ago);
-	fprintf(f, "group path=%s dev=%s configured=%d target_us=%" PRIu64 " rule=%s depth=%" PRId64
-		" use_delay=%d delay_used=%d", d->disc->nodes[i].rel, d->devs[k].name,
-		iolatd_config_group(&d->cfg, d->disc->nodes[i].rel) != NULL, st.target_ns / 1000,
+	fprintf(f, "group path=%s dev=%s configured=%d unit=%s target_us=%" PRIu64 " rule=%s depth=%" PRId64
+		" use_delay=%d delay_used=%d", d->disc->nodes[i].rel, d->devs[k].name, gc != NULL,
+		gc && gc->unit[0] ? gc->unit : "-", st.target_ns / 1000,
 		rule_of(&d->devs[k]), nd->depth == IOLAT_DEPTH_MAX ? (int64_t)-1 : (int64_t)nd->depth,
 		nd->use_delay, nd->delay_used);
 	fprintf(f, " ios=%" PRIu64 " avg_lat_us=%" PRIu64 " p50_us=%" PRIu64 " p90_us=%" PRIu64 " p99_us=%" PRIu64
@@ -148,12 +149,21 @@ static void write_devices(FILE *f, const struct iolatd *d)
 	}
 }
 
-/* Configured groups whose cgroup does not exist (yet). */
+/* Configured groups whose cgroup does not exist (yet), and units without one. */
 static void write_waiting(FILE *f, const struct iolatd *d)
 {
 	for (unsigned g = 0; g < d->cfg.nr_groups; g++)
 		if (disc_find(d->disc, d->cfg.groups[g].path) < 0)
-			fprintf(f, "waiting path=%s\n", d->cfg.groups[g].path);
+			fprintf(f, "waiting path=%s unit=%s reason=no_cgroup\n", d->cfg.groups[g].path,
+				d->cfg.groups[g].unit[0] ? d->cfg.groups[g].unit : "-");
+	for (unsigned u = 0; u < d->nr_unit_waits; u++) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "%s", d->unit_waits[u].why);
+		for (char *c = why; *c; c++)
+			*c = *c == ' ' ? '_' : *c == '(' || *c == ')' ? '-' : *c;
+		fprintf(f, "waiting path=%s unit=%s reason=%s\n", d->unit_waits[u].name, d->unit_waits[u].name, why);
+	}
 }
 
 int iolatd_write_status(struct iolatd *d, uint64_t now)
