@@ -330,6 +330,7 @@ int main(int argc, char **argv)
 	opts.log = log_line;
 	/* Tests only: a cgroup_root that is a plain directory tree laid out as a cgroup one. */
 	opts.allow_plain_root = getenv("IOLATD_TEST_PLAIN_CGROUP_ROOT") != NULL;
+	opts.systemctl = getenv("IOLATD_SYSTEMCTL"); /* tests: a fake systemctl; NULL: the system's */
 	if ((ret = iolatd_create(&cfg, &opts, &dm.d, err, sizeof(err)))) {
 		fprintf(stderr, "iolatd: %s\n", err);
 		return ret == -EINVAL || ret == -ENODEV ? 2 : 1;
