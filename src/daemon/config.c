@@ -167,6 +167,15 @@ static int global_key(struct cfg_parser *p, const char *k, char *v)
 		*(k[4] == 'b' ? &c->min_bps : &c->min_iops) = n;
 		return 0;
 	}
+	if (!strcmp(k, "textfile")) {
+		size_t vl = strlen(v);
+
+		if (v[0] != '/' || vl >= IOLATD_PATH_MAX || vl < 6 || strcmp(v + vl - 5, ".prom"))
+			return fail(p, k, "expected an absolute path ending in .prom (node_exporter's textfile "
+				    "collector reads only those), got '%s'", v);
+		strcpy(c->textfile, v);
+		return 0;
+	}
 	if (!strcmp(k, "cgroup_root")) {
 		if (v[0] != '/' || strlen(v) >= IOLATD_PATH_MAX)
 			return fail(p, k, "expected an absolute directory, got '%s'", v);
@@ -174,7 +183,7 @@ static int global_key(struct cfg_parser *p, const char *k, char *v)
 		return 0;
 	}
 	return fail(p, k, "unknown key in [global] (device, control, kernel_compat, nr_requests, "
-			  "rotational, min_bps, min_iops, cgroup_root, strict, systemd)");
+			  "rotational, min_bps, min_iops, cgroup_root, strict, systemd, textfile)");
 }
 
 static int group_key(struct cfg_parser *p, const char *k, const char *v)

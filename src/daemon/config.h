@@ -13,6 +13,7 @@
  *   cgroup_root=PATH      ; default: the io (v2) or blkio (v1) hierarchy's mount
  *   strict=0              ; 1: a configured group whose cgroup is missing is an error
  *   systemd=1             ; protect units by their IODeviceLatencyTargetSec= (systemctl show)
+ *   textfile=/var/lib/prometheus/node-exporter/iolatd.prom  ; metrics for node_exporter
  *
  *   [group:web/frontend]  ; a cgroup path relative to that root
  *   target=5ms            ; up to 10 s (IOLATD_MAX_TARGET_NS)
@@ -58,6 +59,7 @@ struct iolatd_config {
 	int rotational;               /* -1: from the device */
 	uint64_t min_bps, min_iops;
 	char cgroup_root[IOLATD_PATH_MAX]; /* "": found automatically */
+	char textfile[IOLATD_PATH_MAX];    /* "": none; else node_exporter's textfile, rewritten every second */
 	struct iolatd_group_cfg groups[IOLATD_MAX_GROUPS];
 	unsigned nr_groups;
 };

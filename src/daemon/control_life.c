@@ -101,6 +101,25 @@ static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t len)
 	return 0;
 }
 
+/* The metrics textfile's directory must exist and be writable. */
+static int check_textfile(const struct iolatd_config *cfg, char *err, size_t len)
+{
+	char dir[IOLATD_PATH_MAX];
+	char *slash;
+
+	if (!cfg->textfile[0])
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", cfg->textfile);
+	slash = strrchr(dir, '/');
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	if (access(dir, W_OK | X_OK)) {
+		snprintf(err, len, "%s: key 'textfile': %s: not a writable directory (node_exporter's "
+			 "--collector.textfile.directory)", cfg->file, dir);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The start-up lines: each disk, the rule that judges its windows and why. */
 static void log_devices(struct iolatd *d)
 {
@@ -156,7 +175,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 		goto fail;
 	}
 	d->user = *cfg;
-	if ((ret = make_ctls(d, devs, err, len)))
+	if ((ret = make_ctls(d, devs, err, len)) || (ret = check_textfile(cfg, err, len)))
 		goto fail;
 	ret = iolatd_units_resolve(d, cfg, &d->cfg, err, len);
 	if (ret == -EAGAIN)
@@ -278,6 +297,8 @@ int iolatd_stop(struct iolatd *d, uint64_t now)
 
 	snprintf(path, sizeof(path), "%s/%s", d->run_dir, IOLATD_STATUS_FILE);
 	unlink(path);
+	if (d->cfg.textfile[0])
+		unlink(d->cfg.textfile); /* no metrics of a daemon that is gone */
 	return ret;
 }
 

@@ -97,7 +97,7 @@ struct iolatd {
 	int lock_fd;                          /* the run dir's lock, held for life; -1 */
 	bool group_present[IOLATD_MAX_GROUPS];/* each configured group's cgroup, at the last scan */
 	bool group_checked[IOLATD_MAX_GROUPS];
-	bool state_error_logged, full_logged, source_lost, table_full_logged;
+	bool state_error_logged, full_logged, source_lost, table_full_logged, textfile_logged;
 };
 
 /* control.c: look at the tree again (nodes added and removed, groups found or waited for). */

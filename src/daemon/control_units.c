@@ -154,6 +154,10 @@ static int ask_systemd(struct iolatd *d, const struct iolatd_config *user, char 
 	}
 	if (!nargs)
 		return 0;
+	if (!d->opts.systemctl && access("/run/systemd/system", F_OK)) {
+		snprintf(err, len, "systemd is not running (no /run/systemd/system)");
+		return -ENOSYS;
+	}
 	if (!systemctl) {
 		snprintf(err, len, "no systemctl found");
 		return -ENOENT;
@@ -182,7 +186,7 @@ int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, str
 	}
 	for (int i = 0; user->systemd && i < n; i++)
 		take_unit_targets(d, &units[i], eff);
-	if (n < 0 && !named && !was_ok && !d->units_logged)
+	if (n < 0 && n != -ENOSYS && !named && !was_ok && !d->units_logged)
 		iolatd_logf(d, "systemd units not read (%s): no unit's IODeviceLatencyTargetSec= is taken", why);
 	d->units_logged = true;
 	if (n < 0 && (named || was_ok)) {

@@ -95,8 +95,8 @@ static void put_labels(FILE *f, const struct status_rec *r, const char *extra)
 		const char *v = status_get(r, keys[i][0]);
 		const char *name = i == 0 && !strcmp(r->kind, "limit") ? "cgroup" : keys[i][1];
 
-		if (!v)
-			continue;
+		if (!v || (i == 3 && strcmp(r->kind, "device")))
+			continue; /* the rule is the disk's: a label of the device's samples only */
 		fprintf(f, "%s%s=\"", any ? "," : "{", name);
 		put_value(f, v);
 		fputc('"', f);

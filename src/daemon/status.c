@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "daemon/control_priv.h"
+#include "daemon/prom.h"
+#include "daemon/statusfile.h"
 
 static int bucket_of(uint64_t lat_ns)
 {
@@ -166,6 +168,33 @@ static void write_waiting(FILE *f, const struct iolatd *d)
 	}
 }
 
+/* The metrics of the status file just written, into the configured textfile (a temporary, rename). */
+static int write_textfile(struct iolatd *d, const char *status_path)
+{
+	char tmp[IOLATD_PATH_MAX + 16], why[256];
+	struct status_file s;
+	FILE *f;
+	int err;
+
+	if ((err = status_read(status_path, &s, why, sizeof(why))))
+		return err;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", d->cfg.textfile);
+	f = fopen(tmp, "w");
+	if (!f) {
+		status_free(&s);
+		return -errno;
+	}
+	err = prom_write(&s, f);
+	status_free(&s);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, d->cfg.textfile))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
 int iolatd_write_status(struct iolatd *d, uint64_t now)
 {
 	char path[IOLATD_PATH_MAX + 16], tmp[IOLATD_PATH_MAX + 16];
@@ -194,5 +223,9 @@ int iolatd_write_status(struct iolatd *d, uint64_t now)
 		err = -errno;
 	if (err)
 		unlink(tmp);
+	if (!err && d->cfg.textfile[0] && (err = write_textfile(d, path)) && !d->textfile_logged) {
+		iolatd_logf(d, "textfile %s: cannot write: %s", d->cfg.textfile, strerror(-err));
+		d->textfile_logged = true;
+	}
 	return err;
 }

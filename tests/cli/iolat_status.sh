@@ -54,6 +54,29 @@ for x in j["groups"] + j["limits"] + j["devices"]:
         assert k in ("path", "dev", "disk", "rule", "rule_from", "cause", "for") or isinstance(v, int), (k, v)
 PY
 
+# Prometheus: the format and the names checked (promtool when installed, our checker always).
+"$IOLAT" status --run-dir "$dir" --format=prometheus >"$dir/out.prom" || fail "--format=prometheus exited $?"
+python3 scripts/promcheck.py "$dir/out.prom" || fail "--format=prometheus: not valid exposition text"
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$dir/out.prom" || fail "promtool check metrics: $(promtool check metrics <"$dir/out.prom" 2>&1)"
+fi
+for want in 'iolatd_group_limit_bytes_per_second{group="app/writer",dev="254:0",direction="write"} 104857600' \
+	'iolatd_group_windows_total{group="app/reader",dev="254:0",result="missed"} 7' \
+	'iolatd_group_allowed_depth{group="app",dev="254:0"} +Inf' \
+	'iolatd_group_target_seconds{group="app/reader",dev="254:0"} 0.001' \
+	'iolatd_group_limit_holds{group="app/writer",dev="254:0"} 0' \
+	'iolatd_group_limited_seconds_total{group="app/writer",dev="254:0"} 12.5' \
+	'iolatd_cgroup_limit_bytes_per_second{cgroup="app/writer/a",dev="254:0",for="app/writer",direction="write"} 104857600' \
+	'iolatd_device_nr_requests{dev="254:0",disk="vda",rule="mean"} 256'; do
+	grep -qxF "$want" "$dir/out.prom" || fail "--format=prometheus lacks: $want"
+done
+grep -q 'iolatd_group_limit_bytes_per_second{group="app/reader"' "$dir/out.prom" && fail "a limit sample for a group not limited"
+# The checker itself fails on what breaks the conventions.
+printf '# HELP x_ms a\n# TYPE x_ms counter\nx_ms 1\n# HELP y b\n# TYPE y gauge\ny 1\nx_ms{a="b"} 2\n' >"$dir/bad.prom"
+python3 scripts/promcheck.py "$dir/bad.prom" >"$dir/bad.out" && fail "promcheck passed a bad file"
+grep -q "ends in _total" "$dir/bad.out" && grep -q "not together" "$dir/bad.out" && grep -q "base units" "$dir/bad.out" ||
+	fail "promcheck missed problems: $(cat "$dir/bad.out")"
+
 # A status file whose daemon is gone: shown, and exit 3.
 sed "1s/pid=$$ /pid=999999999 /" "$dir/status" >"$dir/status.new" && mv "$dir/status.new" "$dir/status"
 "$IOLAT" status --run-dir "$dir" >"$dir/stale.out"; rc=$?

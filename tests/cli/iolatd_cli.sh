@@ -39,6 +39,7 @@ bad '[group:a]\ntarget=1ms\n' "key 'device': missing"
 bad '[global]\ndevice=vda\n[group:/sys/fs/cgroup/blkio/app/main]\ntarget=1ms\n' "bad.conf:3: section .*: an absolute path"
 bad '[global]\ndevice=vda\n[group:app/../etc]\ntarget=1ms\n' "'..' is not allowed"
 bad '[global]\ndevice=vda\n[group:a]\ntarget=10000h\n' "bad.conf:4: key 'target': expected a duration up to 10s"
+bad '[global]\ndevice=vda\ntextfile=iolatd.txt\n[group:a]\ntarget=1ms\n' "bad.conf:3: key 'textfile': expected an absolute path ending in .prom"
 "$IOLATD" --config "$dir/none.conf" --run-dir "$dir/run-bad" 2>"$dir/err"; rc=$?
 [ "$rc" -eq 2 ] && grep -q 'none.conf: cannot open' "$dir/err" || fail "missing config: exit $rc: $(cat "$dir/err")"
 "$IOLATD" --bogus 2>/dev/null; [ $? -eq 2 ] || fail "bad option: want exit 2"
@@ -67,6 +68,7 @@ refused() { # config text, expected message part
 	return 0
 }
 mkdir -p "$dir/plain/app"
+refused "[global]\ndevice=$devno\ntextfile=$dir/nodir/iolatd.prom\n[group:app]\ntarget=1ms\n" "key 'textfile': $dir/nodir: not a writable directory"
 refused "[global]\ndevice=$devno\ncgroup_root=$dir/plain\n[group:app]\ntarget=1ms\n" "not a cgroup filesystem"
 if [ -e /sys/fs/cgroup/memory/cgroup.procs ] && [ ! -e /sys/fs/cgroup/memory/blkio.throttle.read_bps_device ]; then
 	refused "[global]\ndevice=$devno\ncgroup_root=/sys/fs/cgroup/memory\n[group:app]\ntarget=1ms\n" "without blkio throttling"
@@ -83,7 +85,8 @@ mkdir -p "$cg/app/web" "$cg/app/batch" "$dir/run"
 for c in "$cg" "$cg/app" "$cg/app/web" "$cg/app/batch"; do
 	for f in read_bps write_bps read_iops write_iops; do : >"$c/blkio.throttle.${f}_device"; done
 done
-conf() { printf '[global]\ndevice=%s\ncgroup_root=%s\n[group:app/web]\ntarget=%s\n[group:app/mian]\ntarget=1ms\n' "$devno" "$cg" "$1" >"$dir/ok.conf"; }
+mkdir "$dir/textfiles"
+conf() { printf '[global]\ndevice=%s\ncgroup_root=%s\ntextfile=%s\n[group:app/web]\ntarget=%s\n[group:app/mian]\ntarget=1ms\n' "$devno" "$cg" "$dir/textfiles/iolatd.prom" "$1" >"$dir/ok.conf"; }
 conf 2ms
 IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --foreground --dry-run \
 	--log-file "$dir/log" 2>"$dir/stderr" &
@@ -97,8 +100,12 @@ fi
 grep -q "^iolatd .* dry_run=1 " "$dir/run/status" || fail "status: not a dry run"
 grep -q "^group path=app/web .* target_us=2000 " "$dir/run/status" || fail "status: no app/web with its target"
 grep -q "^group path=app/batch " "$dir/run/status" || fail "status: the sibling app/batch was not discovered"
-grep -q "ok.conf:6: group app/mian: no cgroup $cg/app/mian: waiting for it to appear" "$dir/log" || fail "no warning for the missing group app/mian"
-grep -q "^waiting path=app/mian$" "$dir/run/status" || fail "status does not say it waits for app/mian"
+grep -q "ok.conf:7: group app/mian: no cgroup $cg/app/mian: waiting for it to appear" "$dir/log" || fail "no warning for the missing group app/mian"
+grep -q "^waiting path=app/mian " "$dir/run/status" || fail "status does not say it waits for app/mian"
+[ -f "$dir/textfiles/iolatd.prom" ] || fail "no node_exporter textfile"
+python3 scripts/promcheck.py "$dir/textfiles/iolatd.prom" || fail "the textfile is not valid exposition text"
+grep -q '^iolatd_group_target_seconds{group="app/web",dev="'"$devno"'"} 0.002$' "$dir/textfiles/iolatd.prom" ||
+	fail "the textfile lacks app/web's target: $(head -20 "$dir/textfiles/iolatd.prom")"
 grep -q "disk $devno ($devno): .* rule (" "$dir/log" || fail "the start-up log does not say which rule judges the disk"
 # A second daemon on the same run dir: refused, naming the first; nothing of the first's touched.
 IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --foreground --dry-run 2>"$dir/err2"; rc=$?
@@ -119,6 +126,7 @@ grep -q "^group path=app/web .* target_us=5000 " "$dir/run/status" || fail "the 
 kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
 [ "$rc" -eq 0 ] || fail "exit $rc on SIGTERM"
 [ -e "$dir/run/status" ] && fail "status file left after SIGTERM"
+[ -e "$dir/textfiles/iolatd.prom" ] && fail "textfile left after SIGTERM"
 grep -qE '^[0-9T:-]+ iolatd\[[0-9]+\]: controlling 1 device' "$dir/log" || fail "--log-file lacks the time-stamped start line"
 grep -q 'Terminated: removed 0 limit(s), exiting' "$dir/log" || fail "--log-file lacks the shutdown line"
 [ -s "$dir/stderr" ] && fail "with --log-file, lines went to stderr: $(cat "$dir/stderr")"
