@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_status.c - `iolat status [--json] [--watch] [--run-dir DIR]`: what
+ * cmd_status.c - `iolat status [--format=table|json|prometheus] [--watch] [--run-dir DIR]`: what
  * iolatd is doing, per cgroup and device, io.stat-like: target, allowed
  * depth, the limit in force and when it was written, latency of the last
  * second, windows ok/missed, scale events, time spent limited. Reads the

@@ -17,20 +17,27 @@ void effect_period(struct effect *e, const struct rate_sample *s, const struct c
 	e->periods++;
 	for (int k = 0; k < CG_NR_LIMITS; k++) {
 		e->used[k] += v[k];
-		if (in_force->v[k]) {
-			e->allowed[k] += (double)in_force->v[k] * secs;
+		/* A new limit acts 100-200 ms later: the period is allowed the looser of it and the last. */
+		if (in_force->v[k] && e->last[k]) {
+			e->allowed[k] += (double)(in_force->v[k] > e->last[k] ? in_force->v[k] : e->last[k]) * secs;
 			e->limited[k]++;
 		}
+		e->last[k] = in_force->v[k];
 	}
 }
 
-/* The kind most over its allowance over a second wholly limited, or -1. */
+/*
+ * The kind most over its allowance over a second wholly limited, or -1.
+ * Bytes only: the throttle counts bios against an IOPS limit, the BPF
+ * program sees requests, and one bio may become several (a 1 MiB write,
+ * two or more): requests above an IOPS limit do not mean it leaks.
+ */
 static int over_kind(const struct effect *e, uint64_t min_bps, uint64_t min_iops, double *ratio)
 {
 	int worst = -1;
 
 	*ratio = 0;
-	for (int k = 0; k < CG_NR_LIMITS; k++) {
+	for (int k = CG_RBPS; k <= CG_WBPS; k++) {
 		double slack = (double)(k == CG_RBPS || k == CG_WBPS ? min_bps : min_iops);
 		double r;
 

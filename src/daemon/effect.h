@@ -3,8 +3,9 @@
  * effect.h - does a limit of ours hold? Per node and device, the node's
  * whole subtree's I/O of each second is compared with what its limits
  * allowed over that second (the sum of the parts written, period by
- * period). A limit that lets through more than EFFECT_OVER times what it
- * allows (plus a second at the floor, for noise) for EFFECT_OVER_SECS
+ * period), in bytes (the throttle counts bios against IOPS limits, the
+ * measurement sees requests). A limit that lets through more than
+ * EFFECT_OVER times what it allows (plus a second at the floor, for noise) for EFFECT_OVER_SECS
  * seconds in a row is not holding: it is reported, with the likely cause,
  * and while it does not hold the limits are not tightened further. It holds
  * again after EFFECT_OK_SECS seconds within.
@@ -26,13 +27,14 @@
 #include "daemon/cgroupfs.h"
 #include "daemon/ratelimit.h"
 
-#define EFFECT_OVER 1.25
+#define EFFECT_OVER 1.5
 #define EFFECT_OVER_SECS 3
 #define EFFECT_OK_SECS 2
 
 struct effect {
 	double used[CG_NR_LIMITS], allowed[CG_NR_LIMITS]; /* this second */
 	unsigned periods, limited[CG_NR_LIMITS];          /* periods this second, of them limited */
+	uint64_t last[CG_NR_LIMITS];                      /* the limit in force the period before */
 	unsigned over_secs, ok_secs;
 	bool ineffective;
 	int over_kind;            /* the kind found over, when ineffective */

@@ -464,17 +464,7 @@ static void test_second_instance_refused(void **state)
 
 static bool status_has(const char *text)
 {
-	char path[1200], line[4096];
-	bool found = false;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/status", run);
-	fp = fopen(path, "r");
-	assert_non_null(fp);
-	while (fgets(line, sizeof(line), fp))
-		found |= strstr(line, text) != NULL;
-	fclose(fp);
-	return found;
+	return t_run_status_has(run, text);
 }
 
 /* A configured group without its cgroup: a warning naming the file and line, "waiting" in status. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_effect.c - the effect check: I/O over 1.25x what the limit allows
+ * test_effect.c - the effect check: I/O over 1.5x what the limit allows
  * for 3 seconds in a row is "not holding" (the kind and figures kept), a
  * single bad second is not, 2 good seconds make it hold again; and the
  * use_delay acted on: it follows the core's steps up only while the limit
@@ -47,9 +47,41 @@ static void test_not_holding_after_three_seconds(void **state)
 	assert_int_equal(second(&e, 1, 10 << 20), 0);
 	assert_int_equal(second(&e, 1, 10 << 20), -1);
 	assert_false(e.ineffective);
-	/* Just over the limit, within 1.25x: holds. */
+	/* Just over the limit, within 1.5x: holds. */
 	for (int i = 0; i < 5; i++)
-		assert_int_equal(second(&e, 12, 100 << 20), 0);
+		assert_int_equal(second(&e, 14, 100 << 20), 0);
+}
+
+/* A limit just lowered: the period after is allowed the one before (it acts later). */
+static void test_lowered_limit_gets_a_period(void **state)
+{
+	struct rate_sample s = { .bytes = { 0, 10ull << 20 }, .ios = { 0, 10 } };
+	struct cg_limits hi = { { 0, 100 << 20, 0, 0 } }, lo = { { 0, 50 << 20, 0, 0 } };
+	struct effect e;
+
+	memset(&e, 0, sizeof(e));
+	for (int sec = 0; sec < 5; sec++) {
+		/* 100 MiB/s done each second; the limit alternates 100 and 50 MiB/s every period. */
+		for (int p = 0; p < 10; p++)
+			effect_period(&e, &s, p % 2 ? &lo : &hi, PERIOD);
+		assert_int_equal(effect_second(&e, 1 << 20, 10), 0);
+	}
+}
+
+/* Requests above an IOPS limit are not a leak (one bio, several requests): bytes decide. */
+static void test_iops_not_judged(void **state)
+{
+	struct rate_sample s = { .bytes = { 0, 1 << 20 }, .ios = { 0, 400 } };
+	struct cg_limits l = { { 0, 100 << 20, 0, 100 } };
+	struct effect e;
+
+	memset(&e, 0, sizeof(e));
+	for (int sec = 0; sec < 5; sec++) {
+		for (int p = 0; p < 10; p++)
+			effect_period(&e, &s, &l, PERIOD);
+		assert_int_equal(effect_second(&e, 1 << 20, 10), 0);
+	}
+	assert_false(e.ineffective);
 }
 
 static void test_delay_follows_only_what_helps(void **state)
@@ -73,6 +105,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_not_holding_after_three_seconds),
 		cmocka_unit_test(test_delay_follows_only_what_helps),
+		cmocka_unit_test(test_iops_not_judged),
+		cmocka_unit_test(test_lowered_limit_gets_a_period),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

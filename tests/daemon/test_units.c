@@ -118,17 +118,7 @@ static int start(const char *groups, struct iolatd **d)
 
 static bool status_has(const char *text)
 {
-	char path[1200], line[4096];
-	bool found = false;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/status", run);
-	fp = fopen(path, "r");
-	assert_non_null(fp);
-	while (fgets(line, sizeof(line), fp))
-		found |= strstr(line, text) != NULL;
-	fclose(fp);
-	return found;
+	return t_run_status_has(run, text);
 }
 
 static void seconds(struct iolatd *d, unsigned n)

@@ -162,3 +162,18 @@ const char *t_fakecg_sysfs_dev(struct t_fakecg *f, const char *majmin, bool bio_
 	}
 	return sysfs;
 }
+
+bool t_run_status_has(const char *run_dir, const char *text)
+{
+	char path[1200], line[4096];
+	bool found = false;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/status", run_dir);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		found |= strstr(line, text) != NULL;
+	fclose(fp);
+	return found;
+}
