@@ -3,7 +3,8 @@
  * test_config.c - iolatd's configuration: a full file parses into the
  * expected fields (defaults where keys are absent); several devices by
  * repetition and by comma; every kind of bad input is refused with one line
- * naming the file, the line and the key.
+ * naming the file, the line and the key (absolute paths, '..', targets
+ * over 10 s among them); strict= parses.
  * Context: single-threaded cmocka program.
  */
 #include <errno.h>
@@ -30,7 +31,7 @@ static void test_full_file(void **state)
 	assert_int_equal(parse("; iolatd\n[global]\ndevice=vda   ; the disk\ndevice = 8:16\n"
 			       "control=0\nkernel_compat=yes\nnr_requests=128\nrotational=0\n"
 			       "min_bps=2m\nmin_iops=20\ncgroup_root=/sys/fs/cgroup/blkio\n\n"
-			       "[group:/web/frontend]\ntarget=5ms\n[group:system/batch]\n"
+			       "[group:web/frontend]\ntarget=5ms\n[group:system/batch]\n"
 			       "[group:db]\ntarget=750us # tight\n"), 0);
 	assert_int_equal(cfg.nr_devices, 2);
 	assert_string_equal(cfg.devices[0], "vda");
@@ -77,7 +78,13 @@ static void test_bad_input_one_line(void **state)
 		{ "[global]\ndevice=vda\n[group:a]\ntarget=5 parsecs\n", "t.conf:4: key 'target': expected a duration" },
 		{ "[global]\ndevice=vda\nfoo=1\n", "t.conf:3: key 'foo': unknown key in [global]" },
 		{ "device=vda\n", "t.conf:1: key 'device': outside a section" },
-		{ "[global]\ndevice=vda\n[group:../etc]\ntarget=1ms\n", "t.conf:3: section [group:../etc]" },
+		{ "[global]\ndevice=vda\n[group:../etc]\ntarget=1ms\n", "t.conf:3: section [group:../etc]: '..' is not allowed" },
+		{ "[global]\ndevice=vda\n[group:/sys/fs/cgroup/blkio/app/main]\ntarget=1ms\n",
+		  "t.conf:3: section [group:/sys/fs/cgroup/blkio/app/main]: an absolute path: give the path under cgroup_root" },
+		{ "[global]\ndevice=vda\n[group:/app]\ntarget=1ms\n", "t.conf:3: section [group:/app]: an absolute path" },
+		{ "[global]\ndevice=vda\n[group:a]\ntarget=10000h\n", "t.conf:4: key 'target': expected a duration up to 10s" },
+		{ "[global]\ndevice=vda\n[group:a]\ntarget=11s\n", "t.conf:4: key 'target': expected a duration up to 10s" },
+		{ "[global]\ndevice=vda\nstrict=2\n", "t.conf:3: key 'strict': expected 0 or 1" },
 		{ "[global]\ndevice=vda\n[group:a//b]\n", "t.conf:3: section [group:a//b]" },
 		{ "[global]\ndevice=vda\n[jobs]\n", "t.conf:3: section [jobs]: expected [global] or [group:" },
 		{ "[global]\ndevice=vda\n[group:a]\ntarget=1ms\n[group:a]\n", "t.conf:5: section [group:a]: group given twice" },
@@ -104,6 +111,16 @@ static void test_bad_input_one_line(void **state)
 	}
 }
 
+static void test_limits_and_strict(void **state)
+{
+	assert_int_equal(parse("[global]\ndevice=vda\nstrict=1\n[group:a]\ntarget=10s\n"), 0);
+	assert_true(cfg.strict);
+	assert_int_equal(cfg.groups[0].target_ns, 10000000000ull);
+	assert_string_equal(cfg.file, "t.conf");
+	assert_int_equal(parse("[global]\ndevice=vda\n[group:a]\ntarget=1ms\n"), 0);
+	assert_false(cfg.strict);
+}
+
 static void test_load_missing_file(void **state)
 {
 	assert_int_equal(iolatd_config_load("/nonexistent/iolatd.conf", &cfg, err, sizeof(err)), -ENOENT);
@@ -116,6 +133,7 @@ int main(void)
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_defaults_and_commas),
 		cmocka_unit_test(test_bad_input_one_line),
+		cmocka_unit_test(test_limits_and_strict),
 		cmocka_unit_test(test_load_missing_file),
 	};
 
