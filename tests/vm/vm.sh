@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A cgroup v2 test machine from Debian 12's stock kernel, under QEMU.
+#   tests/vm/vm.sh [-o OUTDIR] SCENARIO [ARGS...]
+# Builds, under OUTDIR (default $O/vm, $O = build), everything the guest needs:
+#   kernel/   Debian's linux-image package (apt-get download, dpkg-deb -x; never
+#             installed on the host), VM_KERNEL_PKG picks it (default: the real
+#             package behind linux-image-cloud-amd64; linux-image-amd64 works too)
+#   initramfs.cpio.gz   busybox (static), iolatd and iolat with their shared
+#             libraries, the virtio modules, tests/vm/guest/*
+#   disk.img  a 1 GiB sparse scratch disk (the guest's /dev/vda, raw, virtio)
+# then boots it (TCG, or KVM where /dev/kvm is usable) with
+# "vmtest=SCENARIO vmargs=ARGS" on the kernel command line; the guest runs
+# tests/vm/guest/SCENARIO.sh and powers off. Its console goes to stdout and to
+# OUTDIR/console-SCENARIO.log; the exit status is the scenario's (0 pass, 1 fail,
+# 77 skip), read from the "VMTEST-EXIT n" line it prints last.
+# Skips (77) without qemu-system-x86_64, busybox-static, apt-get or network.
+# Context: host, as root or not (nothing is installed or mounted).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+O=${O:-build}
+out=$top/$O/vm
+while getopts o: opt; do
+	case $opt in
+	o) out=$(realpath -m "$OPTARG") ;;
+	*) echo "usage: $0 [-o OUTDIR] SCENARIO [ARGS...]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+scenario=${1:-}
+[ -n "$scenario" ] || { echo "usage: $0 [-o OUTDIR] SCENARIO [ARGS...]" >&2; exit 2; }
+shift
+[ -f "$here/guest/$scenario.sh" ] || { echo "vm: no scenario tests/vm/guest/$scenario.sh" >&2; exit 2; }
+VM_TIMEOUT=${VM_TIMEOUT:-900}
+VM_MEM=${VM_MEM:-1024}
+
+skip() { echo "skip: $*"; exit 77; }
+say() { echo "vm: $*" >&2; }
+
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
+busybox=$(command -v busybox || true)
+[ -n "$busybox" ] && file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
+	{ [ -x /bin/busybox ] && busybox=/bin/busybox; }
+ldd "$busybox" >/dev/null 2>&1 && skip "busybox is not static (apt-get install busybox-static)"
+command -v cpio >/dev/null || skip "cpio not installed"
+mkdir -p "$out"
+
+# The kernel: the package's files, unpacked once (kept between runs).
+fetch_kernel() {
+	local meta=${VM_KERNEL_PKG:-linux-image-cloud-amd64} pkg deb
+	pkg=$(apt-cache depends "$meta" 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
+	[ -n "$pkg" ] || pkg=$meta # already a real package name
+	if [ -f "$out/kernel/.pkg" ] && [ "$(cat "$out/kernel/.pkg")" = "$pkg" ]; then
+		return 0
+	fi
+	rm -rf "$out/kernel" "$out"/linux-image-*.deb
+	say "fetching $pkg (apt-get download)"
+	(cd "$out" && apt-get download -q "$pkg" >/dev/null 2>&1) || return 1
+	deb=$(ls "$out"/linux-image-*.deb 2>/dev/null | head -n 1)
+	[ -n "$deb" ] || return 1
+	dpkg-deb -x "$deb" "$out/kernel" || return 1
+	rm -f "$deb"
+	echo "$pkg" >"$out/kernel/.pkg"
+}
+fetch_kernel || skip "cannot fetch the kernel package (apt-get download; run apt-get update?)"
+vmlinuz=$(ls "$out"/kernel/boot/vmlinuz-* | head -n 1)
+moddir=$(ls -d "$out"/kernel/lib/modules/* | head -n 1)
+
+# Copy binary $1 and every shared library it loads into root $2.
+copy_with_libs() {
+	local bin=$1 root=$2 lib
+	install -D -m 755 "$bin" "$root/bin/${bin##*/}"
+	for lib in $(ldd "$bin" 2>/dev/null | awk '/=> \//{print $3} /^\t\/.*ld-linux/{print $1}'); do
+		[ -e "$root$lib" ] || install -D -m 755 "$(readlink -f "$lib")" "$root$lib"
+	done
+}
+
+build_initramfs() {
+	local root=$out/root m
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,run,lib/modules,test,cg,mnt}
+	install -m 755 "$busybox" "$root/bin/busybox"
+	for b in iolatd iolat; do
+		[ -x "$top/$O/$b" ] || { say "$O/$b not built"; return 1; }
+		copy_with_libs "$top/$O/$b" "$root"
+	done
+	[ -d "$root/lib64" ] || mkdir -p "$root/lib64"
+	# The virtio modules, in their load order (no modules.dep in the package).
+	for m in drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_legacy_dev \
+		drivers/virtio/virtio_pci_modern_dev drivers/virtio/virtio_pci drivers/block/virtio_blk; do
+		cp "$moddir/kernel/$m.ko" "$root/lib/modules/" || return 1
+	done
+	cp "$here"/guest/*.sh "$here"/guest/*.awk "$root/test/"
+	install -m 755 "$here/guest/init" "$root/init"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz.tmp" &&
+		mv "$out/initramfs.cpio.gz.tmp" "$out/initramfs.cpio.gz"
+}
+build_initramfs || { echo "vm: cannot build the initramfs" >&2; exit 1; }
+rm -f "$out/disk.img"
+truncate -s 1G "$out/disk.img"
+
+accel=tcg
+[ -w /dev/kvm ] && accel=kvm
+log=$out/console-$scenario.log
+say "booting $(basename "$vmlinuz") ($accel) for $scenario"
+t0=$(date +%s)
+timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 -accel "$accel" -cpu max -smp "${VM_CPUS:-1}" -m "$VM_MEM" \
+	-nographic -no-reboot -net none -kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
+	-append "console=ttyS0 panic=-1 quiet vmtest=$scenario vmargs=$(IFS=,; echo "$*")" \
+	-drive "file=$out/disk.img,format=raw,if=virtio,cache=${VM_CACHE:-none}" </dev/null 2>&1 |
+	sed -u 's/\r$//' | tee "$log"
+rc=$(awk '/^VMTEST-EXIT /{rc=$2} END{print rc==""?"":rc}' "$log")
+say "$scenario: $(( $(date +%s) - t0 )) s of wall time"
+rm -f "$out/disk.img"
+[ -n "$rc" ] || { echo "vm: the guest did not finish (no VMTEST-EXIT line; timeout ${VM_TIMEOUT}s?)" >&2; exit 1; }
+exit "$rc"
