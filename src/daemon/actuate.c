@@ -87,50 +87,109 @@ static int do_write(struct act *a, const struct cgfs_root *root, const struct cg
 	return 1;
 }
 
+/* Does @next lower a kind that @cur limits? (A kind appearing has no carry to fix.) */
+static bool lowers(const struct cg_limits *next, const struct cg_limits *cur)
+{
+	for (int k = 0; k < CG_NR_LIMITS; k++)
+		if (cur->v[k] && next->v[k] && next->v[k] < cur->v[k])
+			return true;
+	return false;
+}
+
+/* No kind lowered below half its value in force in one write. */
+static void clamp_step(struct cg_limits *next, const struct cg_limits *cur)
+{
+	for (int k = 0; k < CG_NR_LIMITS; k++)
+		if (cur->v[k] && next->v[k] && next->v[k] < cur->v[k] / 2)
+			next->v[k] = cur->v[k] / 2;
+}
+
+/* The values in force written again: the throttle starts a new slice now. */
+static int prime(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run)
+{
+	struct cg_limits same = a->written;
+	int ret = do_write(a, root, &same, now, dry_run);
+
+	if (ret < 0)
+		return ret;
+	a->primed = true;
+	a->primed_ns = now;
+	a->primes++;
+	return ret;
+}
+
+/* Write @next now, recorded first. */
+static int write_now(struct act *a, const struct cgfs_root *root, const struct cg_limits *next,
+		     uint64_t now, bool dry_run, void (*before_write)(void *ctx), void *ctx)
+{
+	struct cg_limits keep = a->written;
+
+	a->primed = a->release_due = false;
+	a->written = *next; /* recorded before it goes out */
+	if (before_write)
+		before_write(ctx);
+	a->written = keep;
+	return do_write(a, root, next, now, dry_run);
+}
+
+/* Read the administrator's limits at the first write, their changes after. */
+static int learn_admin(struct act *a, const struct cgfs_root *root, bool dry_run)
+{
+	int ret;
+
+	if (a->active) {
+		adopt_foreign(a, root, dry_run);
+		return 0;
+	}
+	if (!dry_run && (ret = cgfs_read_limits(root, a->cgdir, a->dev, &a->admin)))
+		return ret;
+	if (dry_run)
+		memset(&a->admin, 0, sizeof(a->admin));
+	a->written = a->admin;
+	return 0;
+}
+
 int act_apply(struct act *a, const struct cgfs_root *root, const struct cg_limits *want,
 	      uint64_t now, bool dry_run, void (*before_write)(void *ctx), void *ctx)
 {
 	struct cg_limits next;
 	int ret;
 
-	if (all_zero(want))
-		return a->active ? act_release(a, root, now, dry_run) : 0;
+	if (all_zero(want)) {
+		if (!a->active || a->release_due)
+			return 0;
+		a->release_due = true; /* removing ours raises: primed for the carry it leaves */
+		return prime(a, root, now, dry_run);
+	}
 	if (a->active && now - a->last_write_ns < ACT_MIN_INTERVAL_NS)
 		return 0;
-	if (!a->active) {
-		if (!dry_run && (ret = cgfs_read_limits(root, a->cgdir, a->dev, &a->admin)))
-			return ret;
-		if (dry_run)
-			memset(&a->admin, 0, sizeof(a->admin));
-		a->written = a->admin;
-	} else {
-		adopt_foreign(a, root, dry_run);
-	}
+	if ((ret = learn_admin(a, root, dry_run)))
+		return ret;
 	for (int k = 0; k < CG_NR_LIMITS; k++)
 		next.v[k] = act_min_limit(want->v[k], a->admin.v[k]);
-	if (a->active && close_enough(&next, &a->written))
+	a->release_due = false;
+	if (a->active && close_enough(&next, &a->written)) {
+		a->primed = false; /* a lowering no longer wanted */
 		return 0;
+	}
 	if (!a->active) {
 		a->active = true;
 		a->active_since_ns = now;
+		return write_now(a, root, &next, now, dry_run, before_write, ctx);
 	}
-	{
-		struct cg_limits keep = a->written;
-
-		a->written = next; /* recorded before it goes out */
-		if (before_write)
-			before_write(ctx);
-		a->written = keep;
-	}
-	return do_write(a, root, &next, now, dry_run);
+	if (!lowers(&next, &a->written))
+		return write_now(a, root, &next, now, dry_run, before_write, ctx);
+	clamp_step(&next, &a->written);
+	a->next = next;
+	return a->primed ? 0 : prime(a, root, now, dry_run);
 }
 
-int act_release(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run)
+/* Remove ours, restoring the administrator's limits. */
+static int release_now(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run)
 {
 	int ret;
 
-	if (!a->active)
-		return 0;
+	a->primed = a->release_due = false;
 	adopt_foreign(a, root, dry_run);
 	ret = do_write(a, root, &a->admin, now, dry_run);
 	if (ret == -ENOENT || ret == -ENODEV)
@@ -141,4 +200,32 @@ int act_release(struct act *a, const struct cgfs_root *root, uint64_t now, bool 
 	a->active = false;
 	memset(&a->written, 0, sizeof(a->written));
 	return ret;
+}
+
+int act_commit_due(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run,
+		   void (*before_write)(void *ctx), void *ctx)
+{
+	uint64_t since = now - a->primed_ns;
+	struct cg_limits next = a->next;
+	int ret;
+
+	if (!a->primed || !a->active || since < ACT_PRIME_NS)
+		return 0;
+	if (since > ACT_PRIME_LATE_NS) { /* past the slice's end: the carry is unknown again */
+		ret = prime(a, root, now, dry_run);
+		return ret < 0 ? ret : 0;
+	}
+	if (a->release_due)
+		return release_now(a, root, now, dry_run);
+	adopt_foreign(a, root, dry_run);
+	for (int k = 0; k < CG_NR_LIMITS; k++)
+		next.v[k] = act_min_limit(next.v[k], a->admin.v[k]);
+	return write_now(a, root, &next, now, dry_run, before_write, ctx);
+}
+
+int act_release(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run)
+{
+	if (!a->active)
+		return 0;
+	return release_now(a, root, now, dry_run);
 }

@@ -6,7 +6,11 @@
  * administrator changes meanwhile becomes theirs; writes are at most one
  * per 100 ms and skipped for changes under an eighth; the record callback
  * runs before each write with the new values; a removed cgroup is released
- * without error; a dry run writes nothing.
+ * without error; a dry run writes nothing. A lowering (and the release of
+ * ours) is primed: the values in force are written again, the lower ones
+ * 60-90 ms later, no kind below half its value per write; a commit due
+ * later than 90 ms is primed again; a raise goes out at once and cancels a
+ * pending lowering (the carry of Linux 6.1's throttle, actuate.h).
  * Context: single-threaded cmocka program on explicit times.
  */
 #include <errno.h>
@@ -70,11 +74,13 @@ static void test_admin_limit_kept_and_restored(void **state)
 	/* The administrator's 100 MB/s is lower than ours: it stays. */
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 100000000");
 	assert_string_equal(t_fakecg_read(&f, "w", WIOPS), "254:0 50");
-	want = wbps(20 * MS);
-	assert_int_equal(act_apply(&a, &root, &want, 1200 * MS, false, record, &a), 1);
-	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 20000000");
+	want = wbps(60 * MS);
+	assert_int_equal(act_apply(&a, &root, &want, 1200 * MS, false, record, &a), 1); /* the prime */
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 100000000");
+	assert_int_equal(act_commit_due(&a, &root, 1270 * MS, false, record, &a), 1);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 60000000");
 	assert_int_equal(recorded, 2);
-	assert_int_equal(recorded_wbps, 20 * MS); /* recorded before it went out */
+	assert_int_equal(recorded_wbps, 60 * MS); /* recorded before it went out */
 	assert_true(a.active);
 	assert_int_equal(act_release(&a, &root, 1500 * MS, false), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 100000000");
@@ -107,15 +113,93 @@ static void test_rate_limited_and_hysteresis(void **state)
 	assert_int_equal(act_apply(&a, &root, &want, 1050 * MS, false, NULL, NULL), 0); /* < 100 ms */
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 80000000");
 	assert_int_equal(act_apply(&a, &root, &want, 1100 * MS, false, NULL, NULL), 1);
+	assert_int_equal(act_commit_due(&a, &root, 1170 * MS, false, NULL, NULL), 1);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 40000000");
 	want = wbps(44 * MS); /* +10 %: under an eighth */
 	assert_int_equal(act_apply(&a, &root, &want, 1300 * MS, false, NULL, NULL), 0);
 	want = wbps(46 * MS); /* +15 % */
 	assert_int_equal(act_apply(&a, &root, &want, 1400 * MS, false, NULL, NULL), 1);
-	assert_int_equal(a.writes, 3);
-	/* All zero: released at once, whatever the interval. */
+	assert_int_equal(a.writes, 4); /* first, prime, commit, raise */
+	/* All zero: released whatever the interval, primed as a lowering is. */
 	want = wbps(0);
 	assert_int_equal(act_apply(&a, &root, &want, 1410 * MS, false, NULL, NULL), 1);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 46000000");
+	assert_int_equal(act_apply(&a, &root, &want, 1420 * MS, false, NULL, NULL), 0); /* once */
+	assert_int_equal(act_commit_due(&a, &root, 1480 * MS, false, NULL, NULL), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 0");
+	assert_false(a.active);
+	assert_int_equal(act_commit_due(&a, &root, 1600 * MS, false, NULL, NULL), 0);
+}
+
+/* A lowering: the prime, then the lower value between 60 and 90 ms later, at most halved. */
+static void test_lowering_is_primed(void **state)
+{
+	struct cg_limits want = wbps(80 * MS);
+
+	assert_int_equal(act_apply(&a, &root, &want, 1000 * MS, false, record, &a), 1);
+	assert_int_equal(recorded, 1);
+	want = wbps(10 * MS);
+	assert_int_equal(act_apply(&a, &root, &want, 1200 * MS, false, record, &a), 1);
+	assert_true(a.primed);
+	assert_int_equal(a.primes, 1);
+	assert_int_equal(recorded, 1); /* the prime writes what is recorded already */
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 80000000");
+	assert_int_equal(act_commit_due(&a, &root, 1250 * MS, false, record, &a), 0); /* too early */
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 80000000");
+	assert_int_equal(act_commit_due(&a, &root, 1265 * MS, false, record, &a), 1);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 40000000"); /* half, not 10 */
+	assert_int_equal(recorded_wbps, 40 * MS);
+	assert_false(a.primed);
+	/* The next decision goes on down, by halves. */
+	assert_int_equal(act_apply(&a, &root, &want, 1400 * MS, false, record, &a), 1);
+	assert_int_equal(act_commit_due(&a, &root, 1480 * MS, false, record, &a), 1);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 20000000");
+	assert_int_equal(act_apply(&a, &root, &want, 1600 * MS, false, record, &a), 1);
+	assert_int_equal(act_commit_due(&a, &root, 1690 * MS, false, record, &a), 1);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 10000000");
+	assert_int_equal(a.primes, 3);
+	assert_int_equal(a.writes, 7);
+}
+
+/* A commit due past 90 ms would fall after the throttle's slice: primed again instead. */
+static void test_late_commit_primes_again(void **state)
+{
+	struct cg_limits want = wbps(80 * MS);
+
+	assert_int_equal(act_apply(&a, &root, &want, 1000 * MS, false, NULL, NULL), 1);
+	want = wbps(60 * MS);
+	assert_int_equal(act_apply(&a, &root, &want, 1200 * MS, false, NULL, NULL), 1);
+	assert_int_equal(act_commit_due(&a, &root, 1300 * MS, false, NULL, NULL), 0);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 80000000");
+	assert_int_equal(a.primes, 2);
+	assert_int_equal(act_commit_due(&a, &root, 1350 * MS, false, NULL, NULL), 0); /* 50 ms */
+	assert_int_equal(act_commit_due(&a, &root, 1375 * MS, false, NULL, NULL), 1);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 60000000");
+}
+
+/* A raise goes out at once, and a lowering no longer wanted is dropped. */
+static void test_raise_at_once_cancels_lowering(void **state)
+{
+	struct cg_limits want = wbps(80 * MS);
+
+	assert_int_equal(act_apply(&a, &root, &want, 1000 * MS, false, NULL, NULL), 1);
+	want = wbps(50 * MS);
+	assert_int_equal(act_apply(&a, &root, &want, 1200 * MS, false, NULL, NULL), 1);
+	assert_true(a.primed);
+	want = wbps(160 * MS);
+	assert_int_equal(act_apply(&a, &root, &want, 1300 * MS, false, NULL, NULL), 1);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 160000000");
+	assert_false(a.primed);
+	assert_int_equal(act_commit_due(&a, &root, 1380 * MS, false, NULL, NULL), 0);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 160000000");
+	/* Primed again, then wanted back where it is: nothing follows. */
+	want = wbps(100 * MS);
+	assert_int_equal(act_apply(&a, &root, &want, 1400 * MS, false, NULL, NULL), 1);
+	want = wbps(150 * MS);
+	assert_int_equal(act_apply(&a, &root, &want, 1500 * MS, false, NULL, NULL), 0);
+	assert_false(a.primed);
+	assert_int_equal(act_commit_due(&a, &root, 1570 * MS, false, NULL, NULL), 0);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 160000000");
 }
 
 static void test_cgroup_gone_and_dry_run(void **state)
@@ -144,6 +228,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_admin_change_is_adopted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rate_limited_and_hysteresis, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_gone_and_dry_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lowering_is_primed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_late_commit_primes_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_raise_at_once_cancels_lowering, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
