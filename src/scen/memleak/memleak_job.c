@@ -37,7 +37,7 @@ static const struct iolat_jobopt keys[] = {
 	  .min = 0, .choices = "none|block|full|stock|nobypass", .def = "full",
 	  .help = "leaking service: io.latency off, block side, block + memory side, stock, no bypass" },
 	{ .name = "oomd", .type = IOLAT_OPT_ENUM, .where = IOLAT_OPT_IN_GLOBAL,
-	  .min = 0, .choices = "off|fb2018|resctl|desktop", .def = "fb2018",
+	  .min = 0, .choices = "off|fb2018|resctl|desktop|percgroup", .def = "percgroup",
 	  .help = "leaking service: the oomd preset" },
 	{ .name = "memory_low", .type = IOLAT_OPT_SIZE, .where = IOLAT_OPT_IN_GROUP,
 	  .help = "leaking service: memory.low of workload (default 75% of the web's footprint)" },
@@ -164,7 +164,7 @@ int iolat_ml_config_from_jobfile(const struct iolat_jobfile *jf, struct iolat_ml
 	if (h->startdelay_ns)
 		c->baseline_ns = h->startdelay_ns;
 	if (h->runtime_ns)
-		c->timeout_ns = h->runtime_ns;
+		c->timeout_ns = c->stock_timeout_ns = h->runtime_ns;
 	c->target_workload_ns = group_target(jf, "workload");
 	c->target_system_ns = group_target(jf, "system");
 	wl = iolat_jobfile_find_group(jf, "workload");
