@@ -34,7 +34,8 @@ static int usage(FILE *f)
 	fprintf(f,
 		"usage: iolat demo --memleak [--device ssd|hdd|bad-ssd] [--speed X] [--seed N]\n"
 		"                  [--modes none,block,full,stock,nobypass] [--oomd PRESET]\n"
-		"                  [--rps N] [--timeout S] [--no-bg] [--kernel-5pct] [--log DIR] [-q]\n"
+		"                  [--web hhvm|rdhashd] [--rps N] [--timeout S] [--no-bg]\n"
+		"                  [--kernel-5pct] [--log DIR] [-q]\n"
 		"\n"
 		"A web server (memory.low, io.latency target) beside a leaking service whose\n"
 		"memory goes to swap on the same simulated disk; virtual time, deterministic.\n"
@@ -45,6 +46,8 @@ static int usage(FILE *f)
 		"  --modes LIST   which modes, comma-separated (default: all five)\n"
 		"  --oomd P       oomd preset: percgroup (default: the 2018 rules and one on\n"
 		"                 each child of system), fb2018, resctl, desktop, off\n"
+		"  --web W        the web's calibration: hhvm (default; 10 %% of its memory\n"
+		"                 file-backed) or rdhashd (resctl-bench's rd-hashd: 25 %%)\n"
 		"  --rps N        the web's request rate (default 200)\n"
 		"  --timeout S    seconds the leak may live (default 300; stock 3600)\n"
 		"  --no-bg        no background service beside the leak (a pure hog)\n"
@@ -125,6 +128,10 @@ static int parse(struct mlopts *o, int argc, char **argv)
 			if (num(v, 0, 1e15, &x))
 				return bad("--seed: expected a number, got", v);
 			o->c.seed = (uint64_t)x;
+		} else if (iolat_cli_is_opt(a, "--web")) {
+			v = iolat_cli_opt_value(argc, argv, &i, "--web");
+			if (!v || iolat_ml_web_preset(&o->c, v))
+				return bad("--web: expected hhvm or rdhashd, got", v);
 		} else if (iolat_cli_is_opt(a, "--rps")) {
 			v = iolat_cli_opt_value(argc, argv, &i, "--rps");
 			if (num(v, 1, 100000, &o->c.rps))

@@ -46,6 +46,8 @@ struct iolat_ml_config {
 	uint64_t reserve_bytes;     /* kernel and others, never reclaimable (2 GiB) */
 	uint64_t swap_bytes;        /* swap on the same disk (8 GiB) */
 	uint64_t web_bytes;         /* web footprint; 0: memory - reserve - 512 MiB */
+	double web_file_frac;       /* file-backed share of the footprint: 0.10 (iolat_ml_web_preset
+				     * "hhvm", the default), 0.25 ("rdhashd") */
 	double web_low_frac;        /* memory.low of workload / footprint (0.75) */
 	double rps;                 /* web request rate (200) */
 	unsigned workers;           /* 0: ceil(rps x 30 ms x 3) */
@@ -73,6 +75,14 @@ struct iolat_ml_config {
 	uint64_t sample_ns;         /* series step (1 s) */
 };
 
+/*
+ * The web's calibration by name: "hhvm" (the default: an anonymous-heavy web
+ * tier, 10 % of its footprint file-backed) or "rdhashd" (resctl-bench's
+ * rd-hashd: 25 %). Return: 0, or -EINVAL for another name.
+ */
+int iolat_ml_web_preset(struct iolat_ml_config *c, const char *name);
+const char *iolat_ml_web_preset_name(const struct iolat_ml_config *c);
+
 /** iolat_ml_defaults() - the defaults above, for @device. */
 void iolat_ml_defaults(struct iolat_ml_config *c, const char *device);
 
@@ -95,6 +105,7 @@ struct iolat_ml_sample {
 
 struct iolat_ml_result {
 	char device[16];
+	char web[16];               /* the web's calibration ("hhvm") */
 	enum iolat_ml_mode mode;
 	uint64_t seed;
 	bool bg, kernel_five_pct;
@@ -104,6 +115,9 @@ struct iolat_ml_result {
 	double base_rps, base_p95_ms;
 	/* over the leak's life (start to kill, or to the timeout) */
 	double isol_mean, isol_p10, isol_min, lat_imp_mean;
+	double engage_s;            /* first second system had use_delay (-1: never) */
+	double isol_before, isol_after; /* mean isolation before engage_s and from it on */
+	double isol_60s;            /* mean isolation over the first 60 s, whatever happened */
 	double downtime_s;          /* thrash_s + outage_s */
 	double thrash_s;            /* seconds with isol < 0.5 since the leak started */
 	double outage_s;            /* charged: reboot + rejoin, or rejoin after the web's kill */

@@ -23,6 +23,41 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The phases of the leak's life: the first second at which system had
+ * use_delay (io.latency throttling the leak: engage_s, -1 if never) and the
+ * web's mean share before and from then on; and its mean share over the
+ * first 60 s whatever happened (the same window for every mode).
+ */
+static void phases(struct iolat_ml_result *r, double life_end_s)
+{
+	double sum[2] = { 0, 0 }, sum60 = 0;
+	size_t n[2] = { 0, 0 }, n60 = 0;
+
+	r->engage_s = -1;
+	for (size_t i = 0; i < r->nr_samples; i++) {
+		const struct iolat_ml_sample *s = &r->samples[i];
+		double isol = r->base_rps > 0 ? s->rps / r->base_rps : 0;
+
+		isol = isol > 1 ? 1 : isol;
+		if (s->t_s <= 0)
+			continue;
+		if (s->t_s <= 60) {
+			sum60 += isol;
+			n60++;
+		}
+		if (s->t_s > life_end_s)
+			continue;
+		if (r->engage_s < 0 && s->sys_use_delay > 0)
+			r->engage_s = s->t_s;
+		sum[r->engage_s >= 0] += isol;
+		n[r->engage_s >= 0]++;
+	}
+	r->isol_before = n[0] ? sum[0] / (double)n[0] : 0;
+	r->isol_after = n[1] ? sum[1] / (double)n[1] : 0;
+	r->isol_60s = n60 ? sum60 / (double)n60 : 0;
+}
+
 /* Isolation figures over the samples of the leak's life. */
 static void isolation(struct iolat_ml_result *r, double life_end_s, double step_s)
 {
@@ -52,6 +87,7 @@ static void isolation(struct iolat_ml_result *r, double life_end_s, double step_
 			ni++;
 		}
 	}
+	phases(r, life_end_s);
 	if (n) {
 		qsort(v, n, sizeof(*v), cmp_double);
 		r->isol_mean = sum / (double)n;
@@ -75,6 +111,7 @@ void ml_finish_result(struct ml *ml)
 	r->seed = c->seed;
 	r->bg = c->bg;
 	r->kernel_five_pct = c->kernel_five_pct;
+	snprintf(r->web, sizeof(r->web), "%s", iolat_ml_web_preset_name(c));
 	r->oomd = c->oomd;
 	r->speed = c->speed;
 	r->wbps = c->wbps;
@@ -167,20 +204,22 @@ int iolat_ml_write_csv(const struct iolat_ml_result *r, const char *path)
 
 void iolat_ml_write_json(const struct iolat_ml_result *r, FILE *f)
 {
-	fprintf(f, "{\"device\":\"%s\",\"mode\":\"%s\",\"oomd\":\"%s\",\"bg\":%s,\"speed\":%g,\"seed\":%llu,"
+	fprintf(f, "{\"device\":\"%s\",\"mode\":\"%s\",\"oomd\":\"%s\",\"web\":\"%s\",\"bg\":%s,"
+		   "\"speed\":%g,\"seed\":%llu,"
 		   "\"wbps\":%.0f,\"target_workload_ms\":%.3f,\"target_system_ms\":%.3f,"
 		   "\"base_rps\":%.2f,\"base_p95_ms\":%.2f,\"isol_mean\":%.4f,\"isol_p10\":%.4f,"
 		   "\"isol_min\":%.4f,\"lat_imp_mean\":%.4f,\"downtime_s\":%.0f,\"thrash_s\":%.0f,"
-		   "\"outage_s\":%.0f,\"loss_s\":%.1f,\"kernel_five_pct\":%s,\"killed\":%s,"
+		   "\"outage_s\":%.0f,\"loss_s\":%.1f,\"engage_s\":%.0f,\"isol_before\":%.4f,"
+		   "\"isol_after\":%.4f,\"isol_60s\":%.4f,\"kernel_five_pct\":%s,\"killed\":%s,"
 		   "\"kill_s\":%.0f,\"killer\":\"%s\",\"victim\":\"%s\",\"lost\":%llu,\"served\":%llu,"
 		   "\"hog_slept_s\":%.2f,\"hog_stall_s\":%.2f,\"hog_alloc_mib\":%.0f,"
 		   "\"hog_written_mib\":%.0f,\"max_use_delay\":%d,\"swap_waited\":%llu,\"events\":%llu}\n",
-		r->device, iolat_ml_mode_name(r->mode), iolat_ml_oomd_name(r->oomd),
+		r->device, iolat_ml_mode_name(r->mode), iolat_ml_oomd_name(r->oomd), r->web,
 		r->bg ? "true" : "false", r->speed,
 		(unsigned long long)r->seed, r->wbps, (double)r->target_workload_ns / 1e6,
 		(double)r->target_system_ns / 1e6, r->base_rps, r->base_p95_ms, r->isol_mean,
 		r->isol_p10, r->isol_min, r->lat_imp_mean, r->downtime_s, r->thrash_s, r->outage_s,
-		r->loss_s,
+		r->loss_s, r->engage_s, r->isol_before, r->isol_after, r->isol_60s,
 		r->kernel_five_pct ? "true" : "false", r->killed ? "true" : "false",
 		r->kill_s, r->killer, r->victim, (unsigned long long)r->lost,
 		(unsigned long long)r->served, r->hog_slept_s, r->hog_stall_s, r->hog_alloc_mib,

@@ -55,12 +55,34 @@ const char *iolat_ml_oomd_name(int preset)
 	return iolat_oomd_preset_name((enum iolat_oomd_preset)preset);
 }
 
+static const struct { const char *name; double file_frac; } web_presets[] = {
+	{ "hhvm", 0.10 }, { "rdhashd", 0.25 },
+};
+
+int iolat_ml_web_preset(struct iolat_ml_config *c, const char *name)
+{
+	for (size_t i = 0; i < sizeof(web_presets) / sizeof(web_presets[0]); i++)
+		if (!strcmp(name, web_presets[i].name)) {
+			c->web_file_frac = web_presets[i].file_frac;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *iolat_ml_web_preset_name(const struct iolat_ml_config *c)
+{
+	for (size_t i = 0; i < sizeof(web_presets) / sizeof(web_presets[0]); i++)
+		if (c->web_file_frac == web_presets[i].file_frac)
+			return web_presets[i].name;
+	return "custom";
+}
+
 void iolat_ml_defaults(struct iolat_ml_config *c, const char *device)
 {
 	*c = (struct iolat_ml_config){
 		.device = device ? device : "ssd", .seed = 1, .mode = IOLAT_ML_FULL,
 		.mem_bytes = 16 * GIB, .reserve_bytes = 2 * GIB, .swap_bytes = 8 * GIB,
-		.web_low_frac = 0.75, .rps = 200, .speed = 2.0, .bg = true, .fault_pages = 1,
+		.web_low_frac = 0.75, .web_file_frac = 0.10, .rps = 200, .speed = 2.0, .bg = true, .fault_pages = 1,
 		.oomd = IOLAT_OOMD_PERCGROUP, .swappiness = 60,
 		.baseline_ns = 30 * ML_NS_PER_S, .timeout_ns = 300 * ML_NS_PER_S,
 		.stock_timeout_ns = 3600 * ML_NS_PER_S,
@@ -387,6 +409,10 @@ static int validate(const struct iolat_ml_config *c, char *err, size_t errlen)
 	}
 	if (c->web_bytes && c->web_bytes + 64 * MIB + 2 * 96 * MIB > frames_bytes) {
 		set_err(err, errlen, "web footprint: expected less than memory minus the reserve");
+		return -EINVAL;
+	}
+	if (!(c->web_file_frac >= 0 && c->web_file_frac <= 1)) {
+		set_err(err, errlen, "web file share: expected 0 to 1");
 		return -EINVAL;
 	}
 	if (c->swap_bytes < 64 * MIB || c->rps <= 0 || c->speed <= 0 || c->web_low_frac < 0 ||
