@@ -622,7 +622,7 @@ static void test_link9_five_pct_rule(void **state)
 
 /* The >= 1x escape in a run: at 2x, with the kernel's count, the background
  * service starves behind the leak's bypassed swap (system's slots), system
- * records nothing, is spared at every scale-down and the leak never sleeps;
+ * records nothing, is spared at every scale-down and the leak hardly sleeps;
  * with the share the leak is throttled and the web keeps far more. */
 static void test_link9_escape_in_a_run(void **state)
 {
@@ -635,7 +635,7 @@ static void test_link9_escape_in_a_run(void **state)
 	kern = run_config(&c);
 	c.kernel_five_pct = false;
 	share = run_config(&c);
-	assert_true(kern->hog_slept_s < 1.0);
+	assert_true(kern->hog_slept_s * 5 < share->hog_slept_s);
 	assert_true(share->hog_slept_s > 30.0);
 	assert_true(share->isol_mean > kern->isol_mean + 0.3);
 	iolat_ml_result_free(kern);
