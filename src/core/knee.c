@@ -24,8 +24,9 @@
  *    that missed (0.9 to 1 x it), where both stay.
  *  - futility: two back-offs in a row (no good window between them) that
  *    did not lower the protected group's mean by 15 %, or a miss at the
- *    floor, mean that lowering does not help (the target is below what the device gives the group alone, or
- *    another tenant causes the misses). The limit goes back to the highest
+ *    floor, mean that lowering does not help (the target is below what the
+ *    device gives the group alone, or another tenant causes the misses).
+ *    The limit goes back to the highest
  *    level whose mean was within 10 % of the best, and from then on periods
  *    of 3 windows are judged against 1.5 x that best mean (a LEDBAT-style
  *    base delay) until the target is met again for 5 windows in a row; if
