@@ -41,7 +41,7 @@ static void usage(FILE *f)
 		"Runs JOBFILE's jobs on a simulated device in virtual time, through the real\n"
 		"io.latency controller: deterministic (same file and seed, same output) and\n"
 		"much faster than real time. The job file is the one `iolat run` reads; the\n"
-		"device is chosen in [global] with device=ssd|hdd|bad-ssd (default ssd) and\n"
+		"device is chosen in [global] with device=ssd|hdd|bad-ssd|vdisk (default ssd) and\n"
 		"tuned with the model keys below; nr_requests= sets the device queue depth.\n"
 		"\n"
 		"options:\n"
@@ -206,7 +206,7 @@ static int sim_repeated(const struct iolat_jobfile *jf, const struct iolat_sim_o
 static int write_report(const struct iolat_sim_result *res, const struct iolat_cli_common *common)
 {
 	FILE *out_f = iolat_cli_open_output("sim", common->output);
-	int ret;
+	int ret, cret;
 
 	if (!out_f)
 		return -1;
@@ -222,8 +222,9 @@ static int write_report(const struct iolat_sim_result *res, const struct iolat_c
 		       res->mode == IOLAT_MODE_ADAPTIVE ? "on (adaptive)" : "on");
 		ret = iolat_report_write_table(res->report, out_f);
 	}
-	if (iolat_cli_close_output(out_f) || ret) {
-		fprintf(stderr, "iolat sim: cannot write the report: %s\n", strerror(EIO));
+	cret = iolat_cli_close_output(out_f);
+	if (cret || ret) {
+		fprintf(stderr, "iolat sim: cannot write the report: %s\n", strerror(cret ? -cret : EIO));
 		return -1;
 	}
 	return 0;

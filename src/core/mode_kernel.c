@@ -136,9 +136,6 @@ static void scale_up(struct iolat_group *p, struct iolat_group *g, uint64_t now)
 	uint32_t cookie = atomic_load(&p->child_cookie);
 	uint32_t next = iolat_cookie_step(cookie, atomic_load(&g->ctl->qd), true);
 
-	/* Adaptive: into a known-bad cookie only after the hold (no event). */
-	if (ctl_adaptive(g->ctl) && !iolat_adapt_up(p, cookie, &next, now))
-		return;
 	atomic_store_explicit(&p->last_scale_event, now, memory_order_relaxed);
 	/* Release: pairs with the children's acquire loads of the cookie in
 	 * admit.c (check_scale_fast, admit, iolat_check_scale_change). */
@@ -164,9 +161,6 @@ static void scale_down(struct iolat_group *p, struct iolat_group *g, uint64_t ta
 	}
 	cookie = atomic_load(&p->child_cookie);
 	next = iolat_cookie_step(cookie, atomic_load(&g->ctl->qd), false);
-	if (ctl_adaptive(g->ctl))
-		next = iolat_adapt_down(p, cookie, next, now,
-					atomic_load_explicit(&g->win_ns, memory_order_relaxed));
 	/* Release: publishes scale_lat (and child_nr_samples) with the cookie
 	 * to admit.c's acquire loads. */
 	atomic_store_explicit(&p->child_cookie, next, memory_order_release);
@@ -200,7 +194,7 @@ static uint64_t carry_window(struct iolat_group *p, struct iolat_group *g,
 	return samples;
 }
 
-void iolat_kernel_window_decide(struct iolat_group *p, struct iolat_group *g,
+static void kernel_window_decide(struct iolat_group *p, struct iolat_group *g,
 				 const struct iolat_win_stat *w, bool ok, uint64_t now)
 {
 	uint64_t target = atomic_load_explicit(&g->target_ns, memory_order_relaxed);
@@ -209,8 +203,7 @@ void iolat_kernel_window_decide(struct iolat_group *p, struct iolat_group *g,
 	/* At most one scale event per 500 ms per parent; keep accumulating.
 	 * A last_scale_event of 0 means "never" (also after a reset). */
 	last = atomic_load_explicit(&p->last_scale_event, memory_order_relaxed);
-	if (last && (last >= now || now - last < IOLAT_MIN_ADJUST_NS) &&
-	    !(ctl_adaptive(g->ctl) && !ok && iolat_adapt_early_revert(p, now)))
+	if (last && (last >= now || now - last < IOLAT_MIN_ADJUST_NS))
 		return;
 	if (ok && iolat_kernel_window_ok(g, &g->cur_stat, cur_stat_mean(g), target)) {
 		if (samples < IOLAT_MIN_GOOD_SAMPLES)
@@ -299,7 +292,7 @@ const struct iolat_mode_ops iolat_mode_article = {
 	.group_init = no_group_init,
 	.child_apply = kernel_child_apply,
 	.window_ok = iolat_kernel_window_ok,
-	.window_decide = iolat_kernel_window_decide,
+	.window_decide = kernel_window_decide,
 	.tick_parent = article_tick_parent,
 	.parent_reset = no_parent_reset,
 	.stat = NULL,
@@ -310,7 +303,7 @@ const struct iolat_mode_ops iolat_mode_kernel = {
 	.group_init = no_group_init,
 	.child_apply = kernel_child_apply,
 	.window_ok = iolat_kernel_window_ok,
-	.window_decide = iolat_kernel_window_decide,
+	.window_decide = kernel_window_decide,
 	.tick_parent = kernel_tick_parent,
 	.parent_reset = no_parent_reset,
 	.stat = NULL,

@@ -51,6 +51,7 @@ enum iolat_device_kind {
 	IOLAT_DEVICE_SSD,         /* "ssd" */
 	IOLAT_DEVICE_HDD,         /* "hdd" */
 	IOLAT_DEVICE_BAD_SSD,     /* "bad-ssd" */
+	IOLAT_DEVICE_VDISK,       /* "vdisk" */
 };
 
 /*

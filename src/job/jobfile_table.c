@@ -115,7 +115,7 @@ const struct iolat_jobopt jf_opts[] = {
 	  GLOBF(percentiles), .help = "extra latency percentiles for the JSON, e.g. 99.5:99.99" },
 	/* device and controller ([global] only) */
 	{ .name = "device", .type = IOLAT_OPT_ENUM, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(device),
-	  .min = IOLAT_DEVICE_SSD, .choices = "ssd|hdd|bad-ssd",
+	  .min = IOLAT_DEVICE_SSD, .choices = "ssd|hdd|bad-ssd|vdisk",
 	  .help = "simulated device model (iolat sim)" },
 	{ .name = "nr_requests", .type = IOLAT_OPT_UINT, .where = IOLAT_OPT_IN_GLOBAL,
 	  GLOBF(nr_requests), .min = 1, .max = 65536,
@@ -137,6 +137,8 @@ const struct iolat_jobopt jf_opts[] = {
 	  .help = "SSD model parameters (checked by iolat sim)" },
 	{ .name = "badssd_", .type = IOLAT_OPT_PARAM, .where = IOLAT_OPT_IN_GLOBAL,
 	  .help = "bad-SSD model parameters (checked by iolat sim)" },
+	{ .name = "vdisk_", .type = IOLAT_OPT_PARAM, .where = IOLAT_OPT_IN_GLOBAL,
+	  .help = "VM disk model parameters (checked by iolat sim)" },
 	{ .name = NULL },
 };
 
@@ -166,6 +168,7 @@ const char *iolat_device_name(enum iolat_device_kind d)
 	case IOLAT_DEVICE_SSD:     return "ssd";
 	case IOLAT_DEVICE_HDD:     return "hdd";
 	case IOLAT_DEVICE_BAD_SSD: return "bad-ssd";
+	case IOLAT_DEVICE_VDISK:   return "vdisk";
 	}
 	return "?";
 }

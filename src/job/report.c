@@ -262,13 +262,13 @@ static int sample_locked(struct iolat_report *r, uint64_t now_ns)
 					  w->base.scale_ups;
 			pt.throttled_ns = st.throttled_ns - w->base.throttled_ns;
 			pt.windows_missed = st.windows_missed - w->base.windows_missed;
-			pt.rung = st.rung;
 			pt.step = st.last_step;
 			pt.pace_bps = st.pace_bps;
 			if (r->adaptive && iolat_group_parent(w->g) &&
 			    iolat_group_stat(iolat_group_parent(w->g), &st) == 0) {
 				pt.decision = st.last_decision;
 				pt.hold_ns = st.probe_hold_ns;
+				pt.limit_bps = st.limit_bps;
 			}
 		}
 		if (dt == 0)

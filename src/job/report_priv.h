@@ -28,9 +28,10 @@ struct series_pt {
 	uint32_t depth, inflight;
 	int use_delay;
 	uint64_t scale_events, throttled_ns, windows_missed;
-	/* Adaptive mode: this group's rung and step, its parent's probe state. */
-	uint32_t rung, step, decision;
-	uint64_t pace_bps, hold_ns;
+	/* Adaptive mode: this group's rate and step, its parent's knee seeker
+	 * (the limit of the group and its throttled siblings, decision, hold). */
+	uint32_t step, decision;
+	uint64_t pace_bps, limit_bps, hold_ns;
 };
 
 struct io_counts {
