@@ -33,8 +33,9 @@
  *    lowering stops helping again (another tenant got worse), the same rule
  *    sends the limit back up to the best level and takes its mean as the
  *    new reference.
- *  - a limit above 1.25 x the unthrottled rate, or one the siblings did not
- *    use for 4 s, is lifted.
+ *  - a limit the siblings did not use for 4 s is lifted. (One they keep
+ *    using while the protected group is fine is probed upward instead,
+ *    until it misses or goes unused.)
  *
  * Context: knee.h (the caller serialises; pure).
  */
@@ -364,10 +365,9 @@ static int verdict(struct iolat_knee *k, const struct knee_obs *o, bool ok)
 	return mean <= scale_pm(k->best_mean_ns, KNEE_WORSE_PM);
 }
 
+/* A limit the siblings have not reached for a while is no longer needed. */
 static bool should_lift(const struct iolat_knee *k, uint64_t now)
 {
-	if (k->limit_bps >= scale_pm(k->base_bps, KNEE_LIFT_PM))
-		return true;
 	return now - k->used_at >= KNEE_IDLE_LIFT_NS && now - k->changed_at >= KNEE_IDLE_LIFT_NS;
 }
 
@@ -389,6 +389,7 @@ static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, boo
 		return KNEE_NONE;
 	if (v) {
 		good_add(k, o->now, d_bps);
+		k->base_bps = max_u64(k->base_bps, d_bps); /* a base measured low (noise) grows */
 		k->futile_steps = 0; /* only back-offs in a row count */
 	}
 	if (k->probing) {
