@@ -52,11 +52,12 @@ SYNC_SRC   := $(wildcard src/sync/*.c)
 ENGINE_SRC := $(wildcard src/engine/*.c)
 SIM_SRC    := $(wildcard src/sim/*.c)
 JOB_SRC    := $(wildcard src/job/*.c)
+SCEN_SRC   := $(wildcard src/scen/*.c src/scen/*/*.c)
 DAEMON_SRC := $(wildcard src/daemon/*.c)
 TOOL_SRC   := $(filter-out tools/iolatd.c,$(wildcard tools/*.c))
 
 LIB_OBJ  := $(patsubst %.c,$(O)/%.o,$(UTIL_SRC) $(CORE_SRC) $(SYNC_SRC) $(ENGINE_SRC))
-APP_OBJ  := $(patsubst %.c,$(O)/%.o,$(JOB_SRC) $(SIM_SRC))
+APP_OBJ  := $(patsubst %.c,$(O)/%.o,$(SCEN_SRC) $(JOB_SRC) $(SIM_SRC))
 TOOL_OBJ := $(patsubst %.c,$(O)/%.o,$(TOOL_SRC))
 DAEMON_OBJ := $(patsubst %.c,$(O)/%.o,$(DAEMON_SRC))
 

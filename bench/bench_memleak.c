@@ -2,7 +2,7 @@
 /*
  * bench_memleak.c - the leaking-service sweep behind BENCHMARKS.md's memory
  * leak section: for each device model, leak speed (a multiple of the disk's
- * write bandwidth), mode and seed, one run of the scenario (src/job/memleak)
+ * write bandwidth), mode and seed, one run of the scenario (src/scen/memleak)
  * in virtual time; one JSON object per run on stdout. bench/bench_memleak.py
  * runs it (one process per device) and aggregates the seeds.
  *
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job/memleak.h"
+#include "scen/memleak/memleak.h"
 
 /* What to sweep: devices, leak speeds, modes, seeds; the scenario's options. */
 struct sweep {
@@ -26,7 +26,7 @@ struct sweep {
 	int nr_speeds;
 	double timeout, stock_timeout;
 	bool want[IOLAT_ML_NR_MODES], bg;
-	enum iolat_oomd_preset oomd;
+	int oomd;
 };
 
 /* --modes LIST: the modes to run. 0, or 2 for an unknown mode. */
@@ -61,7 +61,7 @@ static int parse_args(int argc, char **argv, struct sweep *w)
 		} else if (!strcmp(argv[i], "--stock-timeout") && i + 1 < argc) {
 			w->stock_timeout = atof(argv[++i]);
 		} else if (!strcmp(argv[i], "--oomd") && i + 1 < argc) {
-			if (iolat_oomd_preset_parse(argv[++i], &w->oomd)) {
+			if (iolat_ml_oomd_parse(argv[++i], &w->oomd)) {
 				fprintf(stderr, "bench_memleak: unknown oomd preset '%s'\n", argv[i]);
 				return 2;
 			}
@@ -124,9 +124,9 @@ int main(int argc, char **argv)
 		.speeds = { 0.1, 0.25, 0.5, 1, 2 }, .nr_speeds = 5,
 		.timeout = 300, .stock_timeout = 3600,
 		.want = { true, true, true, true, true }, .bg = true,
-		.oomd = IOLAT_OOMD_FB2018,
 	};
 
+	iolat_ml_oomd_parse("fb2018", &w.oomd);
 	if (parse_args(argc, argv, &w))
 		return 2;
 	for (int d = 0; d < w.nr_dev; d++)

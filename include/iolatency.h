@@ -10,11 +10,13 @@
  * but are charged to a throttled group as delay, served at a safe point by
  * iolat_maybe_throttle(). The rules: docs/controller.md; the design: docs/design.md.
  *
- * Recommended: IOLAT_CTL_ADAPTIVE (docs/controller-adaptive.md), which keeps
- * these signals and adds pacing below depth 1 and probe back-off instead of
- * the kernel's saw-tooth; call iolat_group_pace_due() (or use
- * iolat_throttle_bytes()) before each admission so that pacing can act. The
- * default (no flag) stays the kernel's rules with the article's release.
+ * IOLAT_CTL_ADAPTIVE (docs/controller-adaptive.md) keeps the targets, windows
+ * and siblings-only scope but throttles by rate: it finds the highest rate
+ * of the siblings at which the protected group stays within target (the
+ * device's knee), holds it still and follows it; call iolat_group_pace_due()
+ * (or use iolat_throttle_bytes()) before each admission so that its rates
+ * act. The default (no flag) stays the kernel's rules with the article's
+ * release.
  *
  * Conventions: every function returns 0 or a negative errno unless noted.
  * Times are uint64_t nanoseconds. Handles are opaque. Each function says in
@@ -57,24 +59,32 @@ struct iolat_clock {
  *                         unclamp everybody under a parent at the first tick
  *                         at which the asking group completed no I/O.
  * IOLAT_CTL_KERNEL_COMPAT: both of the above.
- * IOLAT_CTL_ADAPTIVE:     the adaptive mode (docs/controller-adaptive.md),
- *                         recommended: the same signals (windows, p90/mean
- *                         rule, siblings only, the cookie, release by the
- *                         timer) plus (1) a ladder of pace rungs below depth
- *                         1 (a byte rate, see iolat_group_pace_due()), (2)
- *                         probe back-off: a parent remembers the cookie at
- *                         which its children hurt and climbs back into it
- *                         only after a hold that doubles per failed probe; a
- *                         failed probe is undone at once. Not with
+ * IOLAT_CTL_ADAPTIVE:     the adaptive mode (docs/controller-adaptive.md):
+ *                         the same targets, windows (judged by the p90 rule
+ *                         on every device), siblings-only scope and release
+ *                         by the timer; throttled siblings get a paced rate
+ *                         (bytes and I/Os per second, see
+ *                         iolat_group_pace_due()) that a knee seeker sets:
+ *                         small back-offs on a miss, backed-off probes,
+ *                         futility detection. Not with
  *                         IOLAT_CTL_COMPAT_TIMER (-EINVAL). Without any of
  *                         these flags the controller runs the "article"
  *                         mode: the kernel's rules, the fixed HDD mean and
  *                         the article's release (the library's default).
+ * IOLAT_CTL_BYPASS_SHARE: the 5 % rule (docs/controller.md R5) counts a
+ *                         group's bypass I/O completed while it is throttled
+ *                         among the I/O it did, as the rule's purpose says
+ *                         ("a group that did 5 % or less of the I/O"); the
+ *                         kernel counts only recorded latencies, so a group
+ *                         whose throttled I/O is all bypass (swap written by
+ *                         reclaim) is spared every scale-down. Latency
+ *                         statistics are unchanged. Any mode; default off.
  */
 #define IOLAT_CTL_COMPAT_B1     (1u << 0)
 #define IOLAT_CTL_COMPAT_TIMER  (1u << 1)
 #define IOLAT_CTL_KERNEL_COMPAT (IOLAT_CTL_COMPAT_B1 | IOLAT_CTL_COMPAT_TIMER)
 #define IOLAT_CTL_ADAPTIVE      (1u << 2)
+#define IOLAT_CTL_BYPASS_SHARE  (1u << 3)
 
 /* Depth value meaning "unlimited" (printed as "max"). */
 #define IOLAT_DEPTH_MAX UINT32_MAX
@@ -294,13 +304,15 @@ void iolat_group_note_slept(struct iolat_group *g, uint64_t ns);
  * iolat_group_pace_due() - the pace gate of IOLAT_CTL_ADAPTIVE: may an I/O of
  * @bytes of @g be admitted at @now_ns? Call it before iolat_throttle_async*()
  * for every non-bypass I/O (the runner, the simulator and iolat_throttle_bytes()
- * do). Return: 0 when it may go now (its bytes are charged to every paced
- * level from @g up: the next I/O may go bytes/rate later; one I/O of any size
- * always fits, so the debt is at most one I/O); otherwise the ns to wait
- * before asking again (nothing charged). An event loop sleeps that long or
- * schedules a retry event; virtual time works the same way. Returns 0 at
- * once, after one load per level, while no level is paced (every mode but
- * adaptive; adaptive groups not at depth 1).
+ * do). Return: 0 when it may go now (it is counted at every watched level
+ * from @g up, and charged to every paced one: the next I/O may go
+ * max(bytes/bps, 1/iops) later; one I/O of any size always fits, so the debt
+ * is at most one I/O); otherwise the ns to wait before asking again (nothing
+ * charged). An event loop sleeps that long or schedules a retry event;
+ * virtual time works the same way. Returns 0 at once, after one load, while
+ * no group of the controller is watched (every mode but adaptive; adaptive
+ * outside its episodes). A level is not paced while the group it protects
+ * has been idle for 250 ms.
  * Context: any thread; lock-free.
  */
 uint64_t iolat_group_pace_due(struct iolat_group *g, uint64_t bytes, uint64_t now_ns);
@@ -317,7 +329,8 @@ int iolat_throttle_bytes(struct iolat_group *g, unsigned io_flags, uint64_t byte
 
 /**
  * iolat_group_congested() - this group or an ancestor has use_delay != 0:
- * it was pushed below depth 1 and its bypassed work is charged as delay.
+ * it was pushed below depth 1 (adaptive: it is paced) and its bypassed work
+ * is charged as delay.
  * The signal for the application's memory manager to throttle allocations.
  * Context: any thread; lock-free.
  */
@@ -348,41 +361,41 @@ struct iolat_group_stat {          /* a snapshot */
 	uint64_t cur_stat_mean_ns;       /* carried mean (0 under IOLAT_CTL_COMPAT_B1) */
 	uint32_t cookie;                 /* the parent's cookie this group last acted on */
 	/* IOLAT_CTL_ADAPTIVE only (0 otherwise). This group as a throttled child: */
-	uint32_t rung;                   /* pace rung below depth 1; 0: not paced */
-	uint32_t last_step;              /* enum iolat_step: the last step applied */
-	uint64_t pace_bps;               /* pace rate at this rung, bytes/s; 0: none */
-	uint64_t pace_base_bps;          /* rate measured at depth 1 when rung 1 began */
+	uint32_t last_step;              /* enum iolat_step: the last rate applied */
+	uint64_t pace_bps, pace_iops;    /* the rate it may have; 0: not paced */
 	uint64_t paced_ios;              /* I/Os told to wait by the pace gate */
 	uint64_t paced_ns;               /* waits the pace gate handed out, summed */
-	uint64_t undos;                  /* failed probes undone (depth/rung restored) */
-	/* ... and as a parent: probe back-off over its children's cookie. */
-	uint32_t probe_ceiling;          /* cookie at which children last hurt; 0: none */
-	uint32_t last_decision;          /* enum iolat_step: the last cookie decision */
-	uint64_t probe_hold_ns;          /* wait after a miss before probing the ceiling */
-	uint64_t probes, probe_fails, holds; /* probes made, failed; up steps held */
+	/* ... and as a parent: the knee seeker over its throttled children. */
+	uint32_t last_decision;          /* enum iolat_step: the last decision */
+	bool unattainable;               /* lowering the children stopped helping */
+	uint64_t limit_bps, limit_iops;  /* the children's rate, together; 0: none */
+	uint64_t base_bps;               /* what they did unthrottled (episode start) */
+	uint64_t knee_bps;               /* best rate of a good window in the last 10 s */
+	uint64_t best_mean_ns;           /* unattainable: the asker's best mean latency */
+	uint64_t probe_hold_ns;          /* wait before the next probe */
+	uint64_t probes, probe_fails, backoffs;
 };
 
-/* Why a group's depth/rung or a parent's cookie last moved (adaptive stats). */
+/* Why an adaptive group's rate or a parent's limit last moved. */
 enum iolat_step {
 	IOLAT_STEP_NONE = 0,
-	IOLAT_STEP_HALVE,       /* child: a miss halved the depth (the kernel's step) */
-	IOLAT_STEP_GROW,        /* child: depth grown by qd/16 */
-	IOLAT_STEP_RUNG_DOWN,   /* child: at depth 1, one pace rung lower */
-	IOLAT_STEP_RUNG_UP,     /* child: one pace rung higher */
-	IOLAT_STEP_DELAY_UP,    /* child: an up step paid off one unit of use_delay */
-	IOLAT_STEP_UNDO,        /* child: a failed probe reverted: depth/rung restored */
-	IOLAT_STEP_RELEASE,     /* child: parent back at the default: unlimited, unpaced */
-	IOLAT_STEP_MISS,        /* parent: cookie down (the kernel's step), ceiling noted */
-	IOLAT_STEP_UP,          /* parent: cookie up, below the ceiling */
-	IOLAT_STEP_HOLD,        /* parent: up step held below the ceiling (back-off) */
-	IOLAT_STEP_PROBE,       /* parent: cookie up into the ceiling after the hold */
-	IOLAT_STEP_PROBE_FAIL,  /* parent: a miss right after a probe: reverted, hold x2 */
-	IOLAT_STEP_PROBE_OK,    /* parent: the probe held: ceiling cleared, hold / 2 */
+	IOLAT_STEP_PACE,        /* child: a rate applied (its share of the limit) */
+	IOLAT_STEP_RELEASE,     /* child: unpaced */
+	IOLAT_STEP_MEASURE,     /* parent: a miss: the children's own rate is measured */
+	IOLAT_STEP_LIMIT,       /* parent: a second miss: first limit, 0.9 x that rate */
+	IOLAT_STEP_BACKOFF,     /* parent: a miss: 0.9 x min(limit, delivered) */
+	IOLAT_STEP_HOLD,        /* parent: within target: the limit held still */
+	IOLAT_STEP_PROBE,       /* parent: after the hold, the limit raised a step */
+	IOLAT_STEP_PROBE_OK,    /* parent: the probe held: kept, hold / 2, step x 2 */
+	IOLAT_STEP_PROBE_FAIL,  /* parent: a miss in the probe: reverted, hold x 2 */
+	IOLAT_STEP_FUTILE,      /* parent: lowering stopped helping: held at the best level */
+	IOLAT_STEP_ATTAINED,    /* parent: the target is met again after futility */
+	IOLAT_STEP_LIFT,        /* parent: the limit went unused or above need: lifted */
 	IOLAT_STEP_RESET,       /* parent: throttling forgotten (tick release, target) */
 	IOLAT_STEP_COUNT
 };
 
-/** iolat_step_name() - "halve", "rung_down", ...; "?" if unknown. Context: any. */
+/** iolat_step_name() - "pace", "backoff", ...; "?" if unknown. Context: any. */
 const char *iolat_step_name(unsigned step);
 
 /** iolat_group_stat() - snapshot @g's counters. Context: any thread. */
@@ -397,8 +410,10 @@ struct iolat_group *iolat_group_scale_grp(const struct iolat_group *g);
 /**
  * iolat_group_format_stat() - the io.stat-style line:
  * "depth=<n|max> avg_lat=<us> win=<ms> missed=<n> total=<n> use_delay=<n> delay=<ns>",
- * followed under IOLAT_CTL_ADAPTIVE by " rung=<n> pace_bps=<n|max> step=<name>
- * hold_ms=<n>".
+ * followed under IOLAT_CTL_ADAPTIVE by " pace_bps=<n|max> limit_bps=<n|max>
+ * step=<name> hold_ms=<n>" (the group's own rate; the rate of its children
+ * and its last decision as their parent), and " unattainable" while lowering
+ * its children has stopped helping.
  * Return: the length it needed (as snprintf), or a negative errno.
  * Context: any thread.
  */
@@ -448,6 +463,9 @@ struct iolat_observe_stat {
 	uint64_t scale_downs, scale_ups;
 	uint64_t nr_observed;    /* requests fed by iolat_observe_done*() */
 	uint64_t bytes_observed;
+	/* IOLAT_CTL_ADAPTIVE: the rate to hold the group to (0: none), and no
+	 * longer while the group it protects is idle. */
+	uint64_t pace_bps, pace_iops;
 };
 
 /**

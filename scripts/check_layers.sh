@@ -5,9 +5,10 @@
 # object files must point down the layers, never up and never past the one
 # door of a layer:
 #
-#   tools -> job -> {engine, sim} -> util        tools -> daemon
+#   tools -> scen -> job -> {engine, sim} -> util        tools -> daemon
+#   scen -> sim (a scenario's machine); tools -> job
 #   job -> sync -> core        (job reaches them through include/iolatency.h)
-#   engine, sim, daemon -> include/iolatency.h (the public API) only
+#   scen, engine, sim, daemon -> include/iolatency.h (the public API) only
 #   include/iolatency.h is the only way into src/core from outside src/core
 #   and src/sync, plus include/iolatency_internal.h for src/job (marked
 #   internal: the invariant check and the window formula)
@@ -40,6 +41,7 @@ function layer(p) {
 	if (p ~ /^src\/engine\//) return "engine"
 	if (p ~ /^src\/sim\//) return "sim"
 	if (p ~ /^src\/job\//) return "job"
+	if (p ~ /^src\/scen\//) return "scen"
 	if (p ~ /^src\/daemon\//) return "daemon"
 	if (p ~ /^tools\//) return "tools"
 	if (p == "include/iolatency.h") return "api"
@@ -53,8 +55,9 @@ function allowed(l) {
 	if (l == "engine") return "engine util api"
 	if (l == "sim") return "sim util api"
 	if (l == "job") return "job engine sim util api internal"
+	if (l == "scen") return "scen job sim util api"
 	if (l == "daemon") return "daemon util api"
-	if (l == "tools") return "tools job daemon util api"
+	if (l == "tools") return "tools scen job daemon util api"
 	if (l == "api") return "api"
 	if (l == "internal") return "api internal"
 	return ""

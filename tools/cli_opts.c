@@ -130,14 +130,14 @@ int iolat_cli_load_jobfile(const char *cmd, const char *file, struct iolat_jobfi
 		fprintf(stderr, "iolat %s: %s\n", cmd, err[0] ? err : strerror(-ret));
 		return ret == -ENOMEM ? IOLAT_EXIT_FAILED : IOLAT_EXIT_USAGE;
 	}
-	/* The leaking-service scenario is a simulation only. */
+	/* A scenario (src/scen) is a simulation only. */
 	for (unsigned i = 0; strcmp(cmd, "sim") != 0 && i < (*jf)->nr_jobs; i++) {
 		const struct iolat_job *j = &(*jf)->jobs[i];
 
-		if (j->rw == IOLAT_RW_HASHD || j->rw == IOLAT_RW_MEMHOG || j->rw == IOLAT_RW_BGSERVICE) {
-			fprintf(stderr, "iolat %s: %s:%u: key 'rw': rw=%s is the simulated leaking "
-				"service: run it with iolat sim\n", cmd, (*jf)->file, j->line,
-				iolat_rw_name(j->rw));
+		if (j->scen) {
+			fprintf(stderr, "iolat %s: %s:%u: key 'rw': rw=%s belongs to %s, a "
+				"simulation: run it with iolat sim\n", cmd, (*jf)->file, j->line,
+				j->workload, j->scen->what);
 			iolat_jobfile_free(*jf);
 			*jf = NULL;
 			return IOLAT_EXIT_USAGE;

@@ -24,7 +24,7 @@
 #include "cli_stop.h"
 #include "commands.h"
 #include "job/jobfile.h"
-#include "job/memleak.h"
+#include "scen/memleak/memleak.h"
 #include "job/report.h"
 #include "job/run_sim.h"
 
@@ -41,7 +41,7 @@ static void usage(FILE *f)
 		"Runs JOBFILE's jobs on a simulated device in virtual time, through the real\n"
 		"io.latency controller: deterministic (same file and seed, same output) and\n"
 		"much faster than real time. The job file is the one `iolat run` reads; the\n"
-		"device is chosen in [global] with device=ssd|hdd|bad-ssd (default ssd) and\n"
+		"device is chosen in [global] with device=ssd|hdd|bad-ssd|vdisk (default ssd) and\n"
 		"tuned with the model keys below; nr_requests= sets the device queue depth.\n"
 		"\n"
 		"options:\n"

@@ -20,7 +20,7 @@
 #include "cli_opts.h"
 #include "commands.h"
 #include "job/jobfile.h"
-#include "job/memleak.h"
+#include "scen/memleak/memleak.h"
 
 struct mlopts {
 	struct iolat_ml_config c;

@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "job/jobfile.h"
+#include "scen/scenarios.h"
 
 #define IOLAT_VERSION_STRING "0.1.0"
 
@@ -85,6 +86,10 @@ static int cmd_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	if (iolat_scenarios_register()) {   /* their job-file keys: before any job file */
+		fprintf(stderr, "iolat: a scenario's job-file keys clash (a bug)\n");
+		return IOLAT_EXIT_FAILED;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return IOLAT_EXIT_USAGE;

@@ -448,12 +448,14 @@ static void complete_levels(struct iolat_io *io, struct iolat_group *lvl, uint64
 		next = grp_parent(lvl);
 		target = atomic_load_explicit(&lvl->target_ns, memory_order_relaxed);
 		if (target && record) {
-			if (as_root && atomic_load_explicit(&lvl->max_depth, memory_order_relaxed) !=
-					       IOLAT_DEPTH_MAX) {
+			if (as_root && (atomic_load_explicit(&lvl->max_depth, memory_order_relaxed) !=
+						IOLAT_DEPTH_MAX || grp_paced(lvl))) {
 				/* Free work while throttled: charge it as delay, do not record.
 				 * A latency of 0 is skipped here too (docs/controller.md R8). */
 				if (lat > 0 && lat < target)
 					iolat_delay_add(lvl, now, target - lat);
+				atomic_fetch_add_explicit(&lvl->bypass_throttled, 1,
+							  memory_order_relaxed);
 			} else if (lat > 0) {
 				struct iolat_slot *s = my_slot(lvl, &own);
 

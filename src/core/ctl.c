@@ -117,6 +117,8 @@ static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t pa
 	atomic_store_explicit(&g->obs_bytes, 0, rlx);
 	g->cur_stat.nr = g->cur_stat.sum_ns = g->cur_stat.missed = 0;
 	atomic_store_explicit(&g->nr_samples, 0, rlx);
+	atomic_store_explicit(&g->bypass_throttled, 0, rlx);
+	g->bypass_seen = g->bypass_carried = 0;
 
 	atomic_store_explicit(&g->use_delay, 0, rlx);
 	atomic_store_explicit(&g->delay_nsec, 0, rlx);
@@ -183,7 +185,6 @@ struct iolat_ctl *iolat_core_ctl_init(void *mem, const struct iolat_ctl_config *
 		iolat_spin_init(&g->wq_lock);
 		iolat_spin_init(&g->depth_lock);
 		iolat_spin_init(&g->child_lock);
-		iolat_spin_init(&g->ad.lock);
 		g->next_free = i + 1 < n ? i + 1 : IOLAT_NO_GROUP;
 	}
 	ctl->free_head = n > 1 ? 1 : IOLAT_NO_GROUP;
@@ -368,8 +369,6 @@ int iolat_group_destroy(struct iolat_group *g)
 	/* Removal = writing "max", then the parent's reset (docs/controller.md R14). */
 	changed = set_target_locked(g, 0);
 	iolat_delay_clear(g);
-	if (atomic_exchange(&g->ad.pace_watch, 0))
-		atomic_fetch_sub(&ctl->pace_watchers, 1); /* adaptive: no longer at depth 1 */
 	iolat_spin_lock(&p->child_lock);
 	atomic_store(&p->child_nr_samples, atomic_load(&p->child_nr_samples) -
 		     atomic_load(&g->nr_samples));
@@ -378,7 +377,10 @@ int iolat_group_destroy(struct iolat_group *g)
 	iolat_spin_unlock(&p->child_lock);
 	/* Release: pairs with the acquire loads of used; readers that see 0 stop
 	 * looking at the record before it goes back on the free list. */
-	atomic_store_explicit(&g->used, 0, memory_order_release);
+	atomic_store(&g->used, 0);
+	/* Adaptive: unwatched after "unused" (sequentially consistent), so a
+	 * parent that saw the record in use has watched it before this. */
+	iolat_adapt_unwatch(g);
 	atomic_fetch_sub(&p->nr_children, 1);
 	g->next_free = ctl->free_head;
 	ctl->free_head = g->idx;

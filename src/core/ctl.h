@@ -23,6 +23,7 @@
 
 #include "iolatency.h"
 #include "iolatency_internal.h"
+#include "core/knee.h"
 #include "core/mode.h"
 #include "core/spin.h"
 #include "util/units.h"
@@ -63,36 +64,29 @@ struct iolat_win_stat {
 };
 
 /*
- * A throttled child's adaptive state. pace_watch (1 while the group is at
- * depth 1) and the pace fields are read by the pace gate on any thread; the
- * rest is written under adapt_lock by whoever applies a cookie change.
+ * A throttled child's adaptive state (adaptive.c, pace.c). pace_watch is 1
+ * while the parent counts this group's I/O (an episode of the adaptive mode:
+ * the gate counts it, and paces it when it has a rate); the parent writes
+ * want_* and pace_watch under its child_lock, the child copies want_* into
+ * pace_* when it applies the parent's cookie; the gate reads them anywhere.
  */
 struct iolat_adapt_child {
 	alignas(IOLAT_CACHELINE) _Atomic uint32_t pace_watch;
-	_Atomic uint32_t rung;
-	_Atomic uint64_t pace_bps;     /* 0 while rung == 0 */
+	_Atomic uint32_t last_step;    /* enum iolat_step */
+	_Atomic uint64_t pace_bps, pace_iops; /* in force; 0: not paced */
 	_Atomic uint64_t next_issue;   /* the pace gate's virtual time, ns */
-	_Atomic uint64_t cal_bytes;    /* bytes let through while pace_watch */
-	_Atomic uint64_t paced_ios, paced_ns;
-	struct iolat_spin lock;        /* adapt_lock: the fields below */
-	uint64_t cal_snap_bytes, cal_snap_ns; /* at the last step applied */
-	_Atomic uint64_t pace_base_bps;
-	uint32_t undo_cookie;          /* cookie before the last up step; 0: none */
-	uint32_t undo_depth, undo_rung;
-	_Atomic uint32_t last_step;
-	_Atomic uint64_t undos;
+	_Atomic uint64_t cal_bytes, cal_ios;  /* let through the gate while watched */
+	_Atomic uint64_t paced_ios, paced_ns; /* told to wait, and for how long */
+	_Atomic uint64_t want_bps, want_iops; /* the parent's share for us */
+	/* Under the parent's child_lock: the counts at its last look. */
+	uint64_t snap_bytes, snap_ios, snap_waits;
+	uint64_t split_bytes, split_waits;
 };
 
-/* A parent's probe back-off (under its child_lock; read racily by stats). */
+/* A parent's knee seeker (knee.h), under its child_lock. */
 struct iolat_adapt_parent {
-	_Atomic uint32_t ceiling;      /* cookie at which children last hurt; 0: none */
-	uint32_t probe_from;           /* cookie before the probe step */
-	_Atomic bool probing;          /* children read it: a probe grows by half a step */
-	uint64_t probe_at, last_down_at;
-	uint64_t hold_min_ns;          /* the asker's shortest hold (20 windows, >= 2 s) */
-	_Atomic uint64_t hold_ns;
-	_Atomic uint32_t last_decision;
-	_Atomic uint64_t probes, probe_fails, holds;
+	struct iolat_knee knee;
+	uint64_t split_at;             /* the children's shares were last set */
 };
 
 struct iolat_group {
@@ -136,6 +130,8 @@ struct iolat_group {
 	/* Under the parent's child lock: */
 	struct iolat_win_stat cur_stat;
 	_Atomic uint64_t nr_samples;   /* samples contributed at last summation */
+	uint64_t bypass_seen, bypass_carried; /* bypass_throttled at the last carry, and
+					       * since cur_stat began (IOLAT_CTL_BYPASS_SHARE) */
 
 	/* Delay (docs/controller.md R11). */
 	_Atomic int use_delay;
@@ -146,6 +142,7 @@ struct iolat_group {
 
 	/* Counters. */
 	_Atomic uint64_t nr_bypass, throttled_ns, slept_ns;
+	_Atomic uint64_t bypass_throttled; /* bypass I/Os completed here while it was throttled */
 	_Atomic uint64_t scale_downs, scale_ups;
 	_Atomic uint64_t tick_nr;      /* recorded samples when a tick last looked; tick_lock */
 	_Atomic uint64_t tick_seq;     /* which tick that was; tick_lock */
@@ -175,7 +172,7 @@ struct iolat_ctl {
 	uint32_t nr_slots;             /* power of two */
 	_Atomic int enable_cnt;        /* groups with a target */
 	_Atomic uint32_t tick_armed;   /* a submit since the last tick */
-	_Atomic uint32_t pace_watchers;/* adaptive: groups at depth 1 (pace.c's fast exit) */
+	_Atomic uint32_t pace_watchers;/* adaptive: groups watched (pace.c's fast exit) */
 	struct iolat_spin tree_lock;   /* group create/destroy/set_target */
 	struct iolat_spin tick_lock;   /* one tick at a time */
 	uint64_t tick_seq;             /* ticks run; tick_lock */
@@ -300,21 +297,20 @@ void iolat_delay_scale(struct iolat_group *g, uint64_t now);
 
 /* check.c: iolat_ctl_check_invariants(), declared in iolatency_internal.h. */
 
-/* adaptive.c: the adaptive mode's rules (docs/controller-adaptive.md). */
-void iolat_adapt_init(struct iolat_group *g, uint64_t now);
-/* Child: apply one cookie change (@mine -> @cur); the spared checks are done. */
-void iolat_adapt_child_step(struct iolat_group *g, uint32_t mine, uint32_t cur);
-/* Parent, under child_lock: may a miss bypass the 500 ms gap (a failed probe)? */
-bool iolat_adapt_early_revert(struct iolat_group *p, uint64_t now);
-/* Parent, under child_lock: the cookie after a miss / a good period of the
- * asker; false from _up: hold (no step, no scale event). */
-uint32_t iolat_adapt_down(struct iolat_group *p, uint32_t old, uint32_t kernel_new,
-			  uint64_t now, uint64_t win_ns);
-bool iolat_adapt_up(struct iolat_group *p, uint32_t old, uint32_t *new, uint64_t now);
-void iolat_adapt_parent_reset(struct iolat_group *p);
-void iolat_adapt_stat(const struct iolat_group *g, struct iolat_group_stat *st);
-/* pace.c: rate of rung @rung from the calibrated base. */
-uint64_t iolat_pace_rate(uint64_t base_bps, uint32_t rung);
+/* pace.c: is @g limited by a rate of the adaptive mode (for delay charging)? */
+static inline bool grp_paced(const struct iolat_group *g)
+{
+	return atomic_load_explicit(&g->ad.pace_watch, memory_order_relaxed) &&
+	       (atomic_load_explicit(&g->ad.pace_bps, memory_order_relaxed) ||
+		atomic_load_explicit(&g->ad.pace_iops, memory_order_relaxed));
+}
+/* adaptive.c: stop watching @g (its count of watchers kept right). */
+void iolat_adapt_unwatch(struct iolat_group *g);
+/* pace.c: count an observed completion at @g's watched levels; the rate in
+ * force for @g at @now (0, 0 while not paced or its protected group idles). */
+void iolat_pace_observed(struct iolat_group *g, uint64_t bytes);
+void iolat_pace_in_force(const struct iolat_group *g, uint64_t now, uint64_t *bps,
+			 uint64_t *iops);
 
 /* ctl.c: reset a parent's throttling state and let its children see it. */
 void iolat_child_lat_reset_locked(struct iolat_group *p);

@@ -68,9 +68,6 @@ bool iolat_child_spared(const struct iolat_group *g, const struct iolat_group *p
 /* The window rule of io.latency: mean on rotational devices, else p90. */
 bool iolat_kernel_window_ok(const struct iolat_group *g, const struct iolat_win_stat *w,
 			    uint64_t mean, uint64_t target);
-/* The kernel's window decision (adaptive's too, with its hooks). */
-void iolat_kernel_window_decide(struct iolat_group *p, struct iolat_group *g,
-				const struct iolat_win_stat *w, bool ok, uint64_t now);
 /* Did @g record a completion since the previous tick (timer.c's walk)? */
 bool iolat_active_since_last_tick(struct iolat_group *g);
 

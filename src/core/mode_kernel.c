@@ -136,9 +136,6 @@ static void scale_up(struct iolat_group *p, struct iolat_group *g, uint64_t now)
 	uint32_t cookie = atomic_load(&p->child_cookie);
 	uint32_t next = iolat_cookie_step(cookie, atomic_load(&g->ctl->qd), true);
 
-	/* Adaptive: into a known-bad cookie only after the hold (no event). */
-	if (ctl_adaptive(g->ctl) && !iolat_adapt_up(p, cookie, &next, now))
-		return;
 	atomic_store_explicit(&p->last_scale_event, now, memory_order_relaxed);
 	/* Release: pairs with the children's acquire loads of the cookie in
 	 * admit.c (check_scale_fast, admit, iolat_check_scale_change). */
@@ -164,34 +161,40 @@ static void scale_down(struct iolat_group *p, struct iolat_group *g, uint64_t ta
 	}
 	cookie = atomic_load(&p->child_cookie);
 	next = iolat_cookie_step(cookie, atomic_load(&g->ctl->qd), false);
-	if (ctl_adaptive(g->ctl))
-		next = iolat_adapt_down(p, cookie, next, now,
-					atomic_load_explicit(&g->win_ns, memory_order_relaxed));
 	/* Release: publishes scale_lat (and child_nr_samples) with the cookie
 	 * to admit.c's acquire loads. */
 	atomic_store_explicit(&p->child_cookie, next, memory_order_release);
 }
 
-/* Carry @w into @g's cur_stat and the parent's sample counts; returns the
- * samples carried. */
+/* Carry @w into @g's cur_stat and the parent's sample counts (with
+ * IOLAT_CTL_BYPASS_SHARE, @g's bypass I/O completed while throttled counts
+ * there too: its share of the I/O for the 5 % rule); returns the samples
+ * carried. */
 static uint64_t carry_window(struct iolat_group *p, struct iolat_group *g,
 			     const struct iolat_win_stat *w)
 {
-	uint64_t samples;
+	uint64_t samples, share;
 
 	g->cur_stat.nr += w->nr;
 	g->cur_stat.sum_ns += w->sum_ns;
 	g->cur_stat.missed += w->missed;
-	samples = g->cur_stat.nr;
+	samples = share = g->cur_stat.nr;
+	if (g->ctl->flags & IOLAT_CTL_BYPASS_SHARE) {
+		uint64_t b = atomic_load_explicit(&g->bypass_throttled, memory_order_relaxed);
+
+		g->bypass_carried += b - g->bypass_seen;
+		g->bypass_seen = b;
+		share += g->bypass_carried;
+	}
 	atomic_store_explicit(&p->child_nr_samples,
 			      atomic_load_explicit(&p->child_nr_samples, memory_order_relaxed) -
-			      atomic_load_explicit(&g->nr_samples, memory_order_relaxed) + samples,
+			      atomic_load_explicit(&g->nr_samples, memory_order_relaxed) + share,
 			      memory_order_relaxed);
-	atomic_store_explicit(&g->nr_samples, samples, memory_order_relaxed);
+	atomic_store_explicit(&g->nr_samples, share, memory_order_relaxed);
 	return samples;
 }
 
-void iolat_kernel_window_decide(struct iolat_group *p, struct iolat_group *g,
+static void kernel_window_decide(struct iolat_group *p, struct iolat_group *g,
 				 const struct iolat_win_stat *w, bool ok, uint64_t now)
 {
 	uint64_t target = atomic_load_explicit(&g->target_ns, memory_order_relaxed);
@@ -200,8 +203,7 @@ void iolat_kernel_window_decide(struct iolat_group *p, struct iolat_group *g,
 	/* At most one scale event per 500 ms per parent; keep accumulating.
 	 * A last_scale_event of 0 means "never" (also after a reset). */
 	last = atomic_load_explicit(&p->last_scale_event, memory_order_relaxed);
-	if (last && (last >= now || now - last < IOLAT_MIN_ADJUST_NS) &&
-	    !(ctl_adaptive(g->ctl) && !ok && iolat_adapt_early_revert(p, now)))
+	if (last && (last >= now || now - last < IOLAT_MIN_ADJUST_NS))
 		return;
 	if (ok && iolat_kernel_window_ok(g, &g->cur_stat, cur_stat_mean(g), target)) {
 		if (samples < IOLAT_MIN_GOOD_SAMPLES)
@@ -213,6 +215,7 @@ void iolat_kernel_window_decide(struct iolat_group *p, struct iolat_group *g,
 		scale_down(p, g, target, now);
 	}
 	g->cur_stat.nr = g->cur_stat.sum_ns = g->cur_stat.missed = 0;
+	g->bypass_carried = 0;
 }
 
 /* ---- the tick ---- */
@@ -289,7 +292,7 @@ const struct iolat_mode_ops iolat_mode_article = {
 	.group_init = no_group_init,
 	.child_apply = kernel_child_apply,
 	.window_ok = iolat_kernel_window_ok,
-	.window_decide = iolat_kernel_window_decide,
+	.window_decide = kernel_window_decide,
 	.tick_parent = article_tick_parent,
 	.parent_reset = no_parent_reset,
 	.stat = NULL,
@@ -300,7 +303,7 @@ const struct iolat_mode_ops iolat_mode_kernel = {
 	.group_init = no_group_init,
 	.child_apply = kernel_child_apply,
 	.window_ok = iolat_kernel_window_ok,
-	.window_decide = iolat_kernel_window_decide,
+	.window_decide = kernel_window_decide,
 	.tick_parent = kernel_tick_parent,
 	.parent_reset = no_parent_reset,
 	.stat = NULL,

@@ -32,10 +32,12 @@ static void observe_level(struct iolat_group *lvl, uint64_t lat, bool bypass, ui
 
 	if (!target)
 		return;
-	if (bypass && atomic_load_explicit(&lvl->max_depth, memory_order_relaxed) != IOLAT_DEPTH_MAX) {
+	if (bypass && (atomic_load_explicit(&lvl->max_depth, memory_order_relaxed) != IOLAT_DEPTH_MAX ||
+		       grp_paced(lvl))) {
 		/* Free work while throttled is charged as delay (3.6.1). */
 		if (lat > 0 && lat < target)
 			iolat_delay_add(lvl, now, target - lat);
+		atomic_fetch_add_explicit(&lvl->bypass_throttled, 1, memory_order_relaxed);
 	} else if (lat > 0) {
 		struct iolat_slot *s = shared_slot(lvl);
 
@@ -67,6 +69,8 @@ int iolat_observe_done_at(struct iolat_group *g, uint64_t lat_ns, uint64_t bytes
 		return 0;
 	if (bypass)
 		atomic_fetch_add_explicit(&g->nr_bypass, 1, memory_order_relaxed);
+	else
+		iolat_pace_observed(g, bytes); /* adaptive: what the watched levels did */
 	if (!atomic_load_explicit(&ctl->tick_armed, memory_order_relaxed))
 		atomic_store_explicit(&ctl->tick_armed, 1, memory_order_relaxed);
 	for (struct iolat_group *lvl = g; lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
@@ -98,5 +102,7 @@ int iolat_group_observe_stat(struct iolat_group *g, struct iolat_observe_stat *s
 	st->scale_ups = atomic_load(&g->scale_ups);
 	st->nr_observed = atomic_load(&g->obs_nr);
 	st->bytes_observed = atomic_load(&g->obs_bytes);
+	iolat_pace_in_force(g, ctl_now(g->ctl), &st->pace_bps, &st->pace_iops);
+	st->throttled |= st->pace_bps || st->pace_iops;
 	return 0;
 }

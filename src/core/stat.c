@@ -96,6 +96,15 @@ static void out_i64(struct outbuf *o, int64_t v)
 	}
 }
 
+/* A rate, or "max" for none. */
+static void out_rate(struct outbuf *o, uint64_t v)
+{
+	if (v)
+		out_u64(o, v);
+	else
+		out_str(o, "max");
+}
+
 int iolat_group_format_stat(const struct iolat_group *g, char *buf, size_t len)
 {
 	struct iolat_group_stat st;
@@ -123,17 +132,17 @@ int iolat_group_format_stat(const struct iolat_group *g, char *buf, size_t len)
 	out_u64(&o, st.delay_ns);
 	if (ctl_adaptive(g->ctl)) {
 		/* Appended, so that the kernel's fields keep their places. */
-		out_str(&o, " rung=");
-		out_u64(&o, st.rung);
 		out_str(&o, " pace_bps=");
-		if (st.pace_bps)
-			out_u64(&o, st.pace_bps);
-		else
-			out_str(&o, "max");
+		out_rate(&o, st.pace_bps);
+		out_str(&o, " limit_bps=");
+		out_rate(&o, st.limit_bps);
 		out_str(&o, " step=");
-		out_str(&o, iolat_step_name(st.last_step));
+		out_str(&o, iolat_step_name(st.last_decision != IOLAT_STEP_NONE ?
+					    st.last_decision : st.last_step));
 		out_str(&o, " hold_ms=");
 		out_u64(&o, st.probe_hold_ns / NSEC_PER_MSEC);
+		if (st.unattainable)
+			out_str(&o, " unattainable");
 	}
 	if (len)
 		buf[o.pos < len ? o.pos : len - 1] = '\0';

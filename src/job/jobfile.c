@@ -150,10 +150,15 @@ static int job_dup_defaults(struct parser *p, struct iolat_job *j)
 	*j = p->defaults;
 	if (jf_engopt_dup(p, j))
 		return -ENOMEM;
+	if (jf_scen_dup(p, &j->scen_vals, &p->defaults.scen_vals)) {
+		free(j->engopts);
+		return -ENOMEM;
+	}
 	if (p->defaults.filename) {
 		j->filename = strdup(p->defaults.filename);
 		if (!j->filename) {
 			free(j->engopts);
+			jf_scen_free(&j->scen_vals);
 			return jf_oom(p);
 		}
 	}
@@ -261,6 +266,8 @@ static int unknown_key(struct parser *p, const char *key)
 		if (jf_opts[i].alias)
 			iolat_suggest_offer(&sg, jf_opts[i].alias);
 	}
+	for (unsigned i = 0; jf_scen_key(i); i++)
+		iolat_suggest_offer(&sg, jf_scen_key(i)->name);
 	best = iolat_suggest_best(&sg);
 	if (best)
 		return jf_perr(p, p->line, key, "a known key; did you mean '%s'? (see `iolat help keys`)",
@@ -268,9 +275,24 @@ static int unknown_key(struct parser *p, const char *key)
 	return jf_perr(p, p->line, key, "a known key (see `iolat help keys`)");
 }
 
+/* A scenario's key (jobfile_scen.c) in the current section, as do_key() allows it. */
+static int do_scen_key(struct parser *p, const struct iolat_jobopt *o, const char *key,
+		       const char *v)
+{
+	struct iolat_jobfile *jf = p->jf;
+
+	if (p->sec == SEC_GLOBAL)
+		return jf_scen_set(p, (o->where & IOLAT_OPT_IN_JOB) ? &p->defaults.scen_vals :
+				   &jf->global.scen_vals, o, key, v);
+	if (p->sec == SEC_JOB)
+		return jf_scen_set(p, &jf->jobs[jf->nr_jobs - 1].scen_vals, o, key, v);
+	return jf_scen_set(p, &jf->groups[p->cur_group].scen_vals, o, key, v);
+}
+
 static int do_key(struct parser *p, const char *key, const char *v)
 {
 	const struct iolat_jobopt *o = jf_find_opt(key);
+	bool table = o && jf_is_table_opt(o);
 	void *base;
 
 	if (!o)
@@ -281,6 +303,8 @@ static int do_key(struct parser *p, const char *key, const char *v)
 	case SEC_GLOBAL:
 		if (!(o->where & IOLAT_OPT_IN_GLOBAL))
 			return jf_perr(p, p->line, key, "only in a [group:PATH] section");
+		if (!table)
+			return do_scen_key(p, o, key, v);
 		base = (o->where & IOLAT_OPT_IN_JOB) ? (void *)&p->defaults : (void *)&p->jf->global;
 		if (o->type != IOLAT_OPT_PARAM)
 			p->def_lines[opt_index(o)] = p->line;
@@ -296,12 +320,16 @@ static int do_key(struct parser *p, const char *key, const char *v)
 		if (!(o->where & IOLAT_OPT_IN_JOB))
 			return jf_perr(p, p->line, key, o->where & IOLAT_OPT_IN_GLOBAL ?
 				    "only in [global]" : "only in a [group:PATH] section");
+		if (!table)
+			return do_scen_key(p, o, key, v);
 		base = &p->jf->jobs[p->jf->nr_jobs - 1];
 		p->cur_lines[opt_index(o)] = p->line;
 		break;
 	case SEC_GROUP:
 		if (!(o->where & IOLAT_OPT_IN_GROUP))
 			return jf_perr(p, p->line, key, "only target in a [group:PATH] section");
+		if (!table)
+			return do_scen_key(p, o, key, v);
 		base = &p->jf->groups[p->cur_group];
 		break;
 	default:
@@ -438,7 +466,7 @@ static int check_job_groups(struct parser *p)
 unsigned iolat_job_key_line(const struct iolat_job *job, const char *key)
 {
 	const struct iolat_jobopt *o = jf_find_opt(key);
-	unsigned l = o ? job->key_line[opt_index(o)] : 0;
+	unsigned l = o && jf_is_table_opt(o) ? job->key_line[opt_index(o)] : 0;
 
 	return l ? l : job->line;
 }
@@ -453,7 +481,11 @@ void iolat_jobfile_free(struct iolat_jobfile *jf)
 	for (unsigned i = 0; i < jf->nr_jobs; i++) {
 		free(jf->jobs[i].filename);
 		free(jf->jobs[i].engopts);
+		jf_scen_free(&jf->jobs[i].scen_vals);
 	}
+	for (unsigned i = 0; i < jf->nr_groups; i++)
+		jf_scen_free(&jf->groups[i].scen_vals);
+	jf_scen_free(&jf->global.scen_vals);
 	free(jf->jobs);
 	free(jf->groups);
 	free(jf->params);
@@ -545,6 +577,7 @@ int jf_parser_end(struct parser *p, int r, struct iolat_jobfile **out)
 		r = jf_engopt_finish(p);
 	free(p->defaults.filename);
 	free(p->defaults.engopts);
+	jf_scen_free(&p->defaults.scen_vals);
 	free(p);
 	if (r) {
 		iolat_jobfile_free(jf);

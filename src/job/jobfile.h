@@ -38,10 +38,6 @@ enum iolat_rw {
 	IOLAT_RW_RANDWRITE,     /* "randwrite" */
 	IOLAT_RW_RW,            /* "rw" or "readwrite": sequential mix by rwmixread */
 	IOLAT_RW_RANDRW,        /* "randrw": random mix by rwmixread */
-	/* The leaking-service scenario (iolat sim only; src/job/memleak.h): */
-	IOLAT_RW_HASHD,         /* "hashd": the web server (group workload) */
-	IOLAT_RW_MEMHOG,        /* "memhog": the leak (group system/hog) */
-	IOLAT_RW_BGSERVICE,     /* "bgservice": the background service (group system/bg) */
 };
 
 enum iolat_verify {
@@ -55,6 +51,23 @@ enum iolat_device_kind {
 	IOLAT_DEVICE_SSD,         /* "ssd" */
 	IOLAT_DEVICE_HDD,         /* "hdd" */
 	IOLAT_DEVICE_BAD_SSD,     /* "bad-ssd" */
+	IOLAT_DEVICE_VDISK,       /* "vdisk" */
+};
+
+/*
+ * Scenario keys (src/scen, jobfile_scen.c): a scenario registers its own
+ * keys; their values, checked as they are read, are kept as numbers beside
+ * the section that set them (a job's include its [global]'s).
+ */
+struct iolat_jobopt;
+struct iolat_scen_val {
+	const struct iolat_jobopt *opt;  /* the key, in its scenario's table */
+	uint64_t value;
+	unsigned line;                   /* the line that set it */
+};
+struct iolat_scen_vals {
+	struct iolat_scen_val *v;        /* owned by the jobfile */
+	unsigned nr;
 };
 
 /* One group: a [group:PATH] section, a parent created implicitly, or a group= target. */
@@ -63,7 +76,7 @@ struct iolat_jobfile_group {
 	const char *name;                /* last component, points into path */
 	int parent;                      /* index in groups[], or IOLAT_GROUP_ROOT */
 	uint64_t target_ns;              /* 0: none ("max" or not given) */
-	uint64_t memory_low;             /* bytes; 0: not given (leaking-service scenario) */
+	struct iolat_scen_vals scen_vals;/* scenario keys set in its section */
 	bool declared;                   /* a [group:PATH] section exists */
 	unsigned line;                   /* line of the section, or of the first use */
 };
@@ -88,6 +101,8 @@ struct iolat_job_engopt {
  * the option table (fio's: rw=read, bs=4k, iodepth=1, numjobs=1, rwmixread=50).
  * Runners expand numjobs themselves (clone 0..numjobs-1 of the same job).
  */
+struct iolat_jobfile_scen;
+
 struct iolat_job {
 	char name[IOLAT_JOB_NAME_MAX];   /* section name */
 	unsigned line;                   /* line of the [name] header */
@@ -116,8 +131,10 @@ struct iolat_job {
 	uint64_t burst_on_ns;            /* both 0: always on; else on/off cycle */
 	uint64_t burst_off_ns;
 	unsigned ioflags;                /* IOLAT_IO_META | IOLAT_IO_SWAP (iolatency.h) */
-	uint32_t rps;                    /* rw=hashd: requests per second */
-	uint32_t speed_pct;              /* rw=memhog: leak rate, % of the disk's write bandwidth */
+	const struct iolat_jobfile_scen *scen; /* rw= named a workload of this scenario;
+					  * NULL: plain I/O (rw= above) */
+	const char *workload;            /* that rw= word ("hashd"): constant; NULL: plain I/O */
+	struct iolat_scen_vals scen_vals;/* scenario keys of the job and its [global] */
 	bool randrepeat;                 /* fio's; always 1 here */
 	bool norandommap;                /* fio's; always 1 here */
 	bool allow_mounted_write;        /* write to a mounted or held block device */
@@ -162,10 +179,7 @@ struct iolat_jobfile_global {
 	int mode;                        /* control=article|kernel|adaptive; 0: not given */
 	uint64_t seed;                   /* default 1 */
 	bool seed_set;
-	/* The leaking-service scenario (src/job/memleak.h): */
-	uint64_t memory, swap;           /* bytes; 0: not given (16 GiB, 8 GiB) */
-	unsigned memleak_mode;           /* enum iolat_ml_mode: none|block|full|stock|nobypass */
-	unsigned oomd;                   /* enum iolat_oomd_preset: off|fb2018|resctl|desktop */
+	struct iolat_scen_vals scen_vals;/* [global]-only scenario keys */
 	uint64_t ramp_ns;                /* ramp_time: the jobs run this long before
 					  * runtime starts; the report leaves it out */
 	double percentiles[IOLAT_MAX_PERCENTILES]; /* percentile_list=, in the JSON */
@@ -303,7 +317,55 @@ struct iolat_jobopt {
 	size_t given_off;      /* offsetof() that bool in iolat_jobfile_global ("seed_set") */
 	const char *def;       /* default as text, or NULL for none */
 	const char *help;      /* one line */
+	bool scen_words;       /* IOLAT_OPT_ENUM in jobs (rw=): the workload words of the
+				* registered scenarios are values too */
 };
+
+/*
+ * A scenario job files can describe (src/scen): the rw= words of its
+ * workloads and its own keys, registered once at the program's start the
+ * way an engine declares its options (docs/design.md, "Scenario keys"). A
+ * job whose rw= is one of the words records the scenario and the word (its
+ * rw stays read); a key's value is kept in the scen_vals of the section
+ * that set it, read with iolat_scen_value().
+ */
+struct iolat_jobfile_scen {
+	const char *name;                 /* "memleak" */
+	const char *what;                 /* for messages: "the leaking-service scenario" */
+	const char *const *workloads;     /* its rw= words, ended by NULL */
+	const char *rw_help;              /* added to rw='s help line */
+	const struct iolat_jobopt *keys;  /* its keys, ended by name NULL: numbers only (size,
+					   * rate, time, target, int, choice, plain bool);
+					   * off and fsize are not used */
+	/* iolat sim --parse-only's check of a file of this scenario: 0, or
+	 * -EINVAL with one line in @err. */
+	int (*check)(const struct iolat_jobfile *jf, char *err, size_t len);
+};
+
+/**
+ * iolat_jobfile_register_scen() - add @s to the scenarios job files may use
+ * (again: nothing). Call before any job file is parsed.
+ * Return: 0; -EINVAL when a key or word clashes with one known already, a
+ * key is not a number, a default does not parse, or the registry is full.
+ * Context: the program's start (it writes the registry, unlocked).
+ */
+int iolat_jobfile_register_scen(const struct iolat_jobfile_scen *s);
+
+/**
+ * iolat_scen_value() - scenario key @key in @vals (a job's, the [global]'s or
+ * a group's), else its default (0 without one). @line, if not NULL: the line
+ * that set it, 0 for the default. Return: 0, or -ENOENT for an unknown key.
+ */
+int iolat_scen_value(const struct iolat_scen_vals *vals, const char *key, uint64_t *value,
+		     unsigned *line);
+
+/**
+ * iolat_jobfile_scenario() - the scenario whose workloads @jf's jobs are
+ * (*@out NULL: plain I/O jobs only). Return: 0, or -EINVAL with one line in
+ * @err when the file mixes them with ordinary jobs or another scenario's.
+ */
+int iolat_jobfile_scenario(const struct iolat_jobfile *jf, const struct iolat_jobfile_scen **out,
+			   char *err, size_t len);
 
 /** iolat_jobfile_options() - the option table, ended by an entry with name NULL. */
 const struct iolat_jobopt *iolat_jobfile_options(void);

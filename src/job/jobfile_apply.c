@@ -149,7 +149,7 @@ const struct iolat_jobopt *jf_find_opt(const char *key)
 		if (strcmp(key, o->name) == 0 || (o->alias && strcmp(key, o->alias) == 0))
 			return o;
 	}
-	return NULL;
+	return jf_scen_find_opt(key);
 }
 
 static void store_uint(void *base, const struct iolat_jobopt *o, uint64_t v)
@@ -353,17 +353,28 @@ static int set_enum(struct parser *p, const struct iolat_jobopt *o, void *base,
 		    const char *key, const char *v, const char *got)
 {
 	int idx = jf_choice_index(o->choices, v);
+	struct iolat_job *job = base;   /* an enum with scen_words is a job's */
 
 	if (idx < 0)
 		idx = alias_index(o, v);
+	if (idx < 0 && o->scen_words && jf_scen_workload(v, &job->scen, &job->workload)) {
+		store_uint(base, o, o->min);   /* a scenario's workload: no plain pattern */
+		return 0;
+	}
 	if (idx < 0) {
-		char list[128];
+		char list[192];
+		size_t n = (size_t)snprintf(list, sizeof(list), "%s", o->choices);
 
-		snprintf(list, sizeof(list), "%s", o->choices);
+		if (o->scen_words && n < sizeof(list))
+			jf_scen_words(list + n, sizeof(list) - n, "|");
 		for (char *c = list; *c; c++)
 			if (*c == '|')
 				*c = ',';
 		return jf_perr(p, p->line, key, "one of %s (got '%s')", list, got);
+	}
+	if (o->scen_words) {
+		job->scen = NULL;
+		job->workload = NULL;
 	}
 	store_uint(base, o, o->min + (uint64_t)idx);
 	return 0;

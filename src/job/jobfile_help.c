@@ -75,6 +75,42 @@ static void emit(char *buf, size_t len, size_t *used, int *err, const char *fmt,
 	*used += (size_t)n;
 }
 
+/* One key's line (and an engine option family's members after it). */
+static void emit_key(char *buf, size_t len, size_t *used, int *err, const struct iolat_jobopt *o)
+{
+	char name[40];
+
+	if (o->type == IOLAT_OPT_PARAM || o->type == IOLAT_OPT_ENGOPT)
+		snprintf(name, sizeof(name), "%s*", o->name);
+	else if (o->alias)
+		snprintf(name, sizeof(name), "%s|%s", o->name, o->alias);
+	else
+		snprintf(name, sizeof(name), "%s", o->name);
+	emit(buf, len, used, err, "%-16s %-9s %-11s %-8s %s", name, type_word(o),
+	     where_word(o->where), o->def ? o->def : "-", o->help);
+	if (o->type == IOLAT_OPT_ENGINE) {
+		char list[160];
+
+		iolat_job_engine_choices(list, sizeof(list), "|");
+		emit(buf, len, used, err, " [%s]", list);
+	} else if (o->scen_words) {   /* rw=: the scenarios' workloads too */
+		char help[256], words[128];
+
+		jf_scen_rw_help(help, sizeof(help));
+		jf_scen_words(words, sizeof(words), "|");
+		emit(buf, len, used, err, "%s [%s%s]", help, o->choices, words);
+	} else if (o->choices) {
+		emit(buf, len, used, err, " [%s]", o->choices);
+	}
+	emit(buf, len, used, err, "\n");
+	if (o->type == IOLAT_OPT_ENGOPT) {   /* the family's members, from the engines */
+		size_t room = *used < len ? len - *used : 0;
+
+		*used += (size_t)jf_engopt_format_help(room ? buf + *used : NULL, room,
+						       where_word(o->where));
+	}
+}
+
 int iolat_jobfile_format_keys(char *buf, size_t len)
 {
 	size_t used = 0;
@@ -86,33 +122,10 @@ int iolat_jobfile_format_keys(char *buf, size_t len)
 		buf = NULL, len = 0;
 	emit(buf, len, &used, &err, "%-16s %-9s %-11s %-8s %s\n", "KEY", "TYPE", "SECTIONS", "DEFAULT",
 	     "MEANING");
-	for (size_t i = 0; i < jf_nr_opts; i++) {
-		const struct iolat_jobopt *o = &jf_opts[i];
-		char name[40];
-		if (o->type == IOLAT_OPT_PARAM || o->type == IOLAT_OPT_ENGOPT)
-			snprintf(name, sizeof(name), "%s*", o->name);
-		else if (o->alias)
-			snprintf(name, sizeof(name), "%s|%s", o->name, o->alias);
-		else
-			snprintf(name, sizeof(name), "%s", o->name);
-		emit(buf, len, &used, &err, "%-16s %-9s %-11s %-8s %s", name, type_word(o),
-		     where_word(o->where), o->def ? o->def : "-", o->help);
-		if (o->type == IOLAT_OPT_ENGINE) {
-			char list[160];
-
-			iolat_job_engine_choices(list, sizeof(list), "|");
-			emit(buf, len, &used, &err, " [%s]", list);
-		} else if (o->choices) {
-			emit(buf, len, &used, &err, " [%s]", o->choices);
-		}
-		emit(buf, len, &used, &err, "\n");
-		if (o->type == IOLAT_OPT_ENGOPT) {   /* the family's members, from the engines */
-			size_t room = used < len ? len - used : 0;
-
-			used += (size_t)jf_engopt_format_help(room ? buf + used : NULL, room,
-							      where_word(o->where));
-		}
-	}
+	for (size_t i = 0; i < jf_nr_opts; i++)
+		emit_key(buf, len, &used, &err, &jf_opts[i]);
+	for (unsigned i = 0; jf_scen_key(i); i++)   /* the registered scenarios' keys */
+		emit_key(buf, len, &used, &err, jf_scen_key(i));
 	emit(buf, len, &used, &err,
 	     "\nSizes: 512, 4k, 1m, 2g (powers of 1024). Times: 10ns, 250us, 5ms, 30s, 2m, 1h.\n"
 	     "Sections: [global] (defaults for the jobs below it, device keys), [group:PATH]\n"

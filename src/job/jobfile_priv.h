@@ -97,4 +97,22 @@ int jf_engopt_finish(struct parser *p);
 size_t jf_engopt_names(char (*names)[JF_ENGOPT_NAME_MAX], size_t max);
 int jf_engopt_format_help(char *buf, size_t len, const char *sections);
 
+/* jobfile_scen.c: scenario keys and rw= words (struct iolat_jobfile_scen).
+ * Whether @o is an entry of the job table (else a scenario's); a scenario's
+ * key called @key; the scenario and constant word of rw=@word; the
+ * registered words, each after @sep, and rw='s added help (as snprintf: the
+ * length needed); the i-th scenario key (NULL past the last); setting one
+ * into @vals (the last value wins); copying [global]'s to a new job; freeing. */
+bool jf_is_table_opt(const struct iolat_jobopt *o);
+const struct iolat_jobopt *jf_scen_find_opt(const char *key);
+bool jf_scen_workload(const char *word, const struct iolat_jobfile_scen **scen,
+		      const char **name);
+size_t jf_scen_words(char *buf, size_t len, const char *sep);
+size_t jf_scen_rw_help(char *buf, size_t len);
+const struct iolat_jobopt *jf_scen_key(unsigned i);
+int jf_scen_set(struct parser *p, struct iolat_scen_vals *vals, const struct iolat_jobopt *o,
+		const char *key, const char *v);
+int jf_scen_dup(struct parser *p, struct iolat_scen_vals *to, const struct iolat_scen_vals *from);
+void jf_scen_free(struct iolat_scen_vals *vals);
+
 #endif /* IOLAT_JOB_JOBFILE_PRIV_H */

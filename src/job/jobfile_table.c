@@ -44,10 +44,9 @@ const struct iolat_jobopt jf_opts[] = {
 	  .help = "start of the region in the file" },
 	/* the I/O pattern */
 	{ .name = "rw", .alias = "readwrite", .type = IOLAT_OPT_ENUM, .where = IN_JOBS, JOBF(rw),
-	  .min = IOLAT_RW_READ, .choices = "read|write|randread|randwrite|rw|randrw|hashd|memhog|bgservice",
-	  .value_aliases = "readwrite=rw",
-	  .def = "read", .help = "I/O pattern; rw/randrw mix reads and writes by rwmixread (readwrite = rw); "
-	  "hashd, memhog, bgservice: the leaking-service scenario (iolat sim)" },
+	  .min = IOLAT_RW_READ, .choices = "read|write|randread|randwrite|rw|randrw",
+	  .value_aliases = "readwrite=rw", .scen_words = true,
+	  .def = "read", .help = "I/O pattern; rw/randrw mix reads and writes by rwmixread (readwrite = rw)" },
 	{ .name = "rwmixread", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(rwmixread),
 	  .min = 0, .max = 100, .def = "50", .help = "percent of reads in a mixed workload" },
 	{ .name = "bs", .alias = "blocksize", .type = IOLAT_OPT_SIZE, .where = IN_JOBS, JOBF(bs),
@@ -116,7 +115,7 @@ const struct iolat_jobopt jf_opts[] = {
 	  GLOBF(percentiles), .help = "extra latency percentiles for the JSON, e.g. 99.5:99.99" },
 	/* device and controller ([global] only) */
 	{ .name = "device", .type = IOLAT_OPT_ENUM, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(device),
-	  .min = IOLAT_DEVICE_SSD, .choices = "ssd|hdd|bad-ssd",
+	  .min = IOLAT_DEVICE_SSD, .choices = "ssd|hdd|bad-ssd|vdisk",
 	  .help = "simulated device model (iolat sim)" },
 	{ .name = "nr_requests", .type = IOLAT_OPT_UINT, .where = IOLAT_OPT_IN_GLOBAL,
 	  GLOBF(nr_requests), .min = 1, .max = 65536,
@@ -138,23 +137,8 @@ const struct iolat_jobopt jf_opts[] = {
 	  .help = "SSD model parameters (checked by iolat sim)" },
 	{ .name = "badssd_", .type = IOLAT_OPT_PARAM, .where = IOLAT_OPT_IN_GLOBAL,
 	  .help = "bad-SSD model parameters (checked by iolat sim)" },
-	/* the leaking-service scenario (rw=hashd/memhog/bgservice; docs/memleak-model.md) */
-	{ .name = "memory", .type = IOLAT_OPT_SIZE, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(memory),
-	  .help = "leaking service: the machine's memory (default 16g)" },
-	{ .name = "swap", .type = IOLAT_OPT_SIZE, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(swap),
-	  .help = "leaking service: swap on the simulated disk (default 8g)" },
-	{ .name = "memleak_mode", .type = IOLAT_OPT_ENUM, .where = IOLAT_OPT_IN_GLOBAL,
-	  GLOBF(memleak_mode), .min = 0, .choices = "none|block|full|stock|nobypass", .def = "full",
-	  .help = "leaking service: io.latency off, block side, block + memory side, stock, no bypass" },
-	{ .name = "oomd", .type = IOLAT_OPT_ENUM, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(oomd),
-	  .min = 0, .choices = "off|fb2018|resctl|desktop", .def = "fb2018",
-	  .help = "leaking service: the oomd preset" },
-	{ .name = "memory_low", .type = IOLAT_OPT_SIZE, .where = IOLAT_OPT_IN_GROUP, GRPF(memory_low),
-	  .help = "leaking service: memory.low of workload (default 75% of the web's footprint)" },
-	{ .name = "rps", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(rps), .min = 1, .max = 100000,
-	  .def = "200", .help = "rw=hashd: requests per second (Poisson)" },
-	{ .name = "speed", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(speed_pct), .min = 1,
-	  .max = 10000, .def = "200", .help = "rw=memhog: leak rate, % of the disk's write bandwidth" },
+	{ .name = "vdisk_", .type = IOLAT_OPT_PARAM, .where = IOLAT_OPT_IN_GLOBAL,
+	  .help = "VM disk model parameters (checked by iolat sim)" },
 	{ .name = NULL },
 };
 
@@ -170,8 +154,7 @@ const struct iolat_jobopt *iolat_jobfile_options(void)
 /* ------------------------------------------------------------------------ */
 /* Names                                                                    */
 
-static const char *const rw_names[] = { "read", "write", "randread", "randwrite", "rw", "randrw",
-					"hashd", "memhog", "bgservice" };
+static const char *const rw_names[] = { "read", "write", "randread", "randwrite", "rw", "randrw" };
 
 const char *iolat_rw_name(enum iolat_rw rw)
 {
@@ -185,6 +168,7 @@ const char *iolat_device_name(enum iolat_device_kind d)
 	case IOLAT_DEVICE_SSD:     return "ssd";
 	case IOLAT_DEVICE_HDD:     return "hdd";
 	case IOLAT_DEVICE_BAD_SSD: return "bad-ssd";
+	case IOLAT_DEVICE_VDISK:   return "vdisk";
 	}
 	return "?";
 }

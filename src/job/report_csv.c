@@ -22,7 +22,7 @@ static const char csv_header[] =
 	"scale_events,throttled_ms,windows_missed,group";
 
 /* Appended in the adaptive mode (docs/controller-adaptive.md). */
-static const char csv_adaptive_header[] = ",rung,pace_mib_s,step,probe,hold_ms";
+static const char csv_adaptive_header[] = ",pace_mib_s,limit_mib_s,step,decision,hold_ms";
 
 const char *iolat_report_csv_header(void)
 {
@@ -53,7 +53,8 @@ int iolat_report_write_csv(const struct iolat_report *r, unsigned i, FILE *f)
 		/* Group paths hold no ',' or '"' (jobfile.c checks them). */
 		fprintf(f, "%s", w->name);
 		if (r->adaptive && pt->bound)
-			fprintf(f, ",%u,%.3f,%s,%s,%llu", pt->rung, (double)pt->pace_bps / 1048576.0,
+			fprintf(f, ",%.3f,%.3f,%s,%s,%llu", (double)pt->pace_bps / 1048576.0,
+				(double)pt->limit_bps / 1048576.0,
 				iolat_step_name(pt->step), iolat_step_name(pt->decision),
 				(unsigned long long)(pt->hold_ns / 1000000));
 		else if (r->adaptive)
@@ -88,9 +89,10 @@ static int write_file(const char *dir, const char *name, int (*fn)(const struct 
 }
 
 /*
- * The adaptive mode's plot, pace.png: per controlled group its pace rung
- * (steps, left axis), the rate it is paced at (right axis, MiB/s) and its
- * parent's probe hold (seconds, left axis, dotted). CSV columns 15-19.
+ * The adaptive mode's plot, pace.png: per controlled group the rate it is
+ * paced at and the limit its parent sets for it and its throttled siblings
+ * (MiB/s, 0: none, left axis), and its parent's probe hold (seconds, right
+ * axis, dotted). CSV columns 16-20.
  */
 static void write_gnuplot_adaptive(const struct iolat_report *r, FILE *f)
 {
@@ -98,17 +100,17 @@ static void write_gnuplot_adaptive(const struct iolat_report *r, FILE *f)
 	bool first = true;
 
 	fprintf(f, "\nset output 'pace.png'\n"
-		   "set title 'adaptive: pace rung (steps), pace rate (MiB/s, right), probe hold (s, dotted)'\n"
-		   "set ylabel 'rung / hold (s)'\nset y2label 'pace MiB/s'\nset y2tics\n"
+		   "set title 'adaptive: pace rate and limit (MiB/s), probe hold (s, right, dotted)'\n"
+		   "set ylabel 'MiB/s'\nset y2label 'hold (s)'\nset y2tics\n"
 		   "set yrange [0:*]\nset y2range [0:*]\nplot \\\n");
 	for (unsigned i = 0; i < n; i++) {
 		const struct row *w = &r->rows[report_visible_row(r, i)];
 
 		if (!w->bound)
 			continue;
-		fprintf(f, "%s  '%s.csv' using 1:16 with steps lw 2 lc %u title '%s rung', \\\n"
-			   "  '%s.csv' using 1:17 axes x1y2 with lines lc %u title '%s pace (0: none)', \\\n"
-			   "  '%s.csv' using 1:($20/1000) with steps dt 3 lc %u title '%s hold'",
+		fprintf(f, "%s  '%s.csv' using 1:16 with steps lw 2 lc %u title '%s pace (0: none)', \\\n"
+			   "  '%s.csv' using 1:17 with steps dt 2 lc %u title '%s limit', \\\n"
+			   "  '%s.csv' using 1:($20/1000) axes x1y2 with steps dt 3 lc %u title '%s hold'",
 			first ? "" : ", \\\n", w->file, i + 1, w->name, w->file, i + 1, w->name,
 			w->file, i + 1, w->name);
 		first = false;

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "job/hist.h"
+#include "util/hist.h"
 #include "job/report.h"
 
 #define ROOT_NAME    "(root)"
@@ -28,9 +28,10 @@ struct series_pt {
 	uint32_t depth, inflight;
 	int use_delay;
 	uint64_t scale_events, throttled_ns, windows_missed;
-	/* Adaptive mode: this group's rung and step, its parent's probe state. */
-	uint32_t rung, step, decision;
-	uint64_t pace_bps, hold_ns;
+	/* Adaptive mode: this group's rate and step, its parent's knee seeker
+	 * (the limit of the group and its throttled siblings, decision, hold). */
+	uint32_t step, decision;
+	uint64_t pace_bps, limit_bps, hold_ns;
 };
 
 struct io_counts {
@@ -54,6 +55,10 @@ struct row {
 	struct iolat_group_stat final;
 	struct iolat_group_stat base;  /* at the end of ramp_time: subtracted (zero: none) */
 	char io_stat[IO_STAT_MAX];
+	/* Adaptive: the group its parent protects found its target unattainable
+	 * (lowering the siblings stopped helping), with the siblings' limit then. */
+	bool unattainable;
+	uint64_t sibling_limit_bps;
 	struct series_pt *pts;
 	size_t nr_pts, cap_pts;
 	char file[IOLAT_GROUP_PATH_MAX + 16];   /* CSV name */

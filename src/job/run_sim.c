@@ -30,7 +30,6 @@
 
 #include "iolatency.h"
 #include "iolatency_internal.h"   /* iolat_window_ns() */
-#include "job/memleak.h"       /* iolat_sim_check(): the scenario's keys */
 #include "job/run_setup.h"
 #include "job/run_sim_priv.h"
 #include "util/grow.h"
@@ -557,13 +556,13 @@ int iolat_sim_check(const struct iolat_jobfile *jf, const struct iolat_sim_opts 
 		    char *err, size_t errlen)
 {
 	struct iolat_sim_result *res = NULL;
-	struct iolat_ml_config c;
-	int ret = iolat_ml_jobfile_kind(jf, err, errlen);
+	const struct iolat_jobfile_scen *scen;
+	int ret = iolat_jobfile_scenario(jf, &scen, err, errlen);
 
-	if (ret > 0)   /* the leaking-service scenario: its own keys */
-		return iolat_ml_config_from_jobfile(jf, &c, err, errlen);
-	if (ret < 0)
+	if (ret)
 		return ret;
+	if (scen)   /* a scenario (src/scen): its own checks */
+		return scen->check ? scen->check(jf, err, errlen) : 0;
 	ret = sim_do(jf, opts, true, &res, err, errlen);
 	iolat_sim_result_free(res);
 	return ret;

@@ -116,8 +116,8 @@ int iolat_sim_run(const struct iolat_jobfile *jf, const struct iolat_sim_opts *o
 /**
  * iolat_sim_check() - everything iolat_sim_run() would refuse in @jf, found
  * the same way (the device model and its keys, the controller's groups, each
- * job's workload on the device; for the leaking-service scenario its own
- * keys), without running anything: `iolat sim --parse-only`.
+ * job's workload on the device; for a scenario's file (src/scen) the check
+ * it registered), without running anything: `iolat sim --parse-only`.
  * Return: 0; -EINVAL with one line in @err; -ENOMEM.
  * Context: any thread; @jf is only read.
  */

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "iolatency.h"
-#include "job/hist.h"
+#include "util/hist.h"
 #include "job/report.h"
 #include "job/run_sim.h"
 #include "job/workload.h"

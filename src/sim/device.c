@@ -17,6 +17,7 @@ static const struct iolat_sim_model *const models[] = {
 	&iolat_sim_model_ssd,
 	&iolat_sim_model_hdd,
 	&iolat_sim_model_badssd,
+	&iolat_sim_model_vdisk,
 	NULL,
 };
 

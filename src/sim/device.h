@@ -2,7 +2,7 @@
 /*
  * device.h - a simulated block device: the device-model ops table, the model
  * registry, and the device queue of nr_requests slots in front of a model
- * (hdd, ssd, bad-ssd). Implemented by device.c; models in dev_*.c.
+ * (hdd, ssd, bad-ssd, vdisk). Implemented by device.c; models in dev_*.c.
  * Context: one simulation thread; nothing here locks.
  */
 
@@ -71,6 +71,7 @@ struct iolat_sim_model {
 extern const struct iolat_sim_model iolat_sim_model_hdd;
 extern const struct iolat_sim_model iolat_sim_model_ssd;
 extern const struct iolat_sim_model iolat_sim_model_badssd;
+extern const struct iolat_sim_model iolat_sim_model_vdisk;
 
 /** iolat_sim_model_find() - the model called @name ("ssd", "hdd", "bad-ssd"), or NULL. */
 const struct iolat_sim_model *iolat_sim_model_find(const char *name);

@@ -3,7 +3,7 @@
  * mem.h - the simulated machine's memory: frames, units of memory owned by
  * cgroups, per-group usage with memory.low, swap slots, and the LRU lists
  * that reclaim (reclaim.c) scans. Pure bookkeeping: no events and no I/O;
- * the scenario (src/job/memleak_*.c) issues the swap and refault I/O and
+ * the kernel side (mm.c) issues the swap and refault I/O and
  * calls back here when it completes.
  *
  * One unit is 128 KiB (32 pages, the kernel's SWAP_CLUSTER_MAX batch). A unit

@@ -3,10 +3,12 @@
 # `make check-layers` (scripts/check_layers.sh) passes on this tree and fails
 # on each kind of violation planted in a copy of it: an include up a layer,
 # past a layer's door (engine -> core/ctl.h, tools -> engine, job ->
-# "../core/ctl.h" spelled relatively, angled <core/ctl.h>), a daemon reaching
-# the internal header or the job layer, and a call from an engine into the
+# "../core/ctl.h" spelled relatively, angled <core/ctl.h>), job or sim
+# reaching a scenario (src/scen), a scenario reaching an engine, a daemon
+# reaching the internal header or the job layer, and a call from an engine into the
 # core's internals with no include at all (seen in the object's symbols).
-# A daemon through the public header, and tools through the daemon, pass.
+# A daemon through the public header, tools through the daemon, and the real
+# tree's tools -> scen -> {job, sim} pass.
 # Uses the objects of $O (the build being tested) for the call check.
 set -u
 O=${O:-build}
@@ -51,14 +53,23 @@ expect 1 "engine includes core/ctl.h" 'src/engine/eng_null.c: includes src/core/
 fresh; echo '#include "engine/engine.h"' >>"$dir/t/tools/cmd_run.c"
 expect 1 "tools include an engine header" 'tools/cmd_run.c: includes src/engine/engine.h: tools may not reach engine'
 
-fresh; echo '#include "../core/ctl.h"' >>"$dir/t/src/job/hist.c"
-expect 1 "job includes ../core/ctl.h" 'src/job/hist.c: includes src/core/ctl.h: job may not reach core'
+fresh; echo '#include "../core/ctl.h"' >>"$dir/t/src/job/report.c"
+expect 1 "job includes ../core/ctl.h" 'src/job/report.c: includes src/core/ctl.h: job may not reach core'
 
 fresh; echo '#include <core/ctl.h>' >>"$dir/t/src/sim/event.c"
 expect 1 "sim includes <core/ctl.h>" 'src/sim/event.c: includes src/core/ctl.h: sim may not reach core'
 
 fresh; echo '#include "job/jobfile.h"' >>"$dir/t/src/sim/device.c"
 expect 1 "sim includes a job header (up a layer)" 'src/sim/device.c: includes src/job/jobfile.h: sim may not reach job'
+
+fresh; echo '#include "scen/memleak/memleak.h"' >>"$dir/t/src/job/run_sim.c"
+expect 1 "job includes a scenario header (up a layer)" 'src/job/run_sim.c: includes src/scen/memleak/memleak.h: job may not reach scen'
+
+fresh; echo '#include "scen/scenarios.h"' >>"$dir/t/src/sim/mm.c"
+expect 1 "sim includes a scenario header (up a layer)" 'src/sim/mm.c: includes src/scen/scenarios.h: sim may not reach scen'
+
+fresh; echo '#include "engine/engine.h"' >>"$dir/t/src/scen/memleak/memleak_run.c"
+expect 1 "a scenario includes an engine header" 'src/scen/memleak/memleak_run.c: includes src/engine/engine.h: scen may not reach engine'
 
 fresh; echo '#include "engine/engine.h"' >>"$dir/t/src/core/stat.c"
 expect 1 "core includes an engine header" 'src/core/stat.c: includes src/engine/engine.h: core may not reach engine'
@@ -75,7 +86,7 @@ echo '#include "job/jobfile.h"' >>"$dir/t/src/daemon/d.h"
 expect 1 "daemon includes the internal header" 'src/daemon/d.h: includes include/iolatency_internal.h: daemon may not reach internal'
 expect 1 "daemon includes a job header" 'src/daemon/d.h: includes src/job/jobfile.h: daemon may not reach job'
 
-fresh; echo '#include "nowhere/missing.h"' >>"$dir/t/src/job/hist.c"
+fresh; echo '#include "nowhere/missing.h"' >>"$dir/t/src/job/report.c"
 expect 1 "a quoted include of no file of ours" 'includes "nowhere/missing.h", not a file of this repository'
 
 # A call with no include: an engine declares a core internal itself.

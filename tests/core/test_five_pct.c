@@ -3,7 +3,9 @@
  * test_five_pct.c - the 5% rule (docs/controller.md R5 step 1, C12): a
  * looser sibling with a target is spared a scale-down when its samples at
  * its last summation are <= max(1, parent's summed samples x 5 / 100)
- * (integer division). 1000 summed: 50 spared, 51 throttled.
+ * (integer division). 1000 summed: 50 spared, 51 throttled. With
+ * IOLAT_CTL_BYPASS_SHARE a throttled group's bypass I/O counts in its share
+ * (and its parent's sum); without it (the kernel's count) it does not.
  * Context: single-threaded cmocka program on the virtual clock.
  */
 #include "helpers/t_ctl.h"
@@ -52,10 +54,54 @@ static void test_five_percent(void **state)
 	}
 }
 
+/* One window of @g in which it does only @n bypass (swap) I/Os, closed
+ * after 1 s: not recorded while @g is throttled. */
+static void bypass_window(struct iolat_group *g, unsigned n)
+{
+	t_fill(g, n, 100 * T_US, IOLAT_IO_SWAP);
+	t_advance(1000 * T_MS);
+	assert_true(t_close(g));
+}
+
+/*
+ * loose is throttled (depth 32) after recorded I/O; then it does only bypass
+ * I/O, 20 swap writes a window, for two windows (the first still carries its
+ * recorded samples). At fast's next miss its share is 0 of 10 (spared, stays
+ * at 32) with the kernel's count, 20 of 30 (halved to 16) with the flag.
+ */
+static void test_bypass_share(void **state)
+{
+	uint64_t summed[2];
+
+	for (int share = 0; share < 2; share++) {
+		struct iolat_ctl *ctl = t_ctl_new(64, 0, share ? IOLAT_CTL_BYPASS_SHARE : 0);
+		struct iolat_group *root = iolat_ctl_root(ctl);
+		struct iolat_group *fast = t_grp(ctl, NULL, "fast", 1 * T_MS);
+		struct iolat_group *loose = t_grp(ctl, NULL, "loose", 5 * T_MS);
+
+		t_miss(fast);
+		assert_true(t_window(loose, 100, 100 * T_US, 0, 0, 0));
+		t_miss(fast);
+		t_poke(loose);
+		assert_int_equal(t_depth(loose), 32);
+		bypass_window(loose, 20);
+		bypass_window(loose, 20);
+		assert_int_equal(t_stat(loose).nr_bypass, 40);
+		assert_int_equal(t_stat(loose).cur_stat_samples, 0);   /* latencies: none */
+		summed[share] = t_stat(root).child_nr_samples;
+		t_miss(fast);
+		t_poke(loose);
+		assert_int_equal(t_depth(loose), share ? 16 : 32);
+		iolat_ctl_destroy(ctl);
+	}
+	assert_int_equal(summed[1] - summed[0], 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_five_percent),
+		cmocka_unit_test(test_bypass_share),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

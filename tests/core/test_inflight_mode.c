@@ -164,9 +164,24 @@ static void test_scale_down_folds(void **state)
 	check_fold_and_limit(0);
 }
 
-static void test_scale_down_folds_adaptive(void **state)
+/* The adaptive mode throttles by rate: a miss never limits the depth, so
+ * the level stays distributed. */
+static void test_adaptive_stays_distributed(void **state)
 {
-	check_fold_and_limit(IOLAT_CTL_ADAPTIVE);
+	struct pair p = setup(IOLAT_CTL_ADAPTIVE, 16);
+	struct iolat_io io[6], x;
+
+	submit_n(p.slow, io, 6);
+	assert_int_equal(miss_then_submit(&p, &x), 0);
+	assert_int_equal(t_depth(p.slow), IOLAT_DEPTH_MAX);
+	assert_int_equal(mode(p.slow), IOLAT_MODE_DIST);
+	assert_int_equal(t_stat(p.slow).inflight, 7); /* no fold: locals + the slow path's one */
+	assert_int_equal(locals(p.slow), 7 - (int64_t)shared(p.slow));
+	for (int i = 0; i < 6; i++)
+		done_later(&io[i]);
+	done_later(&x);
+	assert_int_equal(t_check_idle(p.ctl), 0);
+	iolat_ctl_destroy(p.ctl);
 }
 
 /* Down one step, then back up to the default: distributed again. */
@@ -319,7 +334,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unlimited_counts_per_thread),
 		cmocka_unit_test(test_scale_down_folds),
-		cmocka_unit_test(test_scale_down_folds_adaptive),
+		cmocka_unit_test(test_adaptive_stays_distributed),
 		cmocka_unit_test(test_scale_up_distributes),
 		cmocka_unit_test(test_other_thread_completes),
 		cmocka_unit_test(test_shared_slot_thread),

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "helpers/t_ctl.h"
-#include "job/memleak.h"
+#include "scen/memleak/memleak.h"
 #include "sim/mem.h"
 #include "sim/oomd.h"
 #include "sim/psi.h"

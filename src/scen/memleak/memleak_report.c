@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job/memleak_int.h"
+#include "scen/memleak/memleak_int.h"
 
 #define MIB (1ull << 20)
 
@@ -92,13 +92,13 @@ void ml_finish_result(struct ml *ml)
 		}
 	}
 	ml_hog_stats(ml, &alloc, &loss, &slept, &stall, &r->hog_max_sleep_ns);
-	r->swap_writes = ml->swap_writes;
+	r->swap_writes = ml->mm.swap_writes;
 	r->swap_by_web = ml->swap_by[0];
 	r->swap_by_hog = ml->swap_by[1];
 	r->swap_by_kswapd = ml->swap_by[2];
 	r->hog_swap_at_depth1 = ml->hog_swap_at_depth1;
-	r->swap_waited = ml->swap_waited;
-	r->swap_after_kill = ml->swap_after_kill;
+	r->swap_waited = ml->mm.swap_waited;
+	r->swap_after_kill = ml->mm.swap_after_kill;
 	r->io_at_kill = ml->io_at_kill;
 	for (size_t i = 0; i < r->nr_samples; i++)
 		if (r->samples[i].sys_use_delay > r->max_use_delay)
@@ -107,14 +107,14 @@ void ml_finish_result(struct ml *ml)
 	r->hog_loss_mib = loss * IOLAT_MEM_UNIT_BYTES / MIB;
 	r->hog_slept_s = (double)slept / 1e9;
 	r->hog_stall_s = (double)stall / 1e9;
-	r->hog_written_mib = (double)ml->mem.groups[ml->mg_hog].swapped_out * IOLAT_MEM_UNIT_BYTES / MIB;
+	r->hog_written_mib = (double)ml->mm.mem.groups[ml->mg_hog].swapped_out * IOLAT_MEM_UNIT_BYTES / MIB;
 	if (!iolat_group_stat(ml->g_hog, &st))
 		r->nr_bypass_hog = st.nr_bypass;
 	if (!iolat_group_stat(ml->g_wl, &st))
 		r->nr_bypass_wl = st.nr_bypass;
-	r->swap_of_hog = ml->mem.groups[ml->mg_hog].swapped_out;
-	r->swap_of_wl = ml->mem.groups[ml->mg_wl].swapped_out;
-	r->swap_of_bg = ml->mg_bg >= 0 ? ml->mem.groups[ml->mg_bg].swapped_out : 0;
+	r->swap_of_hog = ml->mm.mem.groups[ml->mg_hog].swapped_out;
+	r->swap_of_wl = ml->mm.mem.groups[ml->mg_wl].swapped_out;
+	r->swap_of_bg = ml->mg_bg >= 0 ? ml->mm.mem.groups[ml->mg_bg].swapped_out : 0;
 	r->hog_swap_by_web = ml->hog_swap_by_web;
 }
 
@@ -160,7 +160,7 @@ void iolat_ml_write_json(const struct iolat_ml_result *r, FILE *f)
 		   "\"kill_s\":%.0f,\"killer\":\"%s\",\"victim\":\"%s\",\"lost\":%llu,\"served\":%llu,"
 		   "\"hog_slept_s\":%.2f,\"hog_stall_s\":%.2f,\"hog_alloc_mib\":%.0f,"
 		   "\"hog_written_mib\":%.0f,\"max_use_delay\":%d,\"swap_waited\":%llu,\"events\":%llu}\n",
-		r->device, iolat_ml_mode_name(r->mode), iolat_oomd_preset_name(r->oomd),
+		r->device, iolat_ml_mode_name(r->mode), iolat_ml_oomd_name(r->oomd),
 		r->bg ? "true" : "false", r->speed,
 		(unsigned long long)r->seed, r->wbps, (double)r->target_workload_ns / 1e6,
 		(double)r->target_system_ns / 1e6, r->base_rps, r->base_p95_ms, r->isol_mean,

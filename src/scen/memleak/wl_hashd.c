@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job/memleak_int.h"
+#include "scen/memleak/memleak_int.h"
 
 #define REQ_FILE_UNITS 10
 #define REQ_ANON_UNITS 22
@@ -31,7 +31,7 @@
 #define FILE_FRAC 0.25
 
 struct ml_worker {
-	struct ml_task t;           /* first: the task's address is the worker's */
+	struct iolat_mm_task t;     /* first: the task's address is the worker's */
 	struct ml_web *web;
 	uint32_t units[REQ_UNITS];
 	int idx;
@@ -70,7 +70,7 @@ static uint32_t clamped_normal(struct iolat_rng *r, uint32_t n, double stdev_rat
 int ml_web_create(struct ml *ml)
 {
 	struct ml_web *web = calloc(1, sizeof(*web));
-	struct iolat_mem *m = &ml->mem;
+	struct iolat_mem *m = &ml->mm.mem;
 	uint64_t units = ml->c.web_bytes / IOLAT_MEM_UNIT_BYTES;
 
 	if (!web)
@@ -102,7 +102,7 @@ int ml_web_create(struct ml *ml)
 		iolat_mem_map(m, u);
 	}
 	for (unsigned i = 0; i < web->nr; i++) {
-		ml_task_init(ml, &web->w[i].t, ml->mg_wl, ml->g_wl);
+		iolat_mm_task_init(&ml->mm, &web->w[i].t, ml->mg_wl, ml->g_wl);
 		web->w[i].web = web;
 		web->w[i].next_free = web->free_list;
 		web->free_list = &web->w[i];
@@ -125,7 +125,7 @@ static void finish_ev(void *arg, uint64_t data, uint64_t now)
 
 	if (w->t.dead)
 		return;
-	ml_task_set(&w->t, ML_T_IDLE, now);
+	iolat_mm_task_set(&w->t, IOLAT_MM_IDLE, now);
 	w->next_free = w->web->free_list;
 	w->web->free_list = w;
 }
@@ -147,10 +147,10 @@ static void sleep_done_ev(void *arg, uint64_t data, uint64_t now)
 		due = iolat_group_delay_due(w->t.iog);
 	if (due) {
 		iolat_group_note_slept(w->t.iog, due);
-		ml_task_set(&w->t, ML_T_IOWAIT, now);
+		iolat_mm_task_set(&w->t, IOLAT_MM_IOWAIT, now);
 	}
 	if (iolat_sim_evq_after(&ml->q, due, finish_ev, w, 0))
-		ml->error = -ENOMEM;
+		ml->mm.error = -ENOMEM;
 }
 
 static void cpu_done_ev(void *arg, uint64_t data, uint64_t now)
@@ -160,13 +160,13 @@ static void cpu_done_ev(void *arg, uint64_t data, uint64_t now)
 
 	if (w->t.dead)
 		return;
-	ml_task_set(&w->t, ML_T_IDLE, now);
+	iolat_mm_task_set(&w->t, IOLAT_MM_IDLE, now);
 	if (iolat_sim_evq_after(&ml->q, (uint64_t)iolat_rng_exp(&w->web->rng_time, SLEEP_MEAN_NS),
 				sleep_done_ev, w, 0))
-		ml->error = -ENOMEM;
+		ml->mm.error = -ENOMEM;
 }
 
-static void read_done(struct ml_io *io, uint64_t now)
+static void read_done(struct iolat_mm_io *io, uint64_t now)
 {
 	struct ml_worker *w = (struct ml_worker *)io->task;
 
@@ -176,28 +176,28 @@ static void read_done(struct ml_io *io, uint64_t now)
 	web_step(w, now);
 }
 
-static void got_frame(struct ml_task *t, uint64_t now)
+static void got_frame(struct iolat_mm_task *t, uint64_t now)
 {
 	struct ml_worker *w = (struct ml_worker *)t;
-	struct ml *ml = t->ml;
+	struct ml *ml = w->web->ml;
 	uint32_t u = w->units[w->idx];
-	struct iolat_mem_unit *un = &ml->mem.units[u];
+	struct iolat_mem_unit *un = &ml->mm.mem.units[u];
 
 	if (un->flags & (IOLAT_MU_RESIDENT | IOLAT_MU_READING)) {
 		/* Another worker brought it in meanwhile: give the frame back. */
-		ml->mem.free++;
-		ml_frames_freed(ml, now);
+		ml->mm.mem.free++;
+		iolat_mm_frames_freed(&ml->mm, now);
 		web_step(w, now);
 		return;
 	}
 	if (!(un->flags & IOLAT_MU_FILE) && un->slot == IOLAT_MEM_NONE) {
-		iolat_mem_map(&ml->mem, u);   /* a fresh anonymous page: no I/O */
+		iolat_mem_map(&ml->mm.mem, u);   /* a fresh anonymous page: no I/O */
 		w->idx++;
 		web_step(w, now);
 		return;
 	}
-	ml_task_set(t, (un->flags & IOLAT_MU_EVER) ? ML_T_MEMSTALL : ML_T_IOWAIT, now);
-	ml_read_unit(t, u, read_done, now);
+	iolat_mm_task_set(t, (un->flags & IOLAT_MU_EVER) ? IOLAT_MM_MEMSTALL : IOLAT_MM_IOWAIT, now);
+	iolat_mm_read_unit(t, u, read_done, now);
 }
 
 static void step_ev(void *arg, uint64_t data, uint64_t now)
@@ -212,30 +212,30 @@ static void web_step(struct ml_worker *w, uint64_t now)
 {
 	struct ml *ml = w->web->ml;
 
-	ml_task_set(&w->t, ML_T_RUN, now);
+	iolat_mm_task_set(&w->t, IOLAT_MM_RUN, now);
 	while (w->idx < REQ_UNITS) {
 		uint32_t u = w->units[w->idx];
-		struct iolat_mem_unit *un = &ml->mem.units[u];
+		struct iolat_mem_unit *un = &ml->mm.mem.units[u];
 
 		if (un->flags & IOLAT_MU_RESIDENT) {
-			iolat_mem_touch(&ml->mem, u);
+			iolat_mem_touch(&ml->mm.mem, u);
 			w->idx++;
 			continue;
 		}
 		if (un->flags & IOLAT_MU_READING) {
 			/* Another worker is reading it in: wait for it (a refault). */
-			ml_task_set(&w->t, ML_T_MEMSTALL, now);
+			iolat_mm_task_set(&w->t, IOLAT_MM_MEMSTALL, now);
 			if (iolat_sim_evq_after(&ml->q, BUSY_POLL_NS, step_ev, w, 0))
-				ml->error = -ENOMEM;
+				ml->mm.error = -ENOMEM;
 			return;
 		}
 		w->t.on_frame = got_frame;
-		if (ml_alloc(&w->t, now))
+		if (iolat_mm_alloc(&w->t, now))
 			got_frame(&w->t, now);
 		return;
 	}
 	if (iolat_sim_evq_after(&ml->q, CPU_NS, cpu_done_ev, w, 0))
-		ml->error = -ENOMEM;
+		ml->mm.error = -ENOMEM;
 }
 
 static void start_request(struct ml_web *web, struct ml_worker *w, uint64_t now)
@@ -260,7 +260,7 @@ static void arrival_ev(void *arg, uint64_t data, uint64_t now)
 		return;
 	if (iolat_sim_evq_after(&ml->q, (uint64_t)iolat_rng_exp(&web->rng_arr, 1e9 / ml->c.rps),
 				arrival_ev, web, 0))
-		ml->error = -ENOMEM;
+		ml->mm.error = -ENOMEM;
 	if (web->dead || !w) {
 		web->lost_sample++;
 		return;
@@ -272,7 +272,7 @@ static void arrival_ev(void *arg, uint64_t data, uint64_t now)
 void ml_web_start(struct ml *ml, uint64_t now)
 {
 	if (iolat_sim_evq_at(&ml->q, now, arrival_ev, ml->web, 0))
-		ml->error = -ENOMEM;
+		ml->mm.error = -ENOMEM;
 }
 
 void ml_web_kill(struct ml *ml, uint64_t now)
@@ -281,7 +281,7 @@ void ml_web_kill(struct ml *ml, uint64_t now)
 
 	web->dead = true;
 	for (unsigned i = 0; i < web->nr; i++)
-		ml_task_kill(&web->w[i].t, now);
+		iolat_mm_task_kill(&web->w[i].t, now);
 }
 
 void ml_web_sample(struct ml *ml, uint64_t *done, uint64_t *p95_ns, uint64_t *lost)
@@ -298,9 +298,4 @@ void ml_web_sample(struct ml *ml, uint64_t *done, uint64_t *p95_ns, uint64_t *lo
 uint64_t ml_web_p95_all(struct ml *ml)
 {
 	return iolat_hist_percentile(&ml->web->h_all, 95);
-}
-
-void ml_web_reset_all(struct ml *ml)
-{
-	iolat_hist_reset(&ml->web->h_all);
 }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job/memleak_int.h"
+#include "scen/memleak/memleak_int.h"
 
 #define GIB (1ull << 30)
 #define MIB (1ull << 20)
@@ -40,14 +40,19 @@ const char *iolat_ml_mode_name(enum iolat_ml_mode m)
 	return (unsigned)m < IOLAT_ML_NR_MODES ? mode_names[m] : "?";
 }
 
-int iolat_ml_oomd_parse(const char *s, enum iolat_oomd_preset *out)
+int iolat_ml_oomd_parse(const char *s, int *out)
 {
-	return iolat_oomd_preset_parse(s, out);
+	enum iolat_oomd_preset p;
+	int ret = iolat_oomd_preset_parse(s, &p);
+
+	if (!ret)
+		*out = (int)p;
+	return ret;
 }
 
-const char *iolat_ml_oomd_name(enum iolat_oomd_preset p)
+const char *iolat_ml_oomd_name(int preset)
 {
-	return iolat_oomd_preset_name(p);
+	return iolat_oomd_preset_name((enum iolat_oomd_preset)preset);
 }
 
 void iolat_ml_defaults(struct iolat_ml_config *c, const char *device)
@@ -172,39 +177,57 @@ out:
 void ml_kill(struct ml *ml, int mg, const char *who, uint64_t now)
 {
 	struct iolat_ml_result *r = ml->res;
+	uint64_t submits = ml->mm.nr_submits;
 
-	uint64_t submits = ml->nr_submits;
-
-	if (mg < 0 || !ml->mem.groups[mg].alive)
+	if (mg < 0 || !ml->mm.mem.groups[mg].alive)
 		return;
-	iolat_mem_kill_group(&ml->mem, mg);
-	if (iolat_mem_is_ancestor(&ml->mem, mg, ml->mg_hog))
+	iolat_mem_kill_group(&ml->mm.mem, mg);
+	if (iolat_mem_is_ancestor(&ml->mm.mem, mg, ml->mg_hog))
 		ml_hog_kill(ml, now);
-	if (ml->bg && iolat_mem_is_ancestor(&ml->mem, mg, ml->mg_bg))
+	if (ml->bg && iolat_mem_is_ancestor(&ml->mm.mem, mg, ml->mg_bg))
 		ml_bg_kill(ml, now);
-	if (iolat_mem_is_ancestor(&ml->mem, mg, ml->mg_wl))
+	if (iolat_mem_is_ancestor(&ml->mm.mem, mg, ml->mg_wl))
 		ml_web_kill(ml, now);
 	if (!ml->kill_at) {
 		ml->kill_at = now;
 		r->killed = true;
 		snprintf(r->killer, sizeof(r->killer), "%s", who);
-		snprintf(r->victim, sizeof(r->victim), "%s", ml->mem.groups[mg].name);
+		snprintf(r->victim, sizeof(r->victim), "%s", ml->mm.mem.groups[mg].name);
 	}
-	ml_frames_freed(ml, now);
+	iolat_mm_frames_freed(&ml->mm, now);
 	/* The kill itself issues no I/O (what it frees needs none). */
-	ml->io_at_kill += ml->nr_submits - submits;
+	ml->io_at_kill += ml->mm.nr_submits - submits;
 }
 
-void ml_record_read(struct ml *ml, uint64_t lat_ns)
+/* The kernel's OOM killer (sim/mm.c) chose @mg. */
+static void oom_kill(struct iolat_mm *mm, int mg, uint64_t now)
 {
-	iolat_hist_add(&ml->read_lat, lat_ns);
+	ml_kill(mm->owner, mg, "kernel OOM", now);
 }
+
+/* The scenario's own counts of a swap-out: who issued it, the leak's pages. */
+static void count_swapout(struct iolat_mm *mm, uint32_t u, const struct iolat_mm_task *t)
+{
+	struct ml *ml = mm->owner;
+	struct iolat_group_stat st;
+
+	ml->swap_by[!t ? 2 : t->mg == ml->mg_wl ? 0 : 1]++;
+	if ((int)mm->mem.units[u].group != ml->mg_hog)
+		return;
+	if (t && t->mg == ml->mg_wl)
+		ml->hog_swap_by_web++;
+	if (!iolat_group_stat(ml->g_sys, &st) && st.depth == 1)
+		ml->hog_swap_at_depth1++;
+}
+
+static const struct iolat_mm_ops mm_ops = { .oom_kill = oom_kill, .swapout = count_swapout };
 
 /* ---- periodic work ---- */
 
 static void stop(struct ml *ml)
 {
 	ml->stopped = true;
+	ml->mm.stopped = true;
 }
 
 static void ctl_tick_ev(void *arg, uint64_t data, uint64_t now)
@@ -220,8 +243,8 @@ static void psi_ev(void *arg, uint64_t data, uint64_t now)
 {
 	struct ml *ml = arg;
 
-	for (int i = 0; i < ml->mem.nr_groups; i++)
-		iolat_psi_update_avgs(&ml->psi[i], now);
+	for (int i = 0; i < ml->mm.mem.nr_groups; i++)
+		iolat_psi_update_avgs(&ml->mm.psi[i], now);
 	if (!ml->stopped)
 		iolat_sim_evq_after(&ml->q, IOLAT_PSI_PERIOD_NS, psi_ev, ml, 0);
 }
@@ -248,7 +271,7 @@ static uint64_t group_slept(struct iolat_group *g)
 
 static void fill_sample(struct ml *ml, struct iolat_ml_sample *s, uint64_t now)
 {
-	const struct iolat_mem *m = &ml->mem;
+	const struct iolat_mem *m = &ml->mm.mem;
 	struct iolat_group_stat st;
 	uint64_t done, p95, lost;
 
@@ -264,11 +287,11 @@ static void fill_sample(struct ml *ml, struct iolat_ml_sample *s, uint64_t now)
 	s->sys_mib = (double)m->groups[ml->mg_sys].usage * IOLAT_MEM_UNIT_BYTES / MIB;
 	s->swap_mib = (double)m->slots_used * IOLAT_MEM_UNIT_BYTES / MIB;
 	s->hog_swap_mib = (double)m->groups[ml->mg_hog].swap * IOLAT_MEM_UNIT_BYTES / MIB;
-	s->psi_wl_some10 = ml->psi[ml->mg_wl].some[IOLAT_PSI_AVG10];
-	s->psi_wl_full10 = ml->psi[ml->mg_wl].full[IOLAT_PSI_AVG10];
-	s->psi_sys_some10 = ml->psi[ml->mg_sys].some[IOLAT_PSI_AVG10];
-	s->psi_sys_full10 = ml->psi[ml->mg_sys].full[IOLAT_PSI_AVG10];
-	s->psi_sys_full60 = ml->psi[ml->mg_sys].full[IOLAT_PSI_AVG60];
+	s->psi_wl_some10 = ml->mm.psi[ml->mg_wl].some[IOLAT_PSI_AVG10];
+	s->psi_wl_full10 = ml->mm.psi[ml->mg_wl].full[IOLAT_PSI_AVG10];
+	s->psi_sys_some10 = ml->mm.psi[ml->mg_sys].some[IOLAT_PSI_AVG10];
+	s->psi_sys_full10 = ml->mm.psi[ml->mg_sys].full[IOLAT_PSI_AVG10];
+	s->psi_sys_full60 = ml->mm.psi[ml->mg_sys].full[IOLAT_PSI_AVG60];
 	s->sys_depth = IOLAT_DEPTH_MAX;
 	if (!iolat_group_stat(ml->g_sys, &st)) {
 		s->sys_depth = st.depth;
@@ -278,8 +301,8 @@ static void fill_sample(struct ml *ml, struct iolat_ml_sample *s, uint64_t now)
 	s->hog_congested = iolat_group_congested(ml->g_hog);
 	s->slept_ms = (double)(group_slept(ml->g_sys) + group_slept(ml->g_hog) +
 			       group_slept(ml->g_bg)) / 1e6;
-	s->read_ms = (double)iolat_hist_mean(&ml->read_lat) / 1e6;
-	iolat_hist_reset(&ml->read_lat);
+	s->read_ms = (double)iolat_hist_mean(&ml->mm.read_lat) / 1e6;
+	iolat_hist_reset(&ml->mm.read_lat);
 }
 
 static void sample_ev(void *arg, uint64_t data, uint64_t now)
@@ -295,7 +318,7 @@ static void sample_ev(void *arg, uint64_t data, uint64_t now)
 		void *p = realloc(r->samples, n * sizeof(*r->samples));
 
 		if (!p) {
-			ml->error = -ENOMEM;
+			ml->mm.error = -ENOMEM;
 			stop(ml);
 			return;
 		}
@@ -329,7 +352,7 @@ static void sample_ev(void *arg, uint64_t data, uint64_t now)
 		}
 	}
 	if ((now >= ml->hog_start + ml->c.timeout_ns) ||
-	    (ml->kill_at && now >= ml->kill_at + ml->c.recovery_ns) || ml->error) {
+	    (ml->kill_at && now >= ml->kill_at + ml->c.recovery_ns) || ml->mm.error) {
 		stop(ml);
 		return;
 	}
@@ -402,19 +425,26 @@ static int setup_mem(struct ml *ml)
 	bool stock = c->mode == IOLAT_ML_STOCK;
 	int ret;
 
-	ret = iolat_mem_init(&ml->mem, frames, (uint32_t)slots,
-			     (uint32_t)(frames + slots + web + 4096), wmin, wmin + step, wmin + 2 * step);
+	struct iolat_mm_config mc = {
+		.frames = frames, .slots = (uint32_t)slots,
+		.cap_units = (uint32_t)(frames + slots + web + 4096),
+		.wmark_min = wmin, .wmark_low = wmin + step, .wmark_high = wmin + 2 * step,
+		.ncpu = NCPU, .seed = c->seed,
+		.reclaim = { .swappiness = c->swappiness, .honour_low = !stock },
+		.swap_bypass = c->mode != IOLAT_ML_NOBYPASS,
+		.data_off = 0, .swap_off = 64 * GIB,
+	};
+
+	ret = iolat_mm_init(&ml->mm, &mc, &ml->q, ml->dev, &mm_ops, ml);
 	if (ret)
 		return ret;
-	ml->mg_wl = iolat_mem_add_group(&ml->mem, "workload", -1,
-					stock ? 0 : (uint64_t)((double)web * c->web_low_frac));
-	ml->mg_sys = iolat_mem_add_group(&ml->mem, "system", -1, 0);
-	ml->mg_hog = iolat_mem_add_group(&ml->mem, "system/hog", ml->mg_sys, 0);
-	ml->mg_bg = c->bg ? iolat_mem_add_group(&ml->mem, "system/bg", ml->mg_sys, 0) : -1;
-	for (int i = 0; i < ml->mem.nr_groups; i++)
-		iolat_psi_init(&ml->psi[i], NCPU, ml->t0);
-	ml->rcfg = (struct iolat_reclaim_cfg){ .swappiness = c->swappiness, .honour_low = !stock };
-	iolat_rng_seed(&ml->rng_reclaim, c->seed, 401);
+	ml->mg_wl = iolat_mm_add_group(&ml->mm, "workload", -1,
+				       stock ? 0 : (uint64_t)((double)web * c->web_low_frac),
+				       ml->g_wl, ml->t0);
+	ml->mg_sys = iolat_mm_add_group(&ml->mm, "system", -1, 0, ml->g_sys, ml->t0);
+	ml->mg_hog = iolat_mm_add_group(&ml->mm, "system/hog", ml->mg_sys, 0, ml->g_hog, ml->t0);
+	ml->mg_bg = c->bg ? iolat_mm_add_group(&ml->mm, "system/bg", ml->mg_sys, 0, ml->g_bg,
+					       ml->t0) : -1;
 	return 0;
 }
 
@@ -445,13 +475,9 @@ static int setup(struct ml *ml, char *err, size_t errlen)
 	if (c->mode == IOLAT_ML_STOCK)
 		c->oomd = IOLAT_OOMD_OFF;
 	ml->memory_side = c->mode == IOLAT_ML_FULL;
-	ml->swap_bypass = c->mode != IOLAT_ML_NOBYPASS;
 	ml->t0 = ML_T0_NS;
 	ml->hog_start = ml->t0 + c->baseline_ns;
-	ml->data_off = 0;
 	ml->bg_off = 32 * GIB;
-	ml->swap_off = 64 * GIB;
-	iolat_hist_reset(&ml->read_lat);
 	if (iolat_sim_evq_init(&ml->q, ml->t0))
 		return -ENOMEM;
 	ret = iolat_sim_dev_create(&dcfg, &ml->q, &ml->dev, &bad, NULL);
@@ -470,7 +496,7 @@ static int setup(struct ml *ml, char *err, size_t errlen)
 		ret = ml_hog_create(ml);
 	if (ret)
 		return ret;
-	iolat_oomd_init(&ml->oomd, c->oomd, !c->oomd_some, &ml->mem, ml->psi, ml->t0);
+	iolat_oomd_init(&ml->oomd, (enum iolat_oomd_preset)c->oomd, !c->oomd_some, &ml->mm.mem, ml->mm.psi, ml->t0);
 	return 0;
 }
 
@@ -509,8 +535,7 @@ static void teardown(struct ml *ml)
 	ml_web_destroy(ml);
 	ml_hog_destroy(ml);
 	ml_bg_destroy(ml);
-	ml_io_pool_free(ml);
-	iolat_mem_destroy(&ml->mem);
+	iolat_mm_destroy(&ml->mm);
 }
 
 
@@ -542,7 +567,7 @@ int iolat_ml_run(const struct iolat_ml_config *c, struct iolat_ml_result **out,
 		ml->res->events = ml->q.nr_run;
 		ml_finish_result(ml);
 		drain(ml);
-		ret = ml->error;
+		ret = ml->mm.error;
 	}
 	teardown(ml);
 	if (ret)

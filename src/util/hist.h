@@ -7,8 +7,8 @@
  * derives the bound). min, max, count and sum are exact. No allocation.
  * Context: not thread-safe; one writer, or callers serialise (report.c locks).
  */
-#ifndef IOLAT_JOB_HIST_H
-#define IOLAT_JOB_HIST_H
+#ifndef IOLAT_UTIL_HIST_H
+#define IOLAT_UTIL_HIST_H
 
 #include <stdint.h>
 
@@ -50,4 +50,4 @@ unsigned iolat_hist_index(uint64_t ns);
 uint64_t iolat_hist_bucket_lo(unsigned idx);   /* smallest value of bucket idx */
 uint64_t iolat_hist_bucket_hi(unsigned idx);   /* largest value of bucket idx */
 
-#endif /* IOLAT_JOB_HIST_H */
+#endif /* IOLAT_UTIL_HIST_H */

@@ -23,7 +23,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "job/memleak_int.h"
+#include "scen/memleak/memleak_int.h"
 
 #define HOG_TICK_NS (10 * ML_NS_PER_MS)
 #define HOG_MAX_DEBT_S 10.0
@@ -36,7 +36,7 @@
 #define BG_MEM_BYTES (32ull << 20)
 
 struct ml_hog {
-	struct ml_task t;           /* first */
+	struct iolat_mm_task t;     /* first */
 	struct ml *ml;
 	double debt, max_debt;      /* pages */
 	double pages_per_tick;
@@ -47,7 +47,8 @@ struct ml_hog {
 };
 
 struct ml_bgt {
-	struct ml_task t;           /* first */
+	struct iolat_mm_task t;     /* first */
+	struct ml *ml;
 	bool write;
 	uint64_t pos;
 	struct iolat_rng rng;
@@ -66,19 +67,19 @@ static void hog_work(struct ml_hog *h, uint64_t now);
 static void open_unit(struct ml_hog *h)
 {
 	struct ml *ml = h->ml;
-	uint32_t u = iolat_mem_new_unit(&ml->mem, ml->mg_hog, false);
+	uint32_t u = iolat_mem_new_unit(&ml->mm.mem, ml->mg_hog, false);
 
 	if (u == IOLAT_MEM_NONE) {
-		ml->mem.free++;
-		ml->error = -ENOSPC;
+		ml->mm.mem.free++;
+		ml->mm.error = -ENOSPC;
 		return;
 	}
-	iolat_mem_map(&ml->mem, u);
+	iolat_mem_map(&ml->mm.mem, u);
 	h->unit_open = true;
 	h->page_in_unit = 0;
 }
 
-static void hog_got_frame(struct ml_task *t, uint64_t now)
+static void hog_got_frame(struct iolat_mm_task *t, uint64_t now)
 {
 	struct ml_hog *h = (struct ml_hog *)t;
 
@@ -112,23 +113,23 @@ static void hog_work(struct ml_hog *h, uint64_t now)
 	struct ml *ml = h->ml;
 	unsigned fp = ml->c.fault_pages ? ml->c.fault_pages : 1;
 
-	ml_task_set(&h->t, ML_T_RUN, now);
+	iolat_mm_task_set(&h->t, IOLAT_MM_RUN, now);
 	for (;;) {
 		bool congested = ml->memory_side && iolat_group_congested(h->t.iog);
 		unsigned left = h->unit_open ? PAGES_PER_UNIT - h->page_in_unit : PAGES_PER_UNIT;
 		unsigned pages = congested ? (fp < left ? fp : left) : left;
 		uint64_t due;
 
-		if (h->debt < pages || ml->error)
+		if (h->debt < pages || ml->mm.error)
 			break;
 		if (!h->unit_open) {
 			h->t.on_frame = hog_got_frame;
-			if (!ml_alloc(&h->t, now)) {
+			if (!iolat_mm_alloc(&h->t, now)) {
 				h->busy = true;
 				return;
 			}
 			open_unit(h);
-			ml_task_set(&h->t, ML_T_RUN, now);
+			iolat_mm_task_set(&h->t, IOLAT_MM_RUN, now);
 		}
 		fault(h, pages);
 		if (!congested)
@@ -140,14 +141,14 @@ static void hog_work(struct ml_hog *h, uint64_t now)
 			h->slept_ns += due;
 			if (due > h->max_sleep_ns)
 				h->max_sleep_ns = due;
-			ml_task_set(&h->t, ML_T_MEMSTALL, now);
+			iolat_mm_task_set(&h->t, IOLAT_MM_MEMSTALL, now);
 			h->busy = true;
 			if (iolat_sim_evq_after(&ml->q, due, hog_wake_ev, h, 0))
-				ml->error = -ENOMEM;
+				ml->mm.error = -ENOMEM;
 			return;
 		}
 	}
-	ml_task_set(&h->t, ML_T_IDLE, now);
+	iolat_mm_task_set(&h->t, IOLAT_MM_IDLE, now);
 }
 
 static void hog_tick_ev(void *arg, uint64_t data, uint64_t now)
@@ -165,7 +166,7 @@ static void hog_tick_ev(void *arg, uint64_t data, uint64_t now)
 	if (!h->busy)
 		hog_work(h, now);
 	if (iolat_sim_evq_after(&ml->q, HOG_TICK_NS, hog_tick_ev, h, 0))
-		ml->error = -ENOMEM;
+		ml->mm.error = -ENOMEM;
 }
 
 int ml_hog_create(struct ml *ml)
@@ -177,7 +178,7 @@ int ml_hog_create(struct ml *ml)
 		return -ENOMEM;
 	ml->hog = h;
 	h->ml = ml;
-	ml_task_init(ml, &h->t, ml->mg_hog, ml->g_hog);
+	iolat_mm_task_init(&ml->mm, &h->t, ml->mg_hog, ml->g_hog);
 	pages_per_s = ml->c.speed * ml->c.wbps / (IOLAT_MEM_UNIT_BYTES / PAGES_PER_UNIT);
 	h->pages_per_tick = pages_per_s * (double)HOG_TICK_NS / 1e9;
 	h->max_debt = pages_per_s * HOG_MAX_DEBT_S;
@@ -187,7 +188,7 @@ int ml_hog_create(struct ml *ml)
 void ml_hog_start(struct ml *ml, uint64_t now)
 {
 	if (iolat_sim_evq_at(&ml->q, now, hog_tick_ev, ml->hog, 0))
-		ml->error = -ENOMEM;
+		ml->mm.error = -ENOMEM;
 }
 
 void ml_hog_destroy(struct ml *ml)
@@ -198,7 +199,7 @@ void ml_hog_destroy(struct ml *ml)
 
 void ml_hog_kill(struct ml *ml, uint64_t now)
 {
-	ml_task_kill(&ml->hog->t, now);
+	iolat_mm_task_kill(&ml->hog->t, now);
 }
 
 void ml_hog_stats(struct ml *ml, double *alloc_units, double *loss_units, uint64_t *slept_ns,
@@ -221,14 +222,14 @@ static void bg_next_ev(void *arg, uint64_t data, uint64_t now)
 {
 	struct ml_bgt *b = arg;
 
-	if (!b->t.dead && !b->t.ml->stopped)
+	if (!b->t.dead && !b->ml->stopped)
 		bg_issue(b, now);
 }
 
-static void bg_done(struct ml_io *io, uint64_t now)
+static void bg_done(struct iolat_mm_io *io, uint64_t now)
 {
 	struct ml_bgt *b = (struct ml_bgt *)io->task;
-	struct ml *ml = b->t.ml;
+	struct ml *ml = b->ml;
 	uint64_t gap, due = 0;
 
 	if (b->t.dead)
@@ -237,15 +238,15 @@ static void bg_done(struct ml_io *io, uint64_t now)
 		due = iolat_group_delay_due(b->t.iog);
 	if (due)
 		iolat_group_note_slept(b->t.iog, due);
-	ml_task_set(&b->t, due ? ML_T_IOWAIT : ML_T_IDLE, now);
+	iolat_mm_task_set(&b->t, due ? IOLAT_MM_IOWAIT : IOLAT_MM_IDLE, now);
 	gap = b->write ? BG_WRITE_GAP_NS : (uint64_t)iolat_rng_exp(&b->rng, 1e9 / BG_READ_IOPS);
 	if (iolat_sim_evq_after(&ml->q, due > gap ? due : gap, bg_next_ev, b, 0))
-		ml->error = -ENOMEM;
+		ml->mm.error = -ENOMEM;
 }
 
 static void bg_issue(struct ml_bgt *b, uint64_t now)
 {
-	struct ml *ml = b->t.ml;
+	struct ml *ml = b->ml;
 	struct ml_bg *bg = ml->bg;
 	uint64_t off;
 
@@ -253,15 +254,15 @@ static void bg_issue(struct ml_bgt *b, uint64_t now)
 		/* touch one unit of the service's memory now and then */
 		uint32_t u = bg->first + (uint32_t)iolat_rng_below(&bg->rng, bg->nr);
 
-		if (ml->mem.units[u].flags & IOLAT_MU_RESIDENT)
-			iolat_mem_touch(&ml->mem, u);
+		if (ml->mm.mem.units[u].flags & IOLAT_MU_RESIDENT)
+			iolat_mem_touch(&ml->mm.mem, u);
 		off = ml->bg_off + iolat_rng_below(&b->rng, BG_REGION_BYTES / BG_READ_BYTES) * BG_READ_BYTES;
 	} else {
 		off = ml->bg_off + BG_REGION_BYTES + b->pos;
 		b->pos = (b->pos + BG_WRITE_BYTES) % BG_REGION_BYTES;
 	}
-	ml_task_set(&b->t, ML_T_IOWAIT, now);
-	ml_submit_plain(&b->t, off, b->write ? BG_WRITE_BYTES : BG_READ_BYTES, b->write, bg_done, now);
+	iolat_mm_task_set(&b->t, IOLAT_MM_IOWAIT, now);
+	iolat_mm_submit_plain(&b->t, off, b->write ? BG_WRITE_BYTES : BG_READ_BYTES, b->write, bg_done, now);
 }
 
 int ml_bg_create(struct ml *ml)
@@ -271,20 +272,21 @@ int ml_bg_create(struct ml *ml)
 	if (!bg)
 		return -ENOMEM;
 	ml->bg = bg;
-	ml_task_init(ml, &bg->rd.t, ml->mg_bg, ml->g_bg);
-	ml_task_init(ml, &bg->wr.t, ml->mg_bg, ml->g_bg);
+	iolat_mm_task_init(&ml->mm, &bg->rd.t, ml->mg_bg, ml->g_bg);
+	iolat_mm_task_init(&ml->mm, &bg->wr.t, ml->mg_bg, ml->g_bg);
+	bg->rd.ml = bg->wr.ml = ml;
 	bg->wr.write = true;
 	iolat_rng_seed(&bg->rd.rng, ml->c.seed, 201);
 	iolat_rng_seed(&bg->wr.rng, ml->c.seed, 202);
 	iolat_rng_seed(&bg->rng, ml->c.seed, 203);
-	bg->first = ml->mem.nr_units;
+	bg->first = ml->mm.mem.nr_units;
 	bg->nr = (uint32_t)(BG_MEM_BYTES / IOLAT_MEM_UNIT_BYTES);
 	for (uint32_t i = 0; i < bg->nr; i++) {
-		uint32_t u = iolat_mem_new_unit(&ml->mem, ml->mg_bg, false);
+		uint32_t u = iolat_mem_new_unit(&ml->mm.mem, ml->mg_bg, false);
 
-		if (u == IOLAT_MEM_NONE || !iolat_mem_take_frame(&ml->mem))
+		if (u == IOLAT_MEM_NONE || !iolat_mem_take_frame(&ml->mm.mem))
 			return -ENOSPC;
-		iolat_mem_map(&ml->mem, u);
+		iolat_mem_map(&ml->mm.mem, u);
 	}
 	return 0;
 }
@@ -293,7 +295,7 @@ void ml_bg_start(struct ml *ml, uint64_t now)
 {
 	if (iolat_sim_evq_at(&ml->q, now, bg_next_ev, &ml->bg->rd, 0) ||
 	    iolat_sim_evq_at(&ml->q, now, bg_next_ev, &ml->bg->wr, 0))
-		ml->error = -ENOMEM;
+		ml->mm.error = -ENOMEM;
 }
 
 void ml_bg_destroy(struct ml *ml)
@@ -304,6 +306,6 @@ void ml_bg_destroy(struct ml *ml)
 
 void ml_bg_kill(struct ml *ml, uint64_t now)
 {
-	ml_task_kill(&ml->bg->rd.t, now);
-	ml_task_kill(&ml->bg->wr.t, now);
+	iolat_mm_task_kill(&ml->bg->rd.t, now);
+	iolat_mm_task_kill(&ml->bg->wr.t, now);
 }

@@ -5,7 +5,7 @@
  * memory.low and an io.latency target shares a machine with a service that
  * leaks memory (wl_memhog.c) and a small background service in the leak's
  * cgroup; reclaim writes the leak to swap on the same simulated disk
- * (memleak_mm.c); PSI and an oomd model watch; the controller (libiolatency)
+ * (src/sim/mm.c); PSI and an oomd model watch; the controller (libiolatency)
  * runs in one of five modes. Everything is seeded and deterministic.
  * docs/memleak-model.md describes the model, its parameters and its limits.
  *
@@ -14,15 +14,13 @@
  * service, optional).
  * Context: one thread per run; runs share nothing.
  */
-#ifndef IOLAT_JOB_MEMLEAK_H
-#define IOLAT_JOB_MEMLEAK_H
+#ifndef IOLAT_SCEN_MEMLEAK_H
+#define IOLAT_SCEN_MEMLEAK_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-#include "sim/oomd.h"
 
 enum iolat_ml_mode {
 	IOLAT_ML_NONE = 0,    /* no io.latency; memory.low and oomd on */
@@ -35,9 +33,10 @@ enum iolat_ml_mode {
 
 int iolat_ml_mode_parse(const char *s, enum iolat_ml_mode *out);
 const char *iolat_ml_mode_name(enum iolat_ml_mode m);
-/* oomd presets by name, for the tools (which do not reach src/sim). */
-int iolat_ml_oomd_parse(const char *s, enum iolat_oomd_preset *out);
-const char *iolat_ml_oomd_name(enum iolat_oomd_preset p);
+/* oomd presets by name (sim/oomd.h's enum iolat_oomd_preset, kept as an int
+ * here so that the tools need not reach src/sim). */
+int iolat_ml_oomd_parse(const char *s, int *out);
+const char *iolat_ml_oomd_name(int preset);
 
 struct iolat_ml_config {
 	const char *device;         /* "ssd", "hdd", "bad-ssd" */
@@ -56,7 +55,8 @@ struct iolat_ml_config {
 	unsigned fault_pages;       /* pages per fault of the leak (1) */
 	uint64_t target_workload_ns;/* 0: 4 x the unloaded p90 of a 128 KiB read */
 	uint64_t target_system_ns;  /* 0: 10 x workload's */
-	enum iolat_oomd_preset oomd;/* fb2018 (forced off in stock mode) */
+	int oomd;                   /* oomd preset, iolat_ml_oomd_parse(): fb2018
+				     * (forced off in stock mode) */
 	bool oomd_some;             /* read the "some" line instead of "full" */
 	unsigned swappiness;        /* 60 */
 	uint64_t baseline_ns;       /* web alone before the leak starts (30 s) */
@@ -91,7 +91,7 @@ struct iolat_ml_result {
 	enum iolat_ml_mode mode;
 	uint64_t seed;
 	bool bg;
-	enum iolat_oomd_preset oomd;
+	int oomd;                   /* the preset */
 	double speed, wbps;
 	uint64_t target_workload_ns, target_system_ns;
 	double base_rps, base_p95_ms;
@@ -147,9 +147,17 @@ void iolat_ml_write_json(const struct iolat_ml_result *r, FILE *f);
 struct iolat_jobfile;
 
 /**
+ * iolat_ml_register_jobfile() - make the scenario's workloads (rw=hashd,
+ * memhog, bgservice) and keys known to the job-file parser. Return: 0, or
+ * -EINVAL (a clash with a key known already).
+ * Context: the program's start, before any job file is parsed.
+ */
+int iolat_ml_register_jobfile(void);
+
+/**
  * iolat_ml_jobfile_kind() - 1 when @jf's jobs are the leaking-service
- * scenario (rw=hashd/memhog/bgservice), 0 when it has none of them, -EINVAL
- * (one line in @err) when it mixes them with ordinary jobs.
+ * scenario (rw=hashd/memhog/bgservice), 0 when they are not, -EINVAL (one
+ * line in @err) when it mixes them with ordinary jobs.
  */
 int iolat_ml_jobfile_kind(const struct iolat_jobfile *jf, char *err, size_t len);
 
@@ -161,4 +169,4 @@ int iolat_ml_jobfile_kind(const struct iolat_jobfile *jf, char *err, size_t len)
 int iolat_ml_config_from_jobfile(const struct iolat_jobfile *jf, struct iolat_ml_config *c,
 				 char *err, size_t len);
 
-#endif /* IOLAT_JOB_MEMLEAK_H */
+#endif /* IOLAT_SCEN_MEMLEAK_H */

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "job/hist.h"
+#include "util/hist.h"
 
 void iolat_hist_reset(struct iolat_hist *h)
 {

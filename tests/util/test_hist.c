@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of the log-linear histogram (src/job/hist.c): bucket geometry is
+ * Tests of the log-linear histogram (src/util/hist.c): bucket geometry is
  * contiguous and covers every value; percentiles are within the documented
  * bound 1/2^(IOLAT_HIST_BITS+1) of the exact nearest-rank value of a sorted
  * array, for several distributions; merge, reset, min/max/mean, empty.
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "job/hist.h"
+#include "util/hist.h"
 
 static uint64_t t_rand(uint64_t *s)
 {

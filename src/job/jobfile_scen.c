@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jobfile_scen.c - scenario workloads in job files (src/scen): the registry
+ * of scenarios, each naming the rw= words of its workloads and declaring its
+ * own keys in a table of the job file's own struct iolat_jobopt, as an engine
+ * declares its options (docs/design.md, "Scenario keys"). Matching a key or
+ * an rw= word, checking and keeping a value, copying [global]'s to a new job,
+ * a value with its default, the `help keys` lines, did-you-mean candidates,
+ * and which scenario a file is. The job layer names no scenario.
+ * Context: iolat_jobfile_register_scen() at the program's start, before any
+ * job file is parsed (it writes the registry); everything else any thread.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job/jobfile.h"
+#include "job/jobfile_priv.h"
+
+#define MAX_SCEN 4
+
+static const struct iolat_jobfile_scen *registry[MAX_SCEN];
+static unsigned nr_registered;
+
+/* A numeric key the generic parser stores as one integer: the scenario's keys. */
+static bool numeric_type(const struct iolat_jobopt *o)
+{
+	switch (o->type) {
+	case IOLAT_OPT_SIZE: case IOLAT_OPT_RATE: case IOLAT_OPT_TIME_S: case IOLAT_OPT_TIME_US:
+	case IOLAT_OPT_TARGET: case IOLAT_OPT_UINT: case IOLAT_OPT_ENUM:
+		return true;
+	case IOLAT_OPT_BOOL:
+		return !o->value_words;
+	default:
+		return false;
+	}
+}
+
+/* Parse @text as option @o into *@value, with no file behind it (defaults). */
+static int parse_value(const struct iolat_jobopt *o, const char *text, uint64_t *value)
+{
+	struct iolat_jobfile jf = { .file = "<scenario table>" };
+	struct parser p = { .jf = &jf };
+	struct iolat_jobopt one = *o;
+
+	one.off = 0;
+	one.fsize = sizeof(*value);
+	*value = 0;
+	return jf_apply(&p, &one, value, o->name, text);
+}
+
+static bool key_taken(const char *name)
+{
+	if (jf_find_opt(name))
+		return true;
+	for (size_t i = 0; i < jf_nr_opts; i++)
+		if (jf_opts[i].type == IOLAT_OPT_ENUM && jf_opts[i].scen_words &&
+		    jf_choice_index(jf_opts[i].choices, name) >= 0)
+			return true;
+	return false;
+}
+
+int iolat_jobfile_register_scen(const struct iolat_jobfile_scen *s)
+{
+	uint64_t v;
+
+	for (unsigned i = 0; i < nr_registered; i++)
+		if (registry[i] == s)
+			return 0;
+	if (nr_registered == MAX_SCEN || !s->name || !s->what || !s->workloads || !s->keys)
+		return -EINVAL;
+	for (const char *const *w = s->workloads; *w; w++)
+		if (key_taken(*w) || jf_scen_workload(*w, NULL, NULL))
+			return -EINVAL;
+	for (const struct iolat_jobopt *o = s->keys; o->name; o++)
+		if (!numeric_type(o) || o->alias || o->has_given || key_taken(o->name) ||
+		    (o->def && parse_value(o, o->def, &v)))
+			return -EINVAL;
+	registry[nr_registered++] = s;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Keys and rw= words                                                        */
+
+bool jf_is_table_opt(const struct iolat_jobopt *o)
+{
+	return o >= jf_opts && o < jf_opts + jf_nr_opts;
+}
+
+const struct iolat_jobopt *jf_scen_find_opt(const char *key)
+{
+	for (unsigned i = 0; i < nr_registered; i++)
+		for (const struct iolat_jobopt *o = registry[i]->keys; o->name; o++)
+			if (!strcmp(o->name, key))
+				return o;
+	return NULL;
+}
+
+bool jf_scen_workload(const char *word, const struct iolat_jobfile_scen **scen,
+		      const char **name)
+{
+	for (unsigned i = 0; i < nr_registered; i++)
+		for (const char *const *w = registry[i]->workloads; *w; w++)
+			if (!strcmp(*w, word)) {
+				if (scen)
+					*scen = registry[i];
+				if (name)
+					*name = *w;
+				return true;
+			}
+	return false;
+}
+
+size_t jf_scen_words(char *buf, size_t len, const char *sep)
+{
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (unsigned i = 0; i < nr_registered; i++)
+		for (const char *const *w = registry[i]->workloads; *w; w++) {
+			int n = snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0,
+					 "%s%s", sep, *w);
+
+			used += n > 0 ? (size_t)n : 0;
+		}
+	return used;
+}
+
+size_t jf_scen_rw_help(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (unsigned i = 0; i < nr_registered; i++) {
+		int n = snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0, "; %s",
+				 registry[i]->rw_help ? registry[i]->rw_help : registry[i]->what);
+
+		used += n > 0 ? (size_t)n : 0;
+	}
+	return used;
+}
+
+const struct iolat_jobopt *jf_scen_key(unsigned i)
+{
+	for (unsigned k = 0; k < nr_registered; k++)
+		for (const struct iolat_jobopt *o = registry[k]->keys; o->name; o++)
+			if (i-- == 0)
+				return o;
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                    */
+
+int jf_scen_set(struct parser *p, struct iolat_scen_vals *vals, const struct iolat_jobopt *o,
+		const char *key, const char *v)
+{
+	struct iolat_jobopt one = *o;
+	struct iolat_scen_val *e = NULL;
+	uint64_t x = 0;
+	int r;
+
+	one.off = 0;
+	one.fsize = sizeof(x);
+	r = jf_apply(p, &one, &x, key, v);
+	if (r)
+		return r;
+	for (unsigned i = 0; i < vals->nr; i++)
+		if (vals->v[i].opt == o)
+			e = &vals->v[i];   /* set again: the last value wins */
+	if (!e) {
+		e = realloc(vals->v, (vals->nr + 1) * sizeof(*e));
+		if (!e)
+			return jf_oom(p);
+		vals->v = e;
+		e = &vals->v[vals->nr++];
+		e->opt = o;
+	}
+	e->value = x;
+	e->line = p->line;
+	return 0;
+}
+
+int jf_scen_dup(struct parser *p, struct iolat_scen_vals *to, const struct iolat_scen_vals *from)
+{
+	to->v = NULL;
+	to->nr = 0;
+	if (!from->nr)
+		return 0;
+	to->v = malloc(from->nr * sizeof(*to->v));
+	if (!to->v)
+		return jf_oom(p);
+	memcpy(to->v, from->v, from->nr * sizeof(*to->v));
+	to->nr = from->nr;
+	return 0;
+}
+
+void jf_scen_free(struct iolat_scen_vals *vals)
+{
+	free(vals->v);
+	vals->v = NULL;
+	vals->nr = 0;
+}
+
+int iolat_scen_value(const struct iolat_scen_vals *vals, const char *key, uint64_t *value,
+		     unsigned *line)
+{
+	const struct iolat_jobopt *o = jf_scen_find_opt(key);
+
+	if (line)
+		*line = 0;
+	*value = 0;
+	if (!o)
+		return -ENOENT;
+	for (unsigned i = 0; vals && i < vals->nr; i++)
+		if (vals->v[i].opt == o) {
+			*value = vals->v[i].value;
+			if (line)
+				*line = vals->v[i].line;
+			return 0;
+		}
+	if (o->def)
+		parse_value(o, o->def, value);   /* checked at registration */
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Which scenario a file is                                                  */
+
+int iolat_jobfile_scenario(const struct iolat_jobfile *jf, const struct iolat_jobfile_scen **out,
+			   char *err, size_t len)
+{
+	const struct iolat_job *first_scen = NULL, *first_other = NULL;
+
+	*out = NULL;
+	for (unsigned i = 0; i < jf->nr_jobs; i++) {
+		const struct iolat_job *j = &jf->jobs[i];
+
+		if (j->scen && !first_scen)
+			first_scen = j;
+		else if (!j->scen && !first_other)
+			first_other = j;
+	}
+	if (!first_scen)
+		return 0;
+	for (unsigned i = 0; i < jf->nr_jobs; i++) {
+		const struct iolat_job *j = &jf->jobs[i];
+
+		if (j->scen && j->scen != first_scen->scen && err && len)
+			snprintf(err, len, "%s:%u: key 'rw': rw=%s belongs to %s, which cannot share "
+				 "a file with %s ([%s] at line %u)", jf->file, j->line, j->workload,
+				 j->scen->what, first_scen->scen->what, first_scen->name,
+				 first_scen->line);
+		if (j->scen && j->scen != first_scen->scen)
+			return -EINVAL;
+	}
+	if (first_other) {
+		if (err && len)
+			snprintf(err, len, "%s:%u: key 'rw': rw=%s belongs to %s, which cannot share "
+				 "a file with ordinary jobs ([%s] at line %u)", jf->file,
+				 first_scen->line, first_scen->workload, first_scen->scen->what,
+				 first_other->name, first_other->line);
+		return -EINVAL;
+	}
+	*out = first_scen->scen;
+	return 0;
+}

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_adaptive_rate.c - IOLAT_CTL_ADAPTIVE through the library, on the
+ * virtual clock: the protected group "fast" (target 1 ms, 100 ms windows)
+ * beside untargeted siblings that offer 1 MiB I/Os through the pace gate.
+ *  - a miss watches the siblings (the gate counts them), a second one gives
+ *    them a rate: 0.9 x what they did, through the cookie;
+ *  - the gate spaces their I/O exactly at that rate (and I/Os per second);
+ *  - two siblings share the limit by water-filling;
+ *  - a sibling with a tighter target is spared, a looser one is not;
+ *  - the gate lets go while the protected group idles; the tick releases;
+ *  - bypass I/O of a paced group is charged as delay; it reads as congested;
+ *  - completions observed elsewhere (iolatd's path) drive the same loop;
+ *  - the article mode never watches anything.
+ * Context: single-threaded cmocka program on the virtual clock.
+ */
+#include "helpers/t_ctl.h"
+#include "core/ctl.h"   /* pace_watchers, pace_watch: who the gate counts */
+
+#define MIB (1024ull * 1024)
+
+/* A test's groups: fast (1 ms), slow (none) and maybe more siblings. */
+static struct t_trio setup(unsigned flags)
+{
+	return t_trio_new(64, flags, 1 * T_MS);
+}
+
+/*
+ * One window of fast: it submits 10 I/Os at once that complete after @lat;
+ * meanwhile each of @sib[0..n) offers a 1 MiB I/O every @gap[i] ns through
+ * the gate (an I/O told to wait is offered again at its next turn).
+ * Counts what the gate let through in @through[i]. Returns whether fast's
+ * window was judged ok.
+ */
+static bool window_n(struct iolat_group *fast, struct iolat_group **sib, unsigned n,
+		     const uint64_t *gap, unsigned *through, uint64_t lat)
+{
+	uint64_t ok0 = t_stat(fast).windows_ok, w0 = t_windows(fast), start = t_now;
+	uint64_t next[4] = { 0 }, end = start + t_stat(fast).win_ns;
+	struct iolat_io io[10];
+	bool done = false;
+
+	for (unsigned i = 0; i < 10; i++)
+		assert_int_equal(t_submit(fast, 0, &io[i], NULL), 0);
+	for (; t_now < end; t_advance(50 * T_US)) {
+		if (!done && t_now >= start + lat) {
+			for (unsigned i = 0; i < 10; i++)
+				t_done(&io[i]);
+			done = true;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			if (!gap[i] || t_now < next[i])
+				continue;
+			if (iolat_group_pace_due(sib[i], MIB, t_now) == 0) {
+				through[i]++;
+				next[i] = t_now + gap[i];
+			}
+		}
+	}
+	if (!done)
+		for (unsigned i = 0; i < 10; i++)
+			t_done(&io[i]);
+	assert_true(t_close(fast) || t_windows(fast) > w0);
+	return t_stat(fast).windows_ok > ok0;
+}
+
+/* One window with slow offering an I/O every @gap (0: none). */
+static bool window(struct t_trio *p, uint64_t lat, uint64_t gap, unsigned *through)
+{
+	unsigned dummy = 0;
+
+	return window_n(p->fast, &p->slow, 1, &gap, through ? through : &dummy, lat);
+}
+
+static void miss(struct t_trio *p, uint64_t gap)
+{
+	assert_false(window(p, 2 * T_MS, gap, NULL));
+}
+
+static unsigned watchers(const struct t_trio *p)
+{
+	return atomic_load(&p->ctl->pace_watchers);
+}
+
+/* slow offers 1 MiB every 1 ms (~1000 MiB/s): miss, miss -> a limit. */
+static void limited(struct t_trio *p)
+{
+	miss(p, T_MS);
+	assert_int_equal(t_stat(p->root).last_decision, IOLAT_STEP_MEASURE);
+	assert_int_equal(watchers(p), 1);
+	assert_int_equal(t_stat(p->slow).pace_bps, 0); /* watched, not yet paced */
+	miss(p, T_MS);
+	assert_int_equal(t_stat(p->root).last_decision, IOLAT_STEP_LIMIT);
+	t_poke(p->slow); /* slow sees the cookie */
+}
+
+static void test_measure_then_limit(void **state)
+{
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct iolat_group_stat root, slow;
+	uint64_t measured;
+
+	(void)state;
+	limited(&p);
+	root = t_stat(p.root);
+	slow = t_stat(p.slow);
+	measured = root.base_bps;
+	/* ~1 I/O per ms, counted by the gate over the measured window. */
+	assert_true(measured > 950 * MIB && measured < 1100 * MIB);
+	assert_int_equal(root.limit_bps, measured / 1000 * 900 + measured % 1000 * 900 / 1000);
+	assert_int_equal(slow.pace_bps, root.limit_bps); /* the only sibling: all of it */
+	assert_int_equal(slow.last_step, IOLAT_STEP_PACE);
+	assert_int_equal(slow.depth, IOLAT_DEPTH_MAX);   /* a rate, never a depth */
+	assert_true(t_stat(p.slow).congested);           /* use_delay 1 while paced */
+	iolat_ctl_destroy(p.ctl);
+}
+
+static void test_gate_spaces_at_the_rate(void **state)
+{
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
+	uint64_t bps, cost, first = 0, t;
+	unsigned n = 0;
+
+	(void)state;
+	limited(&p);
+	bps = t_stat(p.slow).pace_bps;
+	cost = MIB * T_S / bps;
+	/* A queue of 100 I/Os all wanting to go now: one every cost, exactly. */
+	for (t = t_now; n < 100;) {
+		uint64_t wait = iolat_group_pace_due(p.slow, MIB, t);
+
+		if (wait) {
+			assert_true(wait <= cost);
+			t += wait;
+			continue;
+		}
+		if (!n)
+			first = t;
+		n++;
+	}
+	assert_true(t - first >= 99 * cost && t - first <= 99 * cost + 100);
+	assert_true(t_stat(p.slow).paced_ios > 0);
+	iolat_ctl_destroy(p.ctl);
+}
+
+static void test_iops_bound(void **state)
+{
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
+	uint64_t iops, wait;
+
+	(void)state;
+	limited(&p);
+	iops = t_stat(p.slow).pace_iops;
+	assert_true(iops > 900 && iops < 1100); /* ~0.9 x 1000 I/Os a second */
+	/* Tiny I/Os are held by the I/O rate, not the byte rate. */
+	assert_int_equal(iolat_group_pace_due(p.slow, 512, t_now), 0);
+	wait = iolat_group_pace_due(p.slow, 512, t_now);
+	assert_true(wait >= T_S / iops - 1 && wait <= T_S / iops + 1);
+	iolat_ctl_destroy(p.ctl);
+}
+
+static void test_shares_by_water_filling(void **state)
+{
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct iolat_group *b = t_grp(p.ctl, NULL, "b", 0), *sib[2] = { p.slow, b };
+	uint64_t gap[2] = { 500 * T_US, 10 * T_MS }, limit, sa, sb;
+	unsigned through[2] = { 0, 0 };
+
+	(void)state;
+	/* slow wants ~2000 MiB/s, b ~100. */
+	assert_false(window_n(p.fast, sib, 2, gap, through, 2 * T_MS));
+	assert_false(window_n(p.fast, sib, 2, gap, through, 2 * T_MS));
+	assert_int_equal(watchers(&p), 2);
+	for (int i = 0; i < 12; i++) /* over a second: the shares are set from use */
+		window_n(p.fast, sib, 2, gap, through, T_MS / 2);
+	t_poke(p.slow);
+	t_poke(b);
+	limit = t_stat(p.root).limit_bps;
+	sa = t_stat(p.slow).pace_bps;
+	sb = t_stat(b).pace_bps;
+	print_message("limit %llu MiB/s: slow %llu, b %llu\n", (unsigned long long)(limit / MIB),
+		      (unsigned long long)(sa / MIB), (unsigned long long)(sb / MIB));
+	/* b keeps 1.25 x its use (~125), slow gets the rest: together the limit. */
+	assert_true(sb > 110 * MIB && sb < 140 * MIB);
+	assert_true(sa + sb >= limit - 2 && sa + sb <= limit + 2);
+	iolat_ctl_destroy(p.ctl);
+}
+
+static void test_tighter_target_spared(void **state)
+{
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct iolat_group *tight = t_grp(p.ctl, NULL, "tight", 500 * T_US);
+	struct iolat_group *loose = t_grp(p.ctl, NULL, "loose", 50 * T_MS);
+
+	(void)state;
+	miss(&p, T_MS);
+	/* slow (none) and loose (looser) are watched; tight (tighter) is not. */
+	assert_int_equal(watchers(&p), 2);
+	assert_int_equal(atomic_load(&tight->ad.pace_watch), 0);
+	assert_int_equal(atomic_load(&loose->ad.pace_watch), 1);
+	iolat_ctl_destroy(p.ctl);
+}
+
+static void test_gate_lets_go_while_protected_idle(void **state)
+{
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct iolat_observe_stat ob;
+
+	(void)state;
+	limited(&p);
+	assert_int_equal(iolat_group_pace_due(p.slow, MIB, t_now), 0);
+	assert_true(iolat_group_pace_due(p.slow, MIB, t_now) > 0); /* paced */
+	assert_int_equal(iolat_group_observe_stat(p.slow, &ob), 0);
+	assert_true(ob.pace_bps > 0);
+	/* fast completes nothing for its window + 250 ms: the gate lets go. */
+	t_advance(100 * T_MS + 251 * T_MS);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(iolat_group_pace_due(p.slow, MIB, t_now), 0);
+	assert_int_equal(iolat_group_observe_stat(p.slow, &ob), 0);
+	assert_int_equal(ob.pace_bps, 0);
+	/* The tick then releases the episode; slow is unwatched and unpaced. */
+	iolat_ctl_tick(p.ctl);
+	t_advance(T_S);
+	iolat_ctl_tick(p.ctl);
+	t_poke(p.slow);
+	assert_int_equal(t_cookie_of(p.root), T_D);
+	assert_int_equal(watchers(&p), 0);
+	assert_int_equal(t_stat(p.slow).pace_bps, 0);
+	assert_int_equal(t_stat(p.slow).last_step, IOLAT_STEP_RELEASE);
+	assert_false(t_stat(p.slow).congested);
+	iolat_ctl_destroy(p.ctl);
+}
+
+static void test_bypass_of_paced_group_is_delay(void **state)
+{
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct iolat_group *kid = t_grp(p.ctl, p.slow, "kid", 1 * T_MS);
+	struct iolat_io io;
+
+	(void)state;
+	limited(&p);
+	/* slow is paced: its child's swap I/O, served for free, is charged. */
+	assert_int_equal(t_submit(kid, IOLAT_IO_SWAP, &io, NULL), 0);
+	t_advance(100 * T_US);
+	t_done(&io);
+	assert_true(t_stat(kid).congested);
+	iolat_ctl_destroy(p.ctl);
+}
+
+static void test_observed_completions(void **state)
+{
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct iolat_observe_stat ob;
+
+	(void)state;
+	/* iolatd's path: nothing passes the gate; completions are observed. */
+	for (int w = 0; w < 3; w++) {
+		for (int i = 0; i < 100; i++) {
+			t_advance(T_MS);
+			assert_int_equal(iolat_observe_done_at(p.slow, 300 * T_US, MIB, 0, t_now), 0);
+			if (i % 10 == 0)
+				assert_int_equal(iolat_observe_done_at(p.fast, 2 * T_MS, 4096, 0,
+								       t_now), 0);
+		}
+	}
+	assert_int_equal(iolat_group_observe_stat(p.slow, &ob), 0);
+	assert_true(ob.throttled);
+	assert_true(ob.pace_bps > 800 * MIB && ob.pace_bps < 1000 * MIB);
+	assert_int_equal(ob.depth, IOLAT_DEPTH_MAX);
+	iolat_ctl_destroy(p.ctl);
+}
+
+static void test_article_never_watches(void **state)
+{
+	struct t_trio p = setup(0);
+
+	(void)state;
+	for (int i = 0; i < 5; i++) {
+		t_miss(p.fast);
+		t_poke(p.slow);
+	}
+	assert_int_equal(watchers(&p), 0);
+	assert_true(t_depth(p.slow) < IOLAT_DEPTH_MAX); /* the kernel's depth steps */
+	assert_int_equal(iolat_group_pace_due(p.slow, MIB, t_now), 0);
+	assert_int_equal(t_stat(p.slow).pace_bps, 0);
+	iolat_ctl_destroy(p.ctl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_measure_then_limit),
+		cmocka_unit_test(test_gate_spaces_at_the_rate),
+		cmocka_unit_test(test_iops_bound),
+		cmocka_unit_test(test_shares_by_water_filling),
+		cmocka_unit_test(test_tighter_target_spared),
+		cmocka_unit_test(test_gate_lets_go_while_protected_idle),
+		cmocka_unit_test(test_bypass_of_paced_group_is_delay),
+		cmocka_unit_test(test_observed_completions),
+		cmocka_unit_test(test_article_never_watches),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
