@@ -124,7 +124,8 @@ static void print_header(const struct status_file *s)
 
 	printf("iolatd pid %s%s, cgroup %s at %s, up %ss, control %s%s, measurement %s\n", get(d, "pid"),
 	       stale(d) ? " (NOT RUNNING: stale status)" : "", get(d, "cgroup"), get(d, "root"),
-	       get(d, "uptime_s"), num(d, "control") ? "on" : "off",
+	       get(d, "uptime_s"), !num(d, "control") ? "off" : !strcmp(get(d, "mode"), "adaptive") ?
+	       "on (adaptive)" : !strcmp(get(d, "mode"), "kernel") ? "on (kernel)" : "on",
 	       num(d, "dry_run") ? " (dry run: nothing written)" : "", get(d, "source"));
 	if (!num(d, "writeback_throttled"))
 		printf("note: cgroup v1 cannot throttle background writeback of buffered writes (charged to the root)\n");
@@ -170,6 +171,14 @@ static void print_notes(const struct status_rec *r)
 	if (num(r, "misses_from_elsewhere"))
 		printf("  %s: misses while the groups clamped for it are at the floor and idle: "
 		       "the I/O comes from elsewhere\n", get(r, "path"));
+	if (num(r, "unattainable")) {
+		char p90[16], lim[32];
+
+		fmt_us(p90, sizeof(p90), num(r, "p90_us"));
+		fmt_rate(lim, sizeof(lim), num(r, "sibling_limit_bps"), true);
+		printf("  %s: target unattainable: p90 %s at sibling rate %s (lowering them did not help)\n",
+		       get(r, "path"), p90, lim);
+	}
 	if (num(r, "left_out"))
 		printf("  %s: %s cgroup(s) doing I/O below it carry no part of its limit (too many)\n",
 		       get(r, "path"), get(r, "left_out"));

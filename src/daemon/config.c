@@ -132,6 +132,53 @@ static int add_devices(struct cfg_parser *p, const char *key, char *v)
 	return 0;
 }
 
+static const char *const mode_names[] = {
+	[IOLATD_MODE_ARTICLE] = "article",
+	[IOLATD_MODE_KERNEL] = "kernel",
+	[IOLATD_MODE_ADAPTIVE] = "adaptive",
+};
+
+const char *iolatd_mode_name(enum iolatd_mode m)
+{
+	return (unsigned)m < sizeof(mode_names) / sizeof(mode_names[0]) ? mode_names[m] : "?";
+}
+
+/* control=0|1|adaptive|article|kernel */
+static int parse_control(struct cfg_parser *p, const char *k, const char *v)
+{
+	struct iolatd_config *c = p->cfg;
+
+	for (unsigned m = 0; m < sizeof(mode_names) / sizeof(mode_names[0]); m++) {
+		if (strcmp(v, mode_names[m]))
+			continue;
+		if (c->mode_given && c->mode != m)
+			return fail(p, k, "'%s' conflicts with kernel_compat=1 (control=kernel)", v);
+		c->control = true;
+		c->mode = (enum iolatd_mode)m;
+		c->mode_given = true;
+		return 0;
+	}
+	if (parse_bool(v, &c->control))
+		return fail(p, k, "expected 0, 1, adaptive, article or kernel, got '%s'", v);
+	return 0;
+}
+
+static int parse_kernel_compat(struct cfg_parser *p, const char *k, const char *v)
+{
+	struct iolatd_config *c = p->cfg;
+	bool b;
+
+	if (parse_bool(v, &b))
+		return fail(p, k, "expected 0 or 1, got '%s'", v);
+	if (!b)
+		return 0;
+	if (c->mode_given && c->mode != IOLATD_MODE_KERNEL)
+		return fail(p, k, "1 conflicts with control=%s", iolatd_mode_name(c->mode));
+	c->mode = IOLATD_MODE_KERNEL;
+	c->mode_given = true;
+	return 0;
+}
+
 static int global_key(struct cfg_parser *p, const char *k, char *v)
 {
 	struct iolatd_config *c = p->cfg;
@@ -140,9 +187,9 @@ static int global_key(struct cfg_parser *p, const char *k, char *v)
 	if (!strcmp(k, "device"))
 		return add_devices(p, k, v);
 	if (!strcmp(k, "control"))
-		return parse_bool(v, &c->control) ? fail(p, k, "expected 0 or 1, got '%s'", v) : 0;
+		return parse_control(p, k, v);
 	if (!strcmp(k, "kernel_compat"))
-		return parse_bool(v, &c->kernel_compat) ? fail(p, k, "expected 0 or 1, got '%s'", v) : 0;
+		return parse_kernel_compat(p, k, v);
 	if (!strcmp(k, "strict"))
 		return parse_bool(v, &c->strict) ? fail(p, k, "expected 0 or 1, got '%s'", v) : 0;
 	if (!strcmp(k, "systemd"))
@@ -270,6 +317,7 @@ int iolatd_config_parse(const char *file, const char *text, struct iolatd_config
 	memset(cfg, 0, sizeof(*cfg));
 	snprintf(cfg->file, sizeof(cfg->file), "%s", file);
 	cfg->control = true;
+	cfg->mode = IOLATD_DEFAULT_MODE;
 	cfg->systemd = true;
 	cfg->rotational = -1;
 	cfg->min_bps = 1ull << 20;

@@ -224,11 +224,40 @@ void iolatd_observe(struct iolatd *d, uint64_t cgid, dev_t dev, uint64_t lat_ns,
  * node_want() - what node @i should be held to on device @k: its allowed
  * depth (and use_delay, as effect_delay() lets it act) as rate limits, for
  * the directions it is seen doing; not tightened while its limit does not
- * hold. The one place that decides a node's limits.
+ * hold; in the adaptive mode the core's rate (adaptive_want). The one place
+ * that decides a node's limits.
  */
+/*
+ * The adaptive mode's budget: the core's rate, split by direction. While the
+ * core's rate stays the same, a split that moved by less than 1/8 keeps the
+ * limits written (the block throttle is rewritten only when the rate
+ * changes: on 6.1 a rewrite can let bios through above the limit).
+ */
+static void adaptive_want(struct iolatd *d, struct node_dev *nd,
+			  const struct iolat_observe_stat *st, const struct cg_limits *prev,
+			  struct cg_limits *want)
+{
+	bool same = st->pace_bps == nd->pace_bps && st->pace_iops == nd->pace_iops;
+
+	nd->pace_bps = st->pace_bps;
+	nd->pace_iops = st->pace_iops;
+	nd->delay_used = 0;
+	rate_split(&nd->est, st->pace_bps, st->pace_iops, d->cfg.min_bps, d->cfg.min_iops, want);
+	for (int k = 0; same && k < CG_NR_LIMITS; k++)
+		same = (want->v[k] == 0) == (prev->v[k] == 0) &&
+		       want->v[k] <= prev->v[k] + prev->v[k] / 8 &&
+		       prev->v[k] <= want->v[k] + want->v[k] / 8;
+	if (same)
+		*want = *prev;
+}
+
 static void node_want(struct iolatd *d, struct node_dev *nd, const struct iolat_observe_stat *st,
 		      const struct cg_limits *prev, struct cg_limits *want)
 {
+	if (d->cfg.mode == IOLATD_MODE_ADAPTIVE) {
+		adaptive_want(d, nd, st, prev, want);
+		return;
+	}
 	nd->delay_used = effect_delay(&nd->eff, st->use_delay,
 				      rate_at_floor(prev, d->cfg.min_bps, d->cfg.min_iops));
 	rate_limits(&nd->est, st->depth, nd->delay_used, d->cfg.min_bps, d->cfg.min_iops, want);
@@ -349,8 +378,15 @@ static void apply_limits(struct iolatd *d, unsigned k, uint64_t now)
 		if (!e->used || e->dev != k)
 			continue;
 		ret = act_apply(&e->act, &d->root, &e->want, now, d->opts.dry_run, iolatd_save_state, d);
-		if (ret < 0 && e->act.write_errors == 1)
-			iolatd_logf(d, "%s: cannot write limits: %s", e->rel, strerror(-ret));
+		if (ret < 0 && !e->error_logged) {
+			e->error_logged = true;
+			if (ret == -ENOENT && d->root.version == 2 && cgfs_ino(e->act.cgdir))
+				iolatd_logf(d, "%s: cannot write limits: no io.max: the io controller is not enabled "
+					    "in its parent's cgroup.subtree_control (systemd: IOAccounting=yes on the "
+					    "unit or its slice)", e->rel);
+			else
+				iolatd_logf(d, "%s: cannot write limits: %s", e->rel, strerror(-ret));
+		}
 		if (!e->act.active && limits_empty(&e->want)) {
 			e->used = false;
 			if (was)

@@ -70,6 +70,13 @@ static int resolve_devices(const struct iolatd_config *cfg, const char *sysfs, d
 	return 0;
 }
 
+/* The core's flags for a configured mode. */
+static unsigned ctl_flags(enum iolatd_mode m)
+{
+	return m == IOLATD_MODE_KERNEL ? IOLAT_CTL_KERNEL_COMPAT :
+	       m == IOLATD_MODE_ADAPTIVE ? IOLAT_CTL_ADAPTIVE : 0;
+}
+
 static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t len)
 {
 	for (unsigned k = 0; k < d->cfg.nr_devices; k++) {
@@ -79,7 +86,7 @@ static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t len)
 
 		c->dev = devs[k];
 		snprintf(c->name, sizeof(c->name), "%u:%u", major(devs[k]), minor(devs[k]));
-		snprintf(c->disk, sizeof(c->disk), "%s", d->cfg.devices[k]);
+		memcpy(c->disk, d->cfg.devices[k], sizeof(c->disk)); /* same size, NUL-terminated */
 		c->rotational_configured = d->cfg.rotational >= 0;
 		c->nr_requests = d->cfg.nr_requests ? d->cfg.nr_requests :
 				 sysfs_u32(d->sysfs, devs[k], "nr_requests", 64);
@@ -88,7 +95,7 @@ static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t len)
 		cc.nr_requests = c->nr_requests;
 		cc.rotational = c->rotational;
 		cc.clock = d->opts.clock;
-		cc.flags = d->cfg.kernel_compat ? IOLAT_CTL_KERNEL_COMPAT : 0;
+		cc.flags = ctl_flags(d->cfg.mode);
 		cc.max_groups = DISC_MAX_NODES + 8;
 		cc.nr_stat_slots = 2;
 		ret = iolat_ctl_create(&cc, &c->ctl);
@@ -120,12 +127,20 @@ static int check_textfile(const struct iolatd_config *cfg, char *err, size_t len
 	return 0;
 }
 
-/* The start-up lines: each disk, the rule that judges its windows and why. */
+/* The start-up lines: the mode, each disk, the rule that judges its windows and why. */
 static void log_devices(struct iolatd *d)
 {
+	iolatd_logf(d, "mode %s%s", iolatd_mode_name(d->cfg.mode),
+		    d->cfg.mode == IOLATD_MODE_ADAPTIVE ?
+		    ": rates that find the disk's knee; every disk judged by the p90 rule" : "");
 	for (unsigned k = 0; k < d->nr_devs; k++) {
 		const struct dev_ctl *c = &d->devs[k];
 
+		if (d->cfg.mode == IOLATD_MODE_ADAPTIVE) {
+			iolatd_logf(d, "disk %s (%s): p90 rule (the adaptive mode's), nr_requests %u",
+				    c->disk, c->name, c->nr_requests);
+			continue;
+		}
 		iolatd_logf(d, "disk %s (%s): %s rule (%s), nr_requests %u%s", c->disk, c->name,
 			    c->rotational ? "mean" : "p90",
 			    c->rotational_configured ? "rotational= in the configuration" :
@@ -232,9 +247,10 @@ int iolatd_reload(struct iolatd *d, const struct iolatd_config *cfg, char *err, 
 		snprintf(err, len, "device= and cgroup_root= cannot change on reload: restart iolatd");
 		return -EINVAL;
 	}
-	if (cfg->kernel_compat != d->user.kernel_compat || cfg->nr_requests != d->user.nr_requests ||
+	if (cfg->mode != d->user.mode || cfg->nr_requests != d->user.nr_requests ||
 	    cfg->rotational != d->user.rotational) {
-		snprintf(err, len, "kernel_compat=, nr_requests= and rotational= cannot change on reload: restart iolatd");
+		snprintf(err, len, "the mode (control=, kernel_compat=), nr_requests= and rotational= "
+			 "cannot change on reload: restart iolatd");
 		return -EINVAL;
 	}
 	if (iolatd_units_resolve(d, cfg, &eff, err, len) || iolatd_check_groups(d, &eff, err, len))

@@ -42,6 +42,7 @@ struct node_dev {
 	uint32_t depth;           /* as of the last control round */
 	int use_delay;            /* the core's */
 	int delay_used;           /* the one acted on (effect_delay) */
+	uint64_t pace_bps, pace_iops; /* adaptive: the core's rate at the last round */
 	unsigned carriers;        /* cgroups carrying its budget */
 	unsigned left_out;        /* cgroups doing I/O below it that could not be given a part */
 	bool limited;             /* carriers > 0 */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ratelimit.c - allowed depth to rate limits by Little's law (ratelimit.h).
+ * ratelimit.c - allowed depth to rate limits by Little's law, and the
+ * adaptive mode's rate split by direction (ratelimit.h).
  * Context: any thread; pure functions.
  */
 #include <string.h>
@@ -23,6 +24,8 @@ void rate_est_update(struct rate_est *e, const struct rate_sample *s)
 	for (int d = 0; d < 2; d++) {
 		double secs, bps, iops;
 
+		e->mix_bytes[d] += ((double)s->bytes[d] - e->mix_bytes[d]) / 8;
+		e->mix_ios[d] += ((double)s->ios[d] - e->mix_ios[d]) / 8;
 		if (seen_doing(s, d))
 			e->quiet[d] = 0;
 		else if (e->quiet[d] < RATE_SEEN_PERIODS)
@@ -68,6 +71,36 @@ bool rate_limits(const struct rate_est *e, uint32_t depth, int use_delay,
 			continue;
 		out->v[d == RATE_READ ? CG_RBPS : CG_WBPS] = floor_at(slots * e->bps_slot[d], min_bps);
 		out->v[d == RATE_READ ? CG_RIOPS : CG_WIOPS] = floor_at(slots * e->iops_slot[d], min_iops);
+		any = true;
+	}
+	return any;
+}
+
+/* @d's share of @v[] (both 0: the whole, as neither says otherwise). */
+static double share_of(const double *v, int d)
+{
+	double all = v[0] + v[1];
+
+	return all > 0 ? v[d] / all : 1.0;
+}
+
+bool rate_split(const struct rate_est *e, uint64_t bps, uint64_t iops, uint64_t min_bps,
+		uint64_t min_iops, struct cg_limits *out)
+{
+	bool any = false;
+
+	memset(out, 0, sizeof(*out));
+	if (!bps && !iops)
+		return false;
+	for (int d = 0; d < 2; d++) {
+		if (e->quiet[d] >= RATE_SEEN_PERIODS || (!e->valid[d] && !e->mix_ios[d]))
+			continue;
+		if (bps)
+			out->v[d == RATE_READ ? CG_RBPS : CG_WBPS] =
+				floor_at((double)bps * share_of(e->mix_bytes, d) + 0.5, min_bps);
+		if (iops)
+			out->v[d == RATE_READ ? CG_RIOPS : CG_WIOPS] =
+				floor_at((double)iops * share_of(e->mix_ios, d) + 0.5, min_iops);
 		any = true;
 	}
 	return any;

@@ -87,9 +87,26 @@ static void node_writes(const struct iolatd *d, int i, unsigned k, uint64_t now,
 	}
 }
 
-static const char *rule_of(const struct dev_ctl *c)
+/* The adaptive mode judges every disk by the p90 rule. */
+static const char *rule_of(const struct iolatd *d, const struct dev_ctl *c)
 {
-	return c->rotational ? "mean" : "p90";
+	return c->rotational && d->cfg.mode != IOLATD_MODE_ADAPTIVE ? "mean" : "p90";
+}
+
+/*
+ * The adaptive mode's view of group @g: the rate it is paced at, and - when
+ * it is the group its parent protects - the parent's last decision, the
+ * siblings' limit and whether the target was found unattainable.
+ */
+static void write_adaptive(FILE *f, struct iolat_group *g, const struct iolat_group_stat *st)
+{
+	struct iolat_group *p = iolat_group_parent(g);
+	struct iolat_group_stat ps;
+	bool asker = p && iolat_group_scale_grp(p) == g && !iolat_group_stat(p, &ps);
+
+	fprintf(f, " pace_bps=%" PRIu64 " decision=%s sibling_limit_bps=%" PRIu64 " unattainable=%d",
+		st->pace_bps, asker ? iolat_step_name(ps.last_decision) : "-",
+		asker ? ps.limit_bps : 0, asker && ps.unattainable);
 }
 
 static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint64_t now)
@@ -106,7 +123,7 @@ static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint
 	fprintf(f, "group path=%s dev=%s configured=%d unit=%s target_us=%" PRIu64 " rule=%s depth=%" PRId64
 		" use_delay=%d delay_used=%d", d->disc->nodes[i].rel, d->devs[k].name, gc != NULL,
 		gc && gc->unit[0] ? gc->unit : "-", st.target_ns / 1000,
-		rule_of(&d->devs[k]), nd->depth == IOLAT_DEPTH_MAX ? (int64_t)-1 : (int64_t)nd->depth,
+		rule_of(d, &d->devs[k]), nd->depth == IOLAT_DEPTH_MAX ? (int64_t)-1 : (int64_t)nd->depth,
 		nd->use_delay, nd->delay_used);
 	fprintf(f, " ios=%" PRIu64 " avg_lat_us=%" PRIu64 " p50_us=%" PRIu64 " p90_us=%" PRIu64 " p99_us=%" PRIu64
 		" windows_ok=%" PRIu64 " windows_missed=%" PRIu64 " scale_downs=%" PRIu64 " scale_ups=%" PRIu64,
@@ -118,9 +135,12 @@ static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint
 	for (int l = 0; l < CG_NR_LIMITS; l++)
 		fprintf(f, " %s=%" PRIu64, cg_limit_name(l), nd->limited ? nd->want.v[l] : 0);
 	fprintf(f, " carriers=%u left_out=%u holds=%d cause=%s not_holding_s=%" PRIu64
-		" misses_from_elsewhere=%d writes=%u write_errors=%u written_ago_ms=%" PRId64 "\n",
+		" misses_from_elsewhere=%d writes=%u write_errors=%u written_ago_ms=%" PRId64,
 		nd->carriers, nd->left_out, !nd->eff.ineffective, iolatd_effect_cause(d, nd),
 		nd->eff.ineffective_secs, nd->outside_misses, writes, errors, ago);
+	if (d->cfg.mode == IOLATD_MODE_ADAPTIVE)
+		write_adaptive(f, nd->g, &st);
+	fprintf(f, "\n");
 }
 
 /* Each cgroup carrying a limit of ours: what is written there, and for which node. */
@@ -146,7 +166,7 @@ static void write_devices(FILE *f, const struct iolatd *d)
 		const struct dev_ctl *c = &d->devs[k];
 
 		fprintf(f, "device dev=%s disk=%s nr_requests=%" PRIu32 " rule=%s rule_from=%s"
-			" unattributed_bps=%" PRIu64 "\n", c->name, c->disk, c->nr_requests, rule_of(c),
+			" unattributed_bps=%" PRIu64 "\n", c->name, c->disk, c->nr_requests, rule_of(d, c),
 			c->rotational_configured ? "config" : "queue/rotational", c->unattr_last_bps);
 	}
 }
@@ -206,10 +226,10 @@ int iolatd_write_status(struct iolatd *d, uint64_t now)
 	f = fopen(tmp, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "iolatd pid=%ld time=%lld uptime_s=%" PRIu64 " cgroup=v%d root=%s control=%d dry_run=%d"
+	fprintf(f, "iolatd pid=%ld time=%lld uptime_s=%" PRIu64 " cgroup=v%d root=%s control=%d mode=%s dry_run=%d"
 		" source=%s observed=%" PRIu64 " unattributed=%" PRIu64 " writeback_throttled=%d\n",
 		(long)getpid(), (long long)time(NULL), (uint64_t)((now - d->started_ns) / 1000000000u),
-		d->root.version, d->root.path, d->cfg.control, d->opts.dry_run,
+		d->root.version, d->root.path, d->cfg.control, iolatd_mode_name(d->cfg.mode), d->opts.dry_run,
 		d->source_lost ? "lost" : "ok", d->observed, d->unattributed, d->root.version == 2);
 	write_devices(f, d);
 	write_waiting(f, d);

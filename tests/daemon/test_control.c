@@ -598,6 +598,51 @@ static void test_misses_from_elsewhere(void **state)
 	iolatd_destroy(d);
 }
 
+/*
+ * control=adaptive: the core's rate, split by direction. The writer alone
+ * does ~1 GiB/s of writes: its first limit is 0.9 x that, on writes only;
+ * the reader keeps missing whatever the writer is held to (the fake tree
+ * obeys no limit), so futility stops the lowering: the limit comes back to
+ * the first level and holds still. When the reader goes idle, it is lifted.
+ */
+static void test_adaptive_rate(void **state)
+{
+	struct iolatd *d;
+	uint64_t first = 0, lowest = UINT64_MAX, last = 0;
+	unsigned changes = 0;
+
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\n"
+		 "control=adaptive\ncgroup_root=%s\n[group:app/reader]\ntarget=1ms\n", f.root);
+	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
+	d = start(false);
+	for (int s = 0; s < 60; s++) {
+		uint64_t w;
+
+		drive(d, 100, 3 * MS);
+		w = limit("app/writer", WBPS);
+		if (w == ADMIN_WBPS || !w)
+			continue;
+		if (!first)
+			first = w;
+		if (w != last)
+			changes++;
+		last = w;
+		if (w < lowest)
+			lowest = w;
+	}
+	print_message("adaptive: first %" PRIu64 ", lowest %" PRIu64 ", last %" PRIu64 ", %u values\n",
+		      first, lowest, last, changes);
+	assert_true(first > (1ull << 30) * 8 / 10 && first < (1ull << 30) * 95 / 100);
+	assert_true(lowest >= first / 2);       /* futility: lowering stopped */
+	assert_true(changes <= 8);              /* held still, not rewritten every period */
+	assert_true(limit("app/writer", WIOPS) > 0);
+	assert_int_equal(limit("app/writer", "blkio.throttle.read_bps_device"), 0); /* writes only */
+	drive(d, 2500, 0);                      /* the reader goes idle */
+	assert_int_equal(limit("app/writer", WBPS), ADMIN_WBPS);
+	assert_int_equal(iolatd_stop(d, vnow), 0);
+	iolatd_destroy(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -616,6 +661,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_silent_configs_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_starvation_after_ineffective_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_misses_from_elsewhere, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_adaptive_rate, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
