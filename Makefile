@@ -7,7 +7,11 @@
 #   make check-core-deps   src/core includes only C11 headers
 #   make check-layers      includes and calls follow the layers (scripts/check_layers.sh)
 #   make check-functions   no function over 80 lines without a reason (scripts/long_functions.sh)
-#   make install [PREFIX=/usr/local] [DESTDIR=]   header, libraries, iolatency.pc, iolat, iolatd + unit
+#   make install [PREFIX=/usr/local] [DESTDIR=]   header, libraries, iolatency.pc, iolat, iolatd + unit,
+#                  man pages (NOMAN=1: without them, where scdoc is missing)
+#   make man        the man pages from man/*.scd (scdoc), into $(O)/man
+#   make vm-test    iolatd on Debian 12's stock kernel under QEMU (tests/vm; minutes, see docs/iolatd.md)
+#   make deb        the Debian packages (dpkg-buildpackage in $(O)/pkg; scripts/package_check.sh checks them)
 # CC=clang works too. Every source module is found by wildcard: adding a file needs no edit here.
 
 CC      ?= cc
@@ -16,7 +20,7 @@ O       ?= build$(if $(SAN),-$(SAN))
 OPT     ?= -O2
 WARN    := -Wall -Wextra -Werror -Wmissing-prototypes -Wshadow -Wno-unused-parameter
 CFLAGS  ?= $(OPT) -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC $(WARN) -Iinclude -Isrc $(CFLAGS) $(SANFLAGS) $(CONFIG_DEFS)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC $(WARN) -Iinclude -Isrc $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(CONFIG_DEFS)
 LDLIBS  = -lpthread -lm
 
 ifeq ($(SAN),asan)
@@ -74,13 +78,14 @@ TEST_HELP := $(patsubst %.c,$(O)/%.o,$(wildcard tests/helpers/*.c))
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(patsubst %.c,$(O)/%,$(BENCH_SRC))
 
-.PHONY: all lib test tests bench clean check-core-deps check-layers check-functions install
+.PHONY: all lib test tests bench clean check-core-deps check-layers check-functions install man vm-test deb FORCE
 
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 BINDIR  ?= $(PREFIX)/bin
 VERSION := 0.1.0
+SOVERSION := 1
 all: lib $(IOLAT) $(IOLATD)
 lib: $(LIB_A) $(LIB_SO)
 
@@ -106,14 +111,14 @@ $(O)/libiolatency.map: include/iolatency.h
 	{ echo 'IOLATENCY_0 { global:'; grep -oE '\biolat_[a-z_]+\(' $< | tr -d '(' | sort -u | sed 's/$$/;/'; echo 'local: *; };'; } > $@
 
 $(LIB_SO): $(LIB_OBJ) $(O)/libiolatency.map
-	$(CC) -shared $(SANFLAGS) -Wl,-soname,libiolatency.so.0 -Wl,-z,nodelete -Wl,--version-script=$(O)/libiolatency.map -o $@ $(LIB_OBJ) $(LDLIBS)
+	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,-soname,libiolatency.so.$(SOVERSION) -Wl,-z,nodelete -Wl,--version-script=$(O)/libiolatency.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
 $(APP_A): $(APP_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
 $(IOLAT): $(TOOL_OBJ) $(APP_A) $(DAEMON_A) $(LIB_A)
-	$(CC) $(SANFLAGS) -o $@ $(TOOL_OBJ) $(APP_A) $(DAEMON_A) $(LIB_A) $(LDLIBS)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(APP_A) $(DAEMON_A) $(LIB_A) $(LDLIBS)
 
 # iolatd: the daemon's library (src/daemon) over the controller's.
 $(DAEMON_A): $(DAEMON_OBJ)
@@ -121,7 +126,7 @@ $(DAEMON_A): $(DAEMON_OBJ)
 	ar rcs $@ $^
 
 $(IOLATD): $(O)/tools/iolatd.o $(DAEMON_A) $(LIB_A)
-	$(CC) $(SANFLAGS) -o $@ $< $(DAEMON_A) $(LIB_A) $(BPF_LIBS) $(LDLIBS)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $< $(DAEMON_A) $(LIB_A) $(BPF_LIBS) $(LDLIBS)
 
 # The BPF program: vmlinux.h from the running kernel's BTF, the object, its skeleton.
 $(O)/bpf/vmlinux.h:
@@ -169,21 +174,34 @@ check-layers: $(LIB_OBJ) $(APP_OBJ) $(TOOL_OBJ) $(DAEMON_OBJ) $(O)/tools/iolatd.
 check-functions:
 	@scripts/long_functions.sh && echo "check-functions: no function over 80 lines without a reason"
 
-$(O)/iolatency.pc: Makefile
+# Written at every make: it holds PREFIX and LIBDIR, which may differ from the last run.
+$(O)/iolatency.pc: FORCE
 	@mkdir -p $(dir $@)
 	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: iolatency\nDescription: io.latency, the latency-target I/O controller, in user space\nVersion: %s\nLibs: -L$${libdir} -liolatency\nLibs.private: %s\nCflags: -I$${includedir}\n' \
 		'$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' '$(VERSION)' '$(LDLIBS)' > $@
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]: header, libraries, pkg-config file, iolat,
-# iolatd and its systemd unit (SYSTEMDDIR), docs/iolatd.md.
+# iolatd and its systemd unit (SYSTEMDDIR), docs/iolatd.md, the man pages (MANDIR; NOMAN=1
+# leaves them out where scdoc is missing).
 SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 DOCDIR  ?= $(PREFIX)/share/doc/iolatency
-install: all $(O)/iolatency.pc
+MANDIR  ?= $(PREFIX)/share/man
+SCDOC   ?= scdoc
+MAN_PAGES := $(patsubst man/%.scd,$(O)/man/%,$(wildcard man/*.scd))
+
+$(O)/man/%: man/%.scd
+	@mkdir -p $(dir $@)
+	@command -v $(SCDOC) >/dev/null || { echo "make: $(SCDOC) not found: apt-get install scdoc (or make install NOMAN=1)" >&2; exit 1; }
+	$(SCDOC) < $< > $@.tmp && mv $@.tmp $@
+
+man: $(MAN_PAGES)
+
+install: all $(O)/iolatency.pc $(if $(NOMAN),,$(MAN_PAGES))
 	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR)
 	install -m 644 include/iolatency.h $(DESTDIR)$(INCDIR)/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
-	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libiolatency.so.0
-	ln -sf libiolatency.so.0 $(DESTDIR)$(LIBDIR)/libiolatency.so
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libiolatency.so.$(SOVERSION)
+	ln -sf libiolatency.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libiolatency.so
 	install -m 644 $(O)/iolatency.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 755 $(IOLAT) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(IOLATD) $(DESTDIR)$(BINDIR)/
@@ -191,6 +209,20 @@ install: all $(O)/iolatency.pc
 	sed 's|@BINDIR@|$(BINDIR)|g; s|@DOCDIR@|$(DOCDIR)|g' contrib/iolatd.service > $(DESTDIR)$(SYSTEMDDIR)/iolatd.service
 	chmod 644 $(DESTDIR)$(SYSTEMDDIR)/iolatd.service
 	install -m 644 docs/iolatd.md $(DESTDIR)$(DOCDIR)/
+ifeq ($(NOMAN),)
+	for p in $(MAN_PAGES); do s=$${p##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s && \
+		install -m 644 $$p $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; done
+endif
+
+# iolatd on Debian 12's stock 6.1 kernel in a QEMU guest: tests/vm/run.sh (everything under $(O)/vm).
+vm-test: $(IOLAT) $(IOLATD)
+	O=$(O) bash tests/vm/run.sh
+
+# The Debian packages, built from a copy of the tree in $(O)/pkg.
+deb:
+	O=$(O) bash scripts/package_check.sh --build-only
+
+FORCE:
 
 clean:
 	rm -rf build build-asan build-tsan build-clang

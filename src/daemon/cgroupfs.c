@@ -61,6 +61,16 @@ static bool file_has_word(const char *path, const char *word)
 	return found;
 }
 
+bool cgfs_has_io(const struct cgfs_root *root, const char *dir)
+{
+	char ctl[IOLATD_PATH_MAX * 2 + 32];
+
+	if (root->version != 2)
+		return true;
+	snprintf(ctl, sizeof(ctl), "%s/cgroup.controllers", dir);
+	return file_has_word(ctl, "io");
+}
+
 static bool opts_have(const char *opts, const char *word)
 {
 	size_t n = strlen(word);

@@ -73,6 +73,9 @@ int cgfs_write_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev
 /* The inode number of a directory (the cgroup id BPF sees), or 0. */
 uint64_t cgfs_ino(const char *dir);
 
+/* Does cgroup @dir have the io controller? (Always on v1: blkio is the hierarchy.) */
+bool cgfs_has_io(const struct cgfs_root *root, const char *dir);
+
 /* Format / parse "MAJ:MIN". */
 void cgfs_devstr(dev_t dev, char *buf, size_t len);
 

@@ -151,7 +151,11 @@ void iolatd_rescan(struct iolatd *d)
 		if (present == d->group_present[g] && d->group_checked[g])
 			continue;
 		cgfs_dir(&d->root, gc->path, dir, sizeof(dir));
-		if (present)
+		if (present && !cgfs_has_io(&d->root, dir))
+			iolatd_logf(d, "group %s: cgroup %s found, but without the io controller: its I/O is counted "
+				    "to the nearest parent that has it and cannot be measured apart; enable it with +io "
+				    "in its parent's cgroup.subtree_control (systemd: IOAccounting=yes)", gc->path, dir);
+		else if (present)
 			iolatd_logf(d, "group %s%s%s: cgroup %s found, controlled", gc->path, gc->unit[0] ? " of " : "",
 				    gc->unit, dir);
 		else
@@ -475,8 +479,10 @@ static void commit_primed(struct iolatd *d, uint64_t now)
 		if (!e->used || !e->act.primed)
 			continue;
 		ret = act_commit_due(&e->act, &d->root, now, d->opts.dry_run, iolatd_save_state, d);
-		if (ret < 0 && e->act.write_errors == 1)
+		if (ret < 0 && !e->error_logged) {
+			e->error_logged = true;
 			iolatd_logf(d, "%s: cannot write limits: %s", e->rel, strerror(-ret));
+		}
 		if (ret > 0 && !e->act.active)
 			iolatd_save_state(d); /* released: no longer in the record */
 	}

@@ -100,6 +100,8 @@ build_initramfs || { echo "vm: cannot build the initramfs" >&2; exit 1; }
 rm -f "$out/disk.img"
 truncate -s 1G "$out/disk.img"
 
+# A scenario may ask for QEMU drive options with a line "# vm-drive: OPTS".
+drive_opts=$(sed -n 's/^# vm-drive: *//p' "$here/guest/$scenario.sh" | head -n 1)
 accel=tcg
 [ -w /dev/kvm ] && accel=kvm
 log=$out/console-$scenario.log
@@ -108,7 +110,7 @@ t0=$(date +%s)
 timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 -accel "$accel" -cpu max -smp "${VM_CPUS:-1}" -m "$VM_MEM" \
 	-nographic -no-reboot -net none -kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
 	-append "console=ttyS0 panic=-1 quiet vmtest=$scenario vmargs=$(IFS=,; echo "$*")" \
-	-drive "file=$out/disk.img,format=raw,if=virtio,cache=${VM_CACHE:-none}" </dev/null 2>&1 |
+	-drive "file=$out/disk.img,format=raw,if=virtio,cache=${VM_CACHE:-none}${drive_opts:+,$drive_opts}" </dev/null 2>&1 |
 	sed -u 's/\r$//' | tee "$log"
 rc=$(awk '/^VMTEST-EXIT /{rc=$2} END{print rc==""?"":rc}' "$log")
 say "$scenario: $(( $(date +%s) - t0 )) s of wall time"

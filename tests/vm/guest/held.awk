@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Is a writer held to the limit in force? Input: samples "ms wbytes wbps"
-# (sample_cg in lib.sh, every 100 ms or so). For each whole second from the
+# Is a writer held to the limit in force? Input: samples "ms wbytes wbps ..."
+# (sample_cg in lib.sh, every 100 ms or so; later columns are not read). For each whole second from the
 # first sample: the bytes written in it against what the limits allowed over
 # it, each interval between two samples allowed the looser of the limits read
 # at its two ends (a new limit acts 100-200 ms after it is written). A second
@@ -18,7 +18,7 @@ function flush_second(   r) {
 	sec_done = 0; sec_allowed = 0; sec_limited = 1
 }
 BEGIN { if (ratio == "") ratio = 1.2; if (skip == "") skip = 0; sec = -1; nl = 0; held = 0 }
-NF == 3 {
+NF >= 3 {
 	t = $1; b = $2; l = $3
 	if (t0 == "") { t0 = t; pt = t; pb = b; pl = l; sec = 0; sec_limited = 1; next }
 	s = int((t - t0) / 1000)

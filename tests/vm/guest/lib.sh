@@ -76,11 +76,16 @@ cg_wbps() {
 		END { print (v == "" || v == "max") ? 0 : v }' $CG/$1/io.max
 }
 
-# Every $2 ms until file $3 exists: "ms wbytes wbps" of cgroup $1, to stdout.
+# Every $2 ms until file $3 exists: "ms wbytes wbps wios wiops" of cgroup $1
+# (0 for no limit), to stdout.
 sample_cg() {
 	local cg=$1 every=$2 stop=$3
 	while [ ! -e "$stop" ]; do
-		echo "$(now_ms) $(cg_wbytes $cg) $(cg_wbps $cg)"
+		awk -v d="$DEV" -v t="$(now_ms)" '
+			FILENAME ~ /io.stat$/ && $1 == d { for (i = 2; i <= NF; i++) { split($i, kv, "="); st[kv[1]] = kv[2] } }
+			FILENAME ~ /io.max$/ && $1 == d { for (i = 2; i <= NF; i++) { split($i, kv, "="); mx[kv[1]] = kv[2] == "max" ? 0 : kv[2] } }
+			END { printf "%d %d %d %d %d\n", t, st["wbytes"], mx["wbps"], st["wios"], mx["wiops"] }' \
+			$CG/$cg/io.stat $CG/$cg/io.max
 		usleep $((every * 1000))
 	done
 }
