@@ -87,7 +87,7 @@ static int do_write(struct act *a, const struct cgfs_root *root, const struct cg
 	return 1;
 }
 
-/* Does @next lower a kind that @cur limits? (A kind appearing has no carry to fix.) */
+/* Does @next lower a kind that @cur limits? */
 static bool lowers(const struct cg_limits *next, const struct cg_limits *cur)
 {
 	for (int k = 0; k < CG_NR_LIMITS; k++)
@@ -96,26 +96,69 @@ static bool lowers(const struct cg_limits *next, const struct cg_limits *cur)
 	return false;
 }
 
-/* No kind lowered below half its value in force in one write. */
+/* Does @next limit a kind that @cur does not? */
+static bool opens(const struct cg_limits *next, const struct cg_limits *cur)
+{
+	for (int k = 0; k < CG_NR_LIMITS; k++)
+		if (!cur->v[k] && next->v[k])
+			return true;
+	return false;
+}
+
+/* No kind lowered below half its value in force in one write (kept a multiple of ACT_ROUND). */
 static void clamp_step(struct cg_limits *next, const struct cg_limits *cur)
 {
 	for (int k = 0; k < CG_NR_LIMITS; k++)
 		if (cur->v[k] && next->v[k] && next->v[k] < cur->v[k] / 2)
-			next->v[k] = cur->v[k] / 2;
+			next->v[k] = (cur->v[k] / 2 + ACT_ROUND - 1) / ACT_ROUND * ACT_ROUND;
+}
+
+/* Write @l without changing what is recorded as ours (the same values, or values binding nothing). */
+static int write_staged(struct act *a, const struct cgfs_root *root, const struct cg_limits *l,
+			enum act_pending pending, uint64_t now, bool dry_run, void (*before_write)(void *ctx),
+			void *ctx)
+{
+	struct cg_limits keep = a->written;
+	int ret;
+
+	if (pending == ACT_FOLD) { /* recorded first: a crash must not leave the opening behind */
+		a->written = *l;
+		if (before_write)
+			before_write(ctx);
+		a->written = keep;
+	}
+	if ((ret = do_write(a, root, l, now, dry_run)) < 0)
+		return ret;
+	a->pending = pending;
+	a->primed_ns = now;
+	if (pending == ACT_FOLD)
+		a->opens++;
+	else
+		a->primes++;
+	return ret;
 }
 
 /* The values in force written again: the throttle starts a new slice now. */
 static int prime(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run)
 {
 	struct cg_limits same = a->written;
-	int ret = do_write(a, root, &same, now, dry_run);
 
-	if (ret < 0)
-		return ret;
-	a->primed = true;
-	a->primed_ns = now;
-	a->primes++;
-	return ret;
+	return write_staged(a, root, &same, ACT_LOWER, now, dry_run, NULL, NULL);
+}
+
+/* The kinds @next adds get values that bind nothing; the others stay as they are. */
+static int open_kinds(struct act *a, const struct cgfs_root *root, const struct cg_limits *next,
+		      uint64_t now, bool dry_run, void (*before_write)(void *ctx), void *ctx)
+{
+	struct cg_limits open = a->written;
+
+	a->opened = 0;
+	for (int k = 0; k < CG_NR_LIMITS; k++)
+		if (!a->written.v[k] && next->v[k]) {
+			open.v[k] = k == CG_RBPS || k == CG_WBPS ? ACT_OPEN_BPS : ACT_OPEN_IOPS;
+			a->opened |= 1u << k;
+		}
+	return write_staged(a, root, &open, ACT_FOLD, now, dry_run, before_write, ctx);
 }
 
 /* Write @next now, recorded first. */
@@ -124,7 +167,7 @@ static int write_now(struct act *a, const struct cgfs_root *root, const struct c
 {
 	struct cg_limits keep = a->written;
 
-	a->primed = a->release_due = false;
+	a->pending = ACT_NONE;
 	a->written = *next; /* recorded before it goes out */
 	if (before_write)
 		before_write(ctx);
@@ -149,47 +192,101 @@ static int learn_admin(struct act *a, const struct cgfs_root *root, bool dry_run
 	return 0;
 }
 
+/* Ours rounded up to a multiple of ACT_ROUND, under the administrator's. */
+static void next_values(const struct act *a, const struct cg_limits *want, struct cg_limits *next)
+{
+	for (int k = 0; k < CG_NR_LIMITS; k++) {
+		uint64_t v = want->v[k] ? (want->v[k] + ACT_ROUND - 1) / ACT_ROUND * ACT_ROUND : 0;
+
+		next->v[k] = act_min_limit(v, a->admin.v[k]);
+	}
+}
+
 int act_apply(struct act *a, const struct cgfs_root *root, const struct cg_limits *want,
 	      uint64_t now, bool dry_run, void (*before_write)(void *ctx), void *ctx)
 {
 	struct cg_limits next;
 	int ret;
 
-	if (all_zero(want)) {
-		if (!a->active || a->release_due)
-			return 0;
-		a->release_due = true; /* removing ours raises: primed for the carry it leaves */
-		return prime(a, root, now, dry_run);
-	}
+	if (all_zero(want))
+		return a->active ? act_release(a, root, now, dry_run) : 0;
 	if (a->active && now - a->last_write_ns < ACT_MIN_INTERVAL_NS)
 		return 0;
 	if ((ret = learn_admin(a, root, dry_run)))
 		return ret;
-	for (int k = 0; k < CG_NR_LIMITS; k++)
-		next.v[k] = act_min_limit(want->v[k], a->admin.v[k]);
-	a->release_due = false;
+	next_values(a, want, &next);
+	if (a->pending == ACT_FOLD) { /* the opened kinds get the latest want */
+		a->next = next;
+		return 0;
+	}
 	if (a->active && close_enough(&next, &a->written)) {
-		a->primed = false; /* a lowering no longer wanted */
+		a->pending = ACT_NONE; /* a lowering no longer wanted */
 		return 0;
 	}
 	if (!a->active) {
 		a->active = true;
 		a->active_since_ns = now;
-		return write_now(a, root, &next, now, dry_run, before_write, ctx);
 	}
+	a->next = next;
+	if (opens(&next, &a->written))
+		return open_kinds(a, root, &next, now, dry_run, before_write, ctx);
 	if (!lowers(&next, &a->written))
 		return write_now(a, root, &next, now, dry_run, before_write, ctx);
-	clamp_step(&next, &a->written);
-	a->next = next;
-	return a->primed ? 0 : prime(a, root, now, dry_run);
+	return a->pending == ACT_LOWER ? 0 : prime(a, root, now, dry_run);
 }
 
-/* Remove ours, restoring the administrator's limits. */
-static int release_now(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run)
+/* The opened kinds get their values; the others are not lowered at this moment. */
+static int commit_fold(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run,
+		       void (*before_write)(void *ctx), void *ctx)
+{
+	struct cg_limits next = a->next;
+
+	for (int k = 0; k < CG_NR_LIMITS; k++)
+		if (!(a->opened & (1u << k)) && a->written.v[k] && next.v[k] && next.v[k] < a->written.v[k])
+			next.v[k] = a->written.v[k];
+	return write_now(a, root, &next, now, dry_run, before_write, ctx);
+}
+
+int act_commit_due(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run,
+		   void (*before_write)(void *ctx), void *ctx)
+{
+	uint64_t since = now - a->primed_ns;
+	struct cg_limits next;
+	int ret;
+
+	if (a->pending == ACT_NONE || !a->active)
+		return 0;
+	adopt_foreign(a, root, dry_run);
+	for (int k = 0; k < CG_NR_LIMITS; k++)
+		a->next.v[k] = act_min_limit(a->next.v[k], a->admin.v[k]);
+	if (a->pending == ACT_FOLD)
+		return since < ACT_FOLD_NS ? 0 : commit_fold(a, root, now, dry_run, before_write, ctx);
+	if (since < ACT_PRIME_NS)
+		return 0;
+	if (since > ACT_PRIME_LATE_NS) { /* past the slice's end: the carry is unknown again */
+		ret = prime(a, root, now, dry_run);
+		return ret < 0 ? ret : 0;
+	}
+	next = a->next;
+	clamp_step(&next, &a->written);
+	if (!memcmp(&next, &a->next, sizeof(next)))
+		return write_now(a, root, &next, now, dry_run, before_write, ctx);
+	/* A half step: it starts a slice too, so the next half follows as after a prime. */
+	ret = write_now(a, root, &next, now, dry_run, before_write, ctx);
+	if (ret > 0) {
+		a->pending = ACT_LOWER;
+		a->primed_ns = now;
+	}
+	return ret;
+}
+
+int act_release(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run)
 {
 	int ret;
 
-	a->primed = a->release_due = false;
+	if (!a->active)
+		return 0;
+	a->pending = ACT_NONE;
 	adopt_foreign(a, root, dry_run);
 	ret = do_write(a, root, &a->admin, now, dry_run);
 	if (ret == -ENOENT || ret == -ENODEV)
@@ -200,32 +297,4 @@ static int release_now(struct act *a, const struct cgfs_root *root, uint64_t now
 	a->active = false;
 	memset(&a->written, 0, sizeof(a->written));
 	return ret;
-}
-
-int act_commit_due(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run,
-		   void (*before_write)(void *ctx), void *ctx)
-{
-	uint64_t since = now - a->primed_ns;
-	struct cg_limits next = a->next;
-	int ret;
-
-	if (!a->primed || !a->active || since < ACT_PRIME_NS)
-		return 0;
-	if (since > ACT_PRIME_LATE_NS) { /* past the slice's end: the carry is unknown again */
-		ret = prime(a, root, now, dry_run);
-		return ret < 0 ? ret : 0;
-	}
-	if (a->release_due)
-		return release_now(a, root, now, dry_run);
-	adopt_foreign(a, root, dry_run);
-	for (int k = 0; k < CG_NR_LIMITS; k++)
-		next.v[k] = act_min_limit(next.v[k], a->admin.v[k]);
-	return write_now(a, root, &next, now, dry_run, before_write, ctx);
-}
-
-int act_release(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run)
-{
-	if (!a->active)
-		return 0;
-	return release_now(a, root, now, dry_run);
 }

@@ -7,21 +7,29 @@
  * when, and for how long a limit has been in force. Writes are rate-limited
  * and skipped when every value moved by less than an eighth.
  *
- * A lowering is primed. Linux 6.1's block throttle (and every kernel with
- * the same code) carries, at each write of a group's limits while it has
- * I/O queued, what the old limits allowed since the throttle's current
- * slice began minus what they let through, into an unsigned field: a lower
- * limit written at the wrong moment makes that carry wrap, and the group is
- * not limited at all until it pauses. The carry's deficit is at most the old
- * limit times the time left to the throttle's next slice boundary; slices
- * are 100 ms long and start again at every write. So a write that lowers
- * any limit, or removes ours, first writes the values in force again (the
- * prime, a new slice begins), and the lower values follow between
- * ACT_PRIME_NS and ACT_PRIME_LATE_NS later, before the slice's end, with no
- * kind lowered below half of its value in force per write: the deficit is
- * then under what the new limit allows in a slice. A commit due later than
- * that is primed again. Raising a limit is written at once. Measured on
- * Debian 12's 6.1 kernel: docs/iolatd.md, "Limits that hold on 6.1".
+ * Limits that hold on Linux 6.1 (and every kernel with its block throttle):
+ * at each write of a group's limits while it has I/O queued, the throttle
+ * carries what the old limits allowed since its current 100 ms slice began
+ * minus what they let through over to the new ones, in an unsigned field;
+ * when that carry is below minus what the new limit allows in a slice, the
+ * sum wraps and the group runs unlimited for a slice, and every write made
+ * before it has paid that debt back wraps again (docs/iolatd.md, "Limits
+ * that hold on 6.1"). So:
+ *  - a write that lowers a kind is primed: the values in force are written
+ *    again (a new slice begins), the lower ones follow between ACT_PRIME_NS
+ *    and ACT_PRIME_LATE_NS later, before that slice ends, no kind below half
+ *    its value per write (the deficit is then at most what the old limit
+ *    allows in the rest of the slice: under what the new one allows in a
+ *    slice); a larger drop goes on by halves, each write the prime of the
+ *    next; a commit due later is primed again;
+ *  - a kind that appears (none in force) first gets ACT_OPEN_BPS or
+ *    ACT_OPEN_IOPS, which bind nothing, and its value ACT_FOLD_NS later: the
+ *    slice that passes folds an old carry (of an earlier episode, another
+ *    daemon) into what was dispatched, and nothing is queued at the write;
+ *  - every value of ours is a multiple of ACT_ROUND: what a limit allows in
+ *    a slice (a tenth of it) is then a whole number, and rewriting or raising
+ *    a limit cannot leave a carry below minus one slice's allowance;
+ *  - raising, and removing ours, is written at once.
  * Context: the daemon's one thread.
  */
 #ifndef IOLAT_DAEMON_ACTUATE_H
@@ -44,16 +52,20 @@ struct act {
 	uint64_t limited_ns;      /* total time under a limit of ours, closed episodes */
 	unsigned writes, write_errors;
 	int last_error;           /* -errno of the last failed write, 0 */
-	bool primed;              /* a lowering waits for its commit (act_commit_due) */
-	bool release_due;         /* ... and it is the release (restore admin) */
+	enum act_pending { ACT_NONE, ACT_LOWER, ACT_FOLD } pending; /* what act_commit_due() writes */
 	struct cg_limits next;    /* the values it commits */
-	uint64_t primed_ns;       /* when the prime went out */
-	unsigned primes;          /* primes written, in all */
+	unsigned opened;          /* ACT_FOLD: the kinds opened (bit per kind) */
+	uint64_t primed_ns;       /* when the prime (or the opening) went out */
+	unsigned primes, opens;   /* primes and openings written, in all */
 };
 
 #define ACT_MIN_INTERVAL_NS 100000000ull /* at most one decision per 100 ms */
 #define ACT_PRIME_NS 60000000ull         /* a primed lowering commits this long after... */
 #define ACT_PRIME_LATE_NS 90000000ull    /* ...and not later than this (before 96 ms) */
+#define ACT_FOLD_NS 150000000ull         /* an opened kind gets its value this long after */
+#define ACT_OPEN_BPS (1ull << 40)        /* 1 TiB/s */
+#define ACT_OPEN_IOPS (1ull << 24)
+#define ACT_ROUND 10
 
 /* Where the limit goes. */
 void act_init(struct act *a, const char *cgdir, dev_t dev);
@@ -70,14 +82,14 @@ int act_apply(struct act *a, const struct cgfs_root *root, const struct cg_limit
 	      uint64_t now, bool dry_run, void (*before_write)(void *ctx), void *ctx);
 
 /*
- * act_commit_due() - a primed lowering whose time has come is written (one
- * that is late is primed again). Call it often: every 20 ms or so.
- * Return as act_apply (0: nothing due).
+ * act_commit_due() - a primed lowering or an opened kind whose time has come
+ * is written (a lowering that is late is primed again). Call it often: every
+ * 20 ms or so. Return as act_apply (0: nothing due).
  */
 int act_commit_due(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run,
 		   void (*before_write)(void *ctx), void *ctx);
 
-/* Remove what we wrote at once (not primed), restoring the administrator's limits. Return as act_apply. */
+/* Remove what we wrote, at once, restoring the administrator's limits. Return as act_apply. */
 int act_release(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run);
 
 /* Time under a limit of ours up to @now. */

@@ -469,22 +469,20 @@ static void refresh_units(struct iolatd *d, uint64_t now)
 	iolatd_apply_targets(d);
 }
 
-/* Primed lowerings whose time has come go out (actuate.h: limits that hold on 6.1). */
+/* Primed lowerings and opened kinds whose time has come go out (actuate.h: limits that hold on 6.1). */
 static void commit_primed(struct iolatd *d, uint64_t now)
 {
 	for (int i = 0; i < LIMTAB_MAX; i++) {
 		struct limtab_ent *e = &d->lim->e[i];
 		int ret;
 
-		if (!e->used || !e->act.primed)
+		if (!e->used || e->act.pending == ACT_NONE)
 			continue;
 		ret = act_commit_due(&e->act, &d->root, now, d->opts.dry_run, iolatd_save_state, d);
 		if (ret < 0 && !e->error_logged) {
 			e->error_logged = true;
 			iolatd_logf(d, "%s: cannot write limits: %s", e->rel, strerror(-ret));
 		}
-		if (ret > 0 && !e->act.active)
-			iolatd_save_state(d); /* released: no longer in the record */
 	}
 }
 

@@ -82,6 +82,10 @@ EOF
 
 # 2. Under iolatd.
 controlled_run() {
+T=/sys/kernel/tracing
+if [ -n "${TRACE:-}" ]; then # the time of every io.max write, from the kernel
+	echo tg_set_limit >$T/set_ftrace_filter && echo function >$T/current_tracer && echo >$T/trace
+fi
 start_daemon
 sleep 2
 run_in_cg app/batch/a "$(writer_job $((SECS + 2)))" writer
@@ -105,6 +109,10 @@ held=$(awk -f /test/held.awk -v skip=2 $WORK/samples)
 awk -f /test/held.awk -v skip=2 -v verbose=1 $WORK/samples | sed 's/^/    /'
 echo "held: $held"
 echo "samples (ms wbytes wbps wios wiops):"; sed 's/^/    /' $WORK/samples
+if [ -n "${TRACE:-}" ]; then
+	echo "io.max writes (uptime s):"; grep tg_set_limit $T/trace | awk '{sub(":", "", $4); print "    w " $4}'
+	echo nop >$T/current_tracer
+fi
 set -- $held
 lim=${1#limited=}; share=${3#share=}
 [ "$lim" -ge 5 ] && [ "$share" -ge 90 ] && ok "writer held within 1.2x in $share % of $lim limited seconds" ||

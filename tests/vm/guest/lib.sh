@@ -84,7 +84,7 @@ sample_cg() {
 		awk -v d="$DEV" -v t="$(now_ms)" '
 			FILENAME ~ /io.stat$/ && $1 == d { for (i = 2; i <= NF; i++) { split($i, kv, "="); st[kv[1]] = kv[2] } }
 			FILENAME ~ /io.max$/ && $1 == d { for (i = 2; i <= NF; i++) { split($i, kv, "="); mx[kv[1]] = kv[2] == "max" ? 0 : kv[2] } }
-			END { printf "%d %d %d %d %d\n", t, st["wbytes"], mx["wbps"], st["wios"], mx["wiops"] }' \
+			END { printf "%.0f %.0f %.0f %.0f %.0f\n", t, st["wbytes"], mx["wbps"], st["wios"], mx["wiops"] }' \
 			$CG/$cg/io.stat $CG/$cg/io.max
 		usleep $((every * 1000))
 	done

@@ -69,6 +69,11 @@ seq_halvingp() {
 		[ $v -ne $cur ] && primed $cur $v
 	done
 }
+# IOPS limits rewritten (the same value) every 300 ms: 15/s allows 1.5 I/Os
+# per 100 ms slice, 20/s exactly 2.
+iops_same() { local end=$(( $(now_ms) + SECS * 1000 )); while [ "$(now_ms)" -lt $end ]; do setmax "wiops=$1"; usleep 300000; done; }
+seq_iops15() { iops_same 15; }
+seq_iops20() { iops_same 20; }
 seq_maxfirst() {
 	local end=$(( $(now_ms) + SECS * 1000 )) i=0
 	while [ "$(now_ms)" -lt $end ]; do
@@ -82,7 +87,7 @@ seq_maxfirst() {
 cg_make w/a || exit 1
 echo "probe: disk $DEV, limit L=$((L / MiB)) MiB/s, $SECS s per sequence"
 for s in $SEQS; do
-	setmax "wbps=max"
+	setmax "wbps=max wiops=max"
 	run_in_cg w/a "$(writer_job $((SECS + 3)))" "writer-$s"
 	wpid=$!
 	sleep 1
@@ -92,15 +97,19 @@ for s in $SEQS; do
 	seq_$s
 	touch $WORK/stop
 	wait $spid
-	setmax "wbps=max" # first: bios held by the throttle would keep the writer alive
+	setmax "wbps=max wiops=max" # first: bios held by the throttle would keep the writer alive
 	kill $wpid 2>/dev/null
 	cg_kill w/a
 	wait $wpid 2>/dev/null
 	if [ "$s" = free ]; then
 		awk 'NR == 1 { t = $1; b = $2 } END { printf "PROBE free: %.0f MiB/s unlimited\n", ($2 - b) / ($1 - t) * 1000 / 1048576 }' $WORK/samples-$s
 	else
-		echo "PROBE $s: $(awk -f /test/held.awk -v skip=1 $WORK/samples-$s)"
-		awk -f /test/held.awk -v verbose=1 $WORK/samples-$s | sed 's/^/    /'
+		case $s in # IOPS sequences: judged on I/Os (bios) against wiops
+		iops*) awk '{ print $1, $4, $5 }' $WORK/samples-$s >$WORK/judged ;;
+		*) cp $WORK/samples-$s $WORK/judged ;;
+		esac
+		echo "PROBE $s: $(awk -f /test/held.awk -v skip=1 $WORK/judged)"
+		awk -f /test/held.awk -v verbose=1 $WORK/judged | sed 's/^/    /'
 	fi
 	sleep 1
 done
