@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(build-essential clang pkg-config liburing-dev libcmocka-dev python3 gnuplot-nox fio valgrind
-      e2fsprogs util-linux bsdutils)   # mkfs.ext4, losetup, script: tests/cli/run_blockdev.sh, sim_cli.sh
+      e2fsprogs util-linux bsdutils    # mkfs.ext4, losetup, script: tests/cli/run_blockdev.sh, sim_cli.sh
+      scdoc)                           # the man pages (make man, make install; tests/cli/man_drift.sh)
 # iolatd's BPF measurement (with clang above); optional: without them iolatd
 # builds but cannot measure, and everything else works.
 BPF_PKGS=(libbpf-dev libelf-dev zlib1g-dev bpftool)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # A cgroup v2 test machine from Debian 12's stock kernel, under QEMU.
 #   tests/vm/vm.sh [-o OUTDIR] SCENARIO [ARGS...]
-# Builds, under OUTDIR (default $O/vm, $O = build), everything the guest needs:
+# Builds, under OUTDIR (default $O/vm, $O = build), everything the guest needs
+# (executables in $O/vm-extra/ go in too, for comparisons):
 #   kernel/   Debian's linux-image package (apt-get download, dpkg-deb -x; never
 #             installed on the host), VM_KERNEL_PKG picks it (default: the real
 #             package behind linux-image-cloud-amd64; linux-image-amd64 works too)
@@ -86,6 +87,10 @@ build_initramfs() {
 		copy_with_libs "$top/$O/$b" "$root"
 	done
 	[ -d "$root/lib64" ] || mkdir -p "$root/lib64"
+	# Other programs for a measurement (e.g. another build of iolatd to compare).
+	for b in "$top/$O"/vm-extra/*; do
+		[ -x "$b" ] && copy_with_libs "$b" "$root"
+	done
 	# The virtio modules, in their load order (no modules.dep in the package).
 	for m in drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_legacy_dev \
 		drivers/virtio/virtio_pci_modern_dev drivers/virtio/virtio_pci drivers/block/virtio_blk; do

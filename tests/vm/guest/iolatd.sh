@@ -39,7 +39,7 @@ all_limits() {
 	done
 }
 start_daemon() {
-	iolatd --foreground --config $CONF --run-dir $RUN --log-file $LOG &
+	${DAEMON:-iolatd} --foreground --config $CONF --run-dir $RUN --log-file $LOG &
 	dpid=$!
 }
 stop_workloads() {
@@ -129,11 +129,15 @@ n=$(grep -c 'noio/main' $LOG)
 [ "$n" -eq 1 ] && ok "noio/main: one line: $(grep 'noio/main' $LOG)" ||
 	bad "noio/main: $n lines (want 1): $(grep 'noio/main' $LOG)"
 # ONLY=held REPEAT=N: the controlled run N times more (each with its own
-# daemon), for the actuation's figures; nothing else.
+# daemon), for the actuation's figures; nothing else. With OTHER=PROGRAM
+# (an iolatd in the initramfs, see vm.sh) the runs alternate between it and
+# iolatd, starting with it.
 if [ "${ONLY:-}" = held ]; then
 	for i in $(seq ${REPEAT:-3}); do
 		kill -TERM $dpid; wait $dpid
-		echo "--- controlled run $((i + 1))"
+		DAEMON=iolatd
+		[ -n "${OTHER:-}" ] && [ $((i % 2)) -eq 1 ] && DAEMON=$OTHER
+		echo "--- controlled run $((i + 1)): $DAEMON"
 		controlled_run
 	done
 	kill -TERM $dpid; wait $dpid
