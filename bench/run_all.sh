@@ -129,7 +129,7 @@ if [ "$GEN_ONLY" = 0 ]; then
 		section 3 control $PY bench/bench_control.py $Q --iolat "$IOLAT" --out "$RES"
 	fi
 	if want 4; then
-		section 4 demo $PY bench/bench_disk.py $Q --iolat "$IOLAT" --dir "$DIR" --out "$RES"
+		section 4 oracle $PY bench/bench_disk.py $Q --iolat "$IOLAT" --dir "$DIR" --out "$RES"
 	fi
 	if want 5; then
 		section 5 bench_scale sh -c "$O/bench/bench_scale $Q >$RES/scale.txt"
@@ -140,7 +140,7 @@ if [ "$GEN_ONLY" = 0 ]; then
 	fi
 	if want 7; then
 		# root, fio, a cgroup hierarchy with the block throttle, iolatd with BPF; else it says why
-		section 7 iolatd $PY bench/bench_iolatd.py $Q --iolatd "$O/iolatd" --dir "$DIR" --out "$RES"
+		section 7 oracle $PY bench/bench_iolatd.py $Q --iolatd "$O/iolatd" --dir "$DIR" --out "$RES"
 	fi
 	rm -f "$DIR/engine.dat"
 	rmdir "$DIR" 2>/dev/null || true
