@@ -148,24 +148,41 @@ class IolatdFio(diskdriver.DiskDriver):
         poll = (lambda: cgroups.write_cap(fbpkg, self.ver, self.dev)) if daemon else None
         smp = self.sampler(poll)
         w = None
+        errs = open(os.path.join(raw, mode["key"] + ".fio.err"), "w")
         if mode["kind"] != "solo":
             w = self.start("fbpkg", self.fio("writer", self.wfile, st["write_size"], "write", "1m",
                                              32, "libaio", st["lead_s"] + st["ramp_s"] +
-                                             st["seconds"] + 30, wj))
+                                             st["seconds"] + 30, wj), out=errs)
             time.sleep(st["lead_s"])
+            self.alive(w, "the fio writer", errs.name)
         rd = self.start("main", self.fio("reader", self.rfile, st["read_size"], "randread", "4k",
-                                         1, "psync", st["seconds"], rj, ramp=st["ramp_s"]))
+                                         1, "psync", st["seconds"], rj, ramp=st["ramp_s"]),
+                        out=errs)
         r = self.measure_daemon(daemon, run_dir, rd, st) if daemon else {}
         self.wait(rd, st["seconds"] + st["ramp_s"] + 60)
         t_end = time.monotonic()
+        if rd.returncode != 0:
+            self.alive(rd, "the fio reader", errs.name)
         if w:
+            self.alive(w, "the fio writer", errs.name)
             self.stop(w)
+        errs.close()
         smp.stop()
         if daemon:
+            self.alive(daemon, "iolatd", os.path.join(raw, mode["key"] + ".iolatd.log"))
             self.stop(daemon)
         if mode["kind"] == "cap":
             cgroups.set_write_cap(fbpkg, self.ver, self.dev, 0)
         return self.results(mode, st, r, rj, smp, t_end)
+
+    def alive(self, p, what, log):
+        """Stop the benchmark, saying why, when a process it needs has ended."""
+        if p.poll() is None:
+            return
+        with open(log) as f:
+            tail = f.read()[-2000:]
+        raise SystemExit("bench: %s ended early (exit %d); see %s:\n%s" % (
+            what, p.returncode, log, tail))
 
     def measure_daemon(self, daemon, run_dir, rd, st):
         """The daemon's CPU and the BPF program's cost over the reader's measured run."""

@@ -246,7 +246,7 @@ def table_modes(doc, sec, d, summ, orc):
     ts = d["targets_us"]
     doc.w("| mode | reader p50 | reader p90 | reader p99 | writer MB/s | %s |" %
           " | ".join("p90 ≤ %s" % f_t(t) for t in ts))
-    doc.w("|---|---:|---:|---:|---:|%s" % "---|" * len(ts))
+    doc.w("|---|---:|---:|---:|---:|%s" % ("---|" * len(ts)))
     for m in mode_rows(d, summ, orc):
         s = summ[m["key"]]
         within = []
@@ -260,6 +260,14 @@ def table_modes(doc, sec, d, summ, orc):
             G.rng(s["p99_us"], G.f_us), G.rng(s["writer_mb_s"], f_mb) if m["kind"] != "solo"
             else "–", " | ".join(within)))
     doc.w()
+    got = [(m, B.summary([r["writer_mb_s"] * 1e6 / m["cap_bps"] for r in d["runs"]
+                          if r["mode"] == m["key"]])) for m in mode_rows(d, summ, orc)
+           if m["kind"] == "cap"]
+    if got:
+        doc.w("What the caps delivered (the writer's MB/s ÷ the cap, median over the "
+              "repetitions): %s." % ", ".join("%s MB/s %.2f×" % (
+                  f_mb(m["cap_bps"] / 1e6), s["median"]) for m, s in got if s["n"]))
+        doc.w()
 
 
 def table_oracle(doc, sec, d, ctls, summ):

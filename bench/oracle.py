@@ -218,9 +218,13 @@ def main(driver, st, path, extra=None):
         B.log("%s: interrupted; cleaning up" % driver.name)
         return 130
     finally:
+        # A second signal must not cut the cleanup short.
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            old.setdefault(sig, signal.getsignal(sig))
+            signal.signal(sig, signal.SIG_IGN)
         driver.cleanup()
         for s, h in old.items():
             signal.signal(s, h)
-    B.write_json(path, doc)
+    B.write_json(path, doc, compact=True)  # the time series make it long
     B.log("wrote " + path)
     return 0

@@ -5,15 +5,17 @@
 # raw outputs in bench/results/ and regenerates BENCHMARKS.md with
 # bench/gen_benchmarks.py.
 #
-#   bench/run_all.sh            the full suite (~14-17 min on 2 cores), writes BENCHMARKS.md
-#   bench/run_all.sh --quick    a smoke run (~1.5-2 min): short runs, fewer repeats;
+#   bench/run_all.sh            the full suite (~40 min on 2 cores: sections 4 and 7 take
+#                               ~12 min each, more when runs disturbed by other traffic
+#                               on the disk are run again), writes BENCHMARKS.md
+#   bench/run_all.sh --quick    a smoke run (~5 min): short runs, fewer repeats;
 #                               results and markdown go to bench/results/quick/
 #                               (BENCHMARKS.md is left alone)
 # options:
 #   --sections LIST   run only these sections (e.g. 1,5); the others are taken
 #                     from the results already in the results folder
 #   --dir D           where the real-disk files go (default /var/tmp/iolat-bench;
-#                     about 2.5 GiB, removed at the end)
+#                     up to about 6 GiB, removed at the end)
 #   --no-build        reuse the build in $BENCH_O (default build-bench)
 #   --gen-only        only regenerate the markdown from existing results
 #
@@ -37,7 +39,7 @@ while [ $# -gt 0 ]; do
 	--dir=*) DIR=${1#*=} ;;
 	--no-build) BUILD=0 ;;
 	--gen-only) GEN_ONLY=1; BUILD=0 ;;
-	-h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run_all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift
