@@ -7,7 +7,8 @@ file: the reader (group `main`, 4 KiB randread, QD 1, psync, O_DIRECT) and
 the writer (group `fbpkg`, 1 MiB write, QD 32, io_uring, O_DIRECT, started
 first: the reader has startdelay=LEAD, the report starts after
 ramp_time=LEAD+RAMP). Modes: the reader alone, no control (`--no-control`),
-static caps (`rate=` on the writer, `--no-control`), and `--control article`
+static caps (`rate=` on the writer, `--no-control`; the grid goes up to 1.25x the
+uncontrolled rate, since `rate=` delivers less than its rate here), and `--control article`
 and `--control adaptive` with the reader's target. The reader's latency is
 iolat's end-to-end figure; the writer's MB/s its bytes over the same measured
 time; the adaptive runs' limit in force comes from `--log` (the writer's
@@ -140,7 +141,8 @@ def main():
     oracle.add_args(ap)
     ap.add_argument("--iolat", default=os.path.join(B.ROOT, "build", "iolat"))
     a = ap.parse_args()
-    st = oracle.settings(a)
+    # `rate=` delivers less than its rate on this disk: the sweep goes past 1x.
+    st = oracle.settings(a, fractions=oracle.FRACTIONS + (1.25,))
     return oracle.main(IolatRun(a), st, os.path.join(a.out, "disk.json"),
                        {"cmd": B.shell_join([os.path.relpath(sys.argv[0], B.ROOT)] + sys.argv[1:])})
 

@@ -285,9 +285,11 @@ def table_oracle(doc, sec, d, ctls, summ):
     for c in ctls:
         o, s = c["oracle"], c["s"]
         os_ = summ[o["key"]] if o else None
+        top = max(m.get("cap_bps", 0) for m in d["modes"])
         doc.w("| %s | %s | %s | %s (%s) | %s (%s) | %s | %s | %s | %s |" % (
-            mode_label(sec, c["mode"], d), "%s MB/s" % f_mb(o["cap_bps"] / 1e6) if o else
-            "none protects every time", f_ratio(c.get("w_orc")), G.f_us(s["p90_us"]["median"]),
+            mode_label(sec, c["mode"], d), "%s MB/s%s" % (
+                f_mb(o["cap_bps"] / 1e6), " (the highest tried)" if o["cap_bps"] == top else "")
+            if o else "none protects every time", f_ratio(c.get("w_orc")), G.f_us(s["p90_us"]["median"]),
             G.f_us(os_["p90_us"]["median"]) if o else "-", G.f_us(s["p99_us"]["median"]),
             G.f_us(os_["p99_us"]["median"]) if o else "-", f_ratio(c.get("p99_orc")),
             f_ratio(c["w_unc"]), f_ratio(c["p90_solo"]), settled_text(c["settled"])))
@@ -406,7 +408,9 @@ def section(doc, res, fname):
     doc.w()
     d = G.load_json(os.path.join(res, fname))
     if not d or "runs" not in d:
-        why = d["skipped"] if d and "skipped" in d else "no `%s`" % fname
+        why = d["skipped"] if d and "skipped" in d else \
+            "`%s` is in the format before the oracle benchmark: run section %s again" % (
+                fname, sec["no"]) if d else "no `%s`" % fname
         doc.w("_Not run: %s._" % why)
         doc.w()
         doc.goal(sec["no"], "%s adaptive against the oracle (issue 19)" % sec["who"], "-", None,

@@ -30,6 +30,7 @@ repetition), the ratios and the goals from it.
 import mmap
 import os
 import signal
+import sys
 
 import benchlib as B
 
@@ -61,16 +62,23 @@ def add_args(ap, seconds=15, reps=3):
     ap.add_argument("--retries", type=int, default=3, help="reruns of a disturbed run")
 
 
-def settings(a, seconds=15, reps=3):
-    """The run's settings from the arguments; a bad value is one line and exit 2."""
+def bad(msg):
+    """Bad usage: one line, exit 2, before anything is done."""
+    print("bench: " + msg, file=sys.stderr)
+    raise SystemExit(2)
+
+
+def settings(a, seconds=15, reps=3, fractions=FRACTIONS):
+    """The run's settings from the arguments; a bad value is one line and exit 2.
+    fractions: the driver's default grid (a cap that delivers less than its
+    rate, as `rate=` does, needs a sweep that goes above 1)."""
     def floats(text, what):
         try:
             v = [float(x) for x in text.split(",") if x.strip()]
         except ValueError:
             v = []
         if not v or min(v) <= 0:
-            raise SystemExit("bench: %s: expected positive numbers, comma-separated, got '%s'"
-                             % (what, text))
+            bad("%s: expected positive numbers, comma-separated, got '%s'" % (what, text))
         return v
     st = {
         "seconds": a.seconds or (3.0 if a.quick else float(seconds)),
@@ -79,15 +87,14 @@ def settings(a, seconds=15, reps=3):
         "read_size": QUICK_READ_SIZE if a.quick else READ_SIZE,
         "write_size": QUICK_WRITE_SIZE if a.quick else WRITE_SIZE,
         "fractions": floats(a.fractions, "--fractions") if a.fractions else
-        list(QUICK_FRACTIONS if a.quick else FRACTIONS),
+        list(QUICK_FRACTIONS if a.quick else fractions),
         "caps_bps": [int(c * 1e6) for c in floats(a.caps, "--caps")] if a.caps else None,
         "targets_us": [int(t) for t in floats(a.targets, "--targets")] if a.targets else
         list(TARGETS_US),
         "retries": a.retries, "quick": a.quick,
     }
     if st["seconds"] <= st["lead_s"] or st["reps"] < 1 or a.retries < 0:
-        raise SystemExit("bench: --seconds must exceed %.1f, --reps be >= 1, --retries >= 0"
-                         % st["lead_s"])
+        bad("--seconds must exceed %.1f, --reps be >= 1, --retries >= 0" % st["lead_s"])
     return st
 
 
