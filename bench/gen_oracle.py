@@ -40,10 +40,12 @@ SECTIONS = {
 # ---------------------------------------------------------------- analysis
 
 def by_rep(d):
-    """{mode key: {rep: run}} of the runs kept."""
+    """{mode key: {rep: run}} of the runs that count: a run still disturbed by
+    other traffic after its last try is left out (the section says which)."""
     out = {}
     for r in d["runs"]:
-        out.setdefault(r["mode"], {})[r["rep"]] = r
+        if not r.get("disturbed"):
+            out.setdefault(r["mode"], {})[r["rep"]] = r
     return out
 
 
@@ -62,12 +64,13 @@ def summaries(d, runs):
 
 def oracles(d, summ):
     """{target: the cap mode (dict) kept by a user, or None}: the highest cap whose
-    reader p90 is within the target in every repetition."""
+    reader p90 is within the target in every repetition (a repetition left out for
+    other traffic proves nothing: such a cap is not the oracle)."""
     caps = sorted((m for m in d["modes"] if m["kind"] == "cap"), key=lambda m: m["cap_bps"])
     out = {}
     for t in d["targets_us"]:
-        ok = [m for m in caps if summ[m["key"]]["n"] and
-              summ[m["key"]]["within"][t] == summ[m["key"]]["n"]]
+        ok = [m for m in caps if summ[m["key"]]["n"] == d["reps"] and
+              summ[m["key"]]["within"][t] == d["reps"]]
         out[t] = ok[-1] if ok else None
     return out
 
@@ -133,6 +136,7 @@ def controller(d, runs, summ, orc, m):
          "p90_solo": ratios(runs, key, "solo", "p90_us"),
          "settled": settled(d, runs, key)}
     if o:
+        c["o_s"] = summ[o["key"]]
         c["w_orc"] = ratios(runs, key, o["key"], "writer_mb_s")
         c["p99_orc"] = ratios(runs, key, o["key"], "p99_us")
         c["p90_orc"] = ratios(runs, key, o["key"], "p90_us")
@@ -237,8 +241,8 @@ def disturbance(doc, d):
                   "rep %d %s (%.0f MB/s, %.0f over 3 s)" % (
                       t["rep"], t["mode"], t["foreign_mb_s"], t["foreign_worst_mb_s"])
                   for t in thrown) if thrown else "No run was thrown away.",
-              " **Kept although still disturbed after the last try**: %s." % ", ".join(
-                  "rep %d %s" % (r["rep"], r["mode"]) for r in kept) if kept else ""))
+              " **Left out of every figure, still disturbed after the last try**: %s." %
+              ", ".join("rep %d %s" % (r["rep"], r["mode"]) for r in kept) if kept else ""))
     doc.w()
 
 
@@ -261,8 +265,8 @@ def table_modes(doc, sec, d, summ, orc):
             else "–", " | ".join(within)))
     doc.w()
     got = [(m, B.summary([r["writer_mb_s"] * 1e6 / m["cap_bps"] for r in d["runs"]
-                          if r["mode"] == m["key"]])) for m in mode_rows(d, summ, orc)
-           if m["kind"] == "cap"]
+                          if r["mode"] == m["key"] and not r.get("disturbed")]))
+           for m in mode_rows(d, summ, orc) if m["kind"] == "cap"]
     if got:
         doc.w("What the caps delivered (the writer's MB/s ÷ the cap, median over the "
               "repetitions): %s." % ", ".join("%s MB/s %.2f×" % (
@@ -346,8 +350,8 @@ def goals(doc, sec, d, ctls):
                      "per run: " + per_rep(c["w_orc"], x))
             p = c["p99_orc"]["median"]
             doc.goal(sec["no"], who + "reader p99 ≤ %g× the oracle cap's" % P99_GOAL,
-                     "%s, %s (oracle's %s)" % (x(p), G.f_us(s["p99_us"]["median"]), G.f_us(
-                         B.median([r["p99_us"] for r in d["runs"] if r["mode"] == o["key"]]))),
+                     "%s, %s (oracle's %s)" % (x(p), G.f_us(s["p99_us"]["median"]),
+                                               G.f_us(c["o_s"]["p99_us"]["median"])),
                      p <= P99_GOAL, "" if p <= P99_GOAL else "per run: " +
                      per_rep(c["p99_orc"], x))
         else:
