@@ -411,7 +411,7 @@ def section(doc, res, fname):
     doc.w("## %s. %s" % (sec["no"], sec["title"]))
     doc.w()
     d = G.load_json(os.path.join(res, fname))
-    if not d or "runs" not in d:
+    if not d or not isinstance(d.get("runs"), list):
         why = d["skipped"] if d and "skipped" in d else \
             "`%s` is in the format before the oracle benchmark: run section %s again" % (
                 fname, sec["no"]) if d else "no `%s`" % fname
@@ -437,7 +437,7 @@ def headline(res, fname):
     """One line for the Headlines: the oracle and the adaptive mode, per target."""
     sec = SECTIONS[fname]
     d = G.load_json(os.path.join(res, fname))
-    if not d or "runs" not in d:
+    if not d or not isinstance(d.get("runs"), list):
         return None
     runs, summ, orc, ctls = analyse(d)
     bits = []
