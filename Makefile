@@ -141,13 +141,16 @@ endif
 
 $(O)/tests/%: tests/%.c $(TEST_HELP) $(APP_A) $(DAEMON_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(TEST_HELP) $(APP_A) $(DAEMON_A) $(LIB_A) -lcmocka $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(TEST_HELP) $(APP_A) $(DAEMON_A) $(LIB_A) -lcmocka $(BPF_LIBS) $(LDLIBS)
 
 $(O)/bench/%: bench/%.c $(APP_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(APP_A) $(LIB_A) $(LDLIBS)
 
 tests: $(TEST_BIN) $(IOLAT) $(IOLATD) $(LIB_SO)
+ifeq ($(HAVE_BPF),1)
+tests: $(O)/bpf/iolatd.bpf.o   # read by tests/daemon/test_bpf_core
+endif
 test: tests check-core-deps check-layers check-functions
 	O=$(O) SAN=$(SAN) tests/runtests.sh $(TEST_BIN)
 

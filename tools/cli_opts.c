@@ -155,5 +155,9 @@ int iolat_cli_load_checked(const char *cmd, const struct iolat_cli_common *c,
 		ret = iolat_cli_check_output(cmd, c->output);
 	if (!ret)
 		ret = iolat_cli_check_logdir(cmd, c->logdir);
+	if (!ret)
+		ret = iolat_cli_check_not_input(cmd, "--output", c->output, c->file, *jf);
+	if (!ret)
+		ret = iolat_cli_check_not_input(cmd, "--log", c->logdir, c->file, *jf);
 	return ret;
 }

@@ -6,8 +6,10 @@
  * Context: the CLI's main thread.
  */
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -95,14 +97,61 @@ FILE *iolat_cli_open_output(const char *cmd, const char *path)
 
 int iolat_cli_close_output(FILE *f)
 {
-	int bad;
+	int err = 0;
 
 	if (!f)
 		return -EIO;
-	bad = ferror(f) || fflush(f);
-	if (f != stdout)
-		bad |= fclose(f) != 0;
-	return bad ? -EIO : 0;
+	if (fflush(f) || ferror(f))
+		err = errno ? -errno : -EIO;
+	if (f != stdout && fclose(f) && !err)
+		err = errno ? -errno : -EIO;
+	return err;
+}
+
+/* @path made absolute without resolving its last component: realpath(dir) + "/" + base. */
+static bool canonical(const char *path, char *out, size_t len)
+{
+	char a[PATH_MAX], b[PATH_MAX], dir[PATH_MAX];
+
+	snprintf(a, sizeof(a), "%s", path);
+	snprintf(b, sizeof(b), "%s", path);
+	if (!realpath(dirname(a), dir))
+		return false;
+	snprintf(out, len, "%s/%s", strcmp(dir, "/") ? dir : "", basename(b));
+	return true;
+}
+
+/* Are @a and @b the same file (or block device), existing or yet to be made? */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char ca[PATH_MAX + NAME_MAX], cb[PATH_MAX + NAME_MAX];
+
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return (sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino) ||
+		       (S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode) && sa.st_rdev == sb.st_rdev);
+	return canonical(a, ca, sizeof(ca)) && canonical(b, cb, sizeof(cb)) && !strcmp(ca, cb);
+}
+
+int iolat_cli_check_not_input(const char *cmd, const char *opt, const char *path, const char *jobfile,
+			      const struct iolat_jobfile *jf)
+{
+	char why[PATH_MAX + 96];
+
+	if (!path)
+		return 0;
+	if (jobfile && same_file(path, jobfile))
+		return refuse(cmd, opt, path, "is the job file: the run would overwrite its own input");
+	for (unsigned i = 0; i < jf->nr_jobs; i++) {
+		const char *fn = jf->jobs[i].filename;
+
+		if (!fn || !same_file(path, fn))
+			continue;
+		snprintf(why, sizeof(why), "is job '%s''s %s %s: the run would overwrite its own data",
+			 jf->jobs[i].name, fn[0] == '/' && !strncmp(fn, "/dev/", 5) ? "device" : "filename", fn);
+		return refuse(cmd, opt, path, why);
+	}
+	return 0;
 }
 
 int iolat_cli_write_log(const char *cmd, const struct iolat_report *rep, const char *dir)

@@ -23,8 +23,18 @@ int iolat_cli_check_logdir(const char *cmd, const char *dir);
  * after one line on stderr). Close it with iolat_cli_close_output(). */
 FILE *iolat_cli_open_output(const char *cmd, const char *path);
 
+/*
+ * @path (given as option @opt, NULL: none) must not be one of the run's
+ * inputs: the job file @jobfile, nor a job's filename= (an existing file or
+ * device by identity, one yet to be laid out by its path). Return: 0, or
+ * IOLAT_EXIT_USAGE after one line on stderr.
+ */
+struct iolat_jobfile;
+int iolat_cli_check_not_input(const char *cmd, const char *opt, const char *path, const char *jobfile,
+			      const struct iolat_jobfile *jf);
+
 /* Flush and close (not stdout: flush only). Return: 0 or -EIO. */
-int iolat_cli_close_output(FILE *f);
+int iolat_cli_close_output(FILE *f); /* 0 or -errno (the write's or the close's) */
 
 struct iolat_report;
 

@@ -285,7 +285,7 @@ static int run_failed(int ret, const struct run_tally *t, const char *err)
 static int write_report(const struct iolat_runner_result *res, const struct iolat_cli_common *common)
 {
 	FILE *out_f = iolat_cli_open_output("run", common->output);
-	int ret;
+	int ret, cret;
 
 	if (!out_f)
 		return -1;
@@ -303,8 +303,9 @@ static int write_report(const struct iolat_runner_result *res, const struct iola
 		ret = iolat_report_write_table(res->report, out_f);
 	}
 	report_verify(res, common->json, out_f);
-	if (iolat_cli_close_output(out_f) || ret) {
-		fprintf(stderr, "iolat run: cannot write the report: %s\n", strerror(EIO));
+	cret = iolat_cli_close_output(out_f);
+	if (cret || ret) {
+		fprintf(stderr, "iolat run: cannot write the report: %s\n", strerror(cret ? -cret : EIO));
 		return -1;
 	}
 	return 0;

@@ -206,7 +206,7 @@ static int sim_repeated(const struct iolat_jobfile *jf, const struct iolat_sim_o
 static int write_report(const struct iolat_sim_result *res, const struct iolat_cli_common *common)
 {
 	FILE *out_f = iolat_cli_open_output("sim", common->output);
-	int ret;
+	int ret, cret;
 
 	if (!out_f)
 		return -1;
@@ -222,8 +222,9 @@ static int write_report(const struct iolat_sim_result *res, const struct iolat_c
 		       res->mode == IOLAT_MODE_ADAPTIVE ? "on (adaptive)" : "on");
 		ret = iolat_report_write_table(res->report, out_f);
 	}
-	if (iolat_cli_close_output(out_f) || ret) {
-		fprintf(stderr, "iolat sim: cannot write the report: %s\n", strerror(EIO));
+	cret = iolat_cli_close_output(out_f);
+	if (cret || ret) {
+		fprintf(stderr, "iolat sim: cannot write the report: %s\n", strerror(cret ? -cret : EIO));
 		return -1;
 	}
 	return 0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_status.c - `iolat status [--json] [--watch] [--run-dir DIR]`: what
+ * cmd_status.c - `iolat status [--format=table|json|prometheus] [--watch] [--run-dir DIR]`: what
  * iolatd is doing, per cgroup and device, io.stat-like: target, allowed
  * depth, the limit in force and when it was written, latency of the last
  * second, windows ok/missed, scale events, time spent limited. Reads the
@@ -19,9 +19,12 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "daemon/prom.h"
 #include "daemon/statusfile.h"
 
 #define DEFAULT_RUN_DIR "/run/iolatd"
+#define IOLAT_EXIT_STALE 3          /* the status file's daemon is gone */
+#define STATUS_JSON_SCHEMA 2        /* 2: depth as an integer (-1: max); devices, limits, waiting */
 
 static volatile sig_atomic_t stop_watch;
 
@@ -33,7 +36,7 @@ static void on_sigint(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: iolat status [--json] [--watch] [--run-dir DIR]\n"
+"usage: iolat status [--format=table|json|prometheus] [--json] [--watch] [--run-dir DIR]\n"
 "\n"
 "What iolatd does now, per cgroup and device: target, allowed depth, the limit\n"
 "in force (rbps/wbps/riops/wiops) and when it was written, use_delay (steps\n"
@@ -41,9 +44,14 @@ static void usage(FILE *f)
 "requests and latency (mean, p90), windows ok/missed, scale events down/up,\n"
 "time spent limited. From DIR/status (default " DEFAULT_RUN_DIR "), rewritten by\n"
 "iolatd every second.\n"
-"  --json       one JSON object: {\"daemon\": {...}, \"groups\": [...]}\n"
+"  --format F   table (default), json (one object: {\"daemon\": {...},\n"
+"               \"devices\": [...], \"groups\": [...], \"limits\": [...], \"waiting\": [...]})\n"
+"               or prometheus (text exposition format)\n"
+"  --json       the same as --format=json\n"
 "  --watch      redraw every second until interrupted\n"
-"  --run-dir D  iolatd's --run-dir\n");
+"  --run-dir D  iolatd's --run-dir\n"
+"Exit status: 0 iolatd is running; 1 no status file (or unreadable); 2 bad usage;\n"
+"3 the status file is stale (the iolatd that wrote it is gone).\n");
 }
 
 static const char *get(const struct status_rec *r, const char *k)
@@ -90,7 +98,7 @@ static void print_limit(const struct status_rec *r, char *out, size_t len)
 	size_t pos = 0;
 
 	out[0] = '\0';
-	if (!num(r, "limited")) {
+	if (!strcmp(r->kind, "group") && !num(r, "limited")) {
 		snprintf(out, len, "-");
 		return;
 	}
@@ -103,42 +111,110 @@ static void print_limit(const struct status_rec *r, char *out, size_t len)
 	}
 }
 
-static void print_table(const struct status_file *s)
+static bool stale(const struct status_rec *d)
 {
-	const struct status_rec *d = &s->recs[0];
 	pid_t pid = (pid_t)num(d, "pid");
 
-	printf("iolatd pid %d%s, cgroup %s at %s, up %ss, control %s%s, measurement %s\n", (int)pid,
-	       pid > 0 && kill(pid, 0) && errno == ESRCH ? " (NOT RUNNING: stale status)" : "",
-	       get(d, "cgroup"), get(d, "root"), get(d, "uptime_s"), num(d, "control") ? "on" : "off",
+	return pid > 0 && kill(pid, 0) && errno == ESRCH;
+}
+
+static void print_header(const struct status_file *s)
+{
+	const struct status_rec *d = &s->recs[0];
+
+	printf("iolatd pid %s%s, cgroup %s at %s, up %ss, control %s%s, measurement %s\n", get(d, "pid"),
+	       stale(d) ? " (NOT RUNNING: stale status)" : "", get(d, "cgroup"), get(d, "root"),
+	       get(d, "uptime_s"), !num(d, "control") ? "off" : !strcmp(get(d, "mode"), "adaptive") ?
+	       "on (adaptive)" : !strcmp(get(d, "mode"), "kernel") ? "on (kernel)" : "on",
 	       num(d, "dry_run") ? " (dry run: nothing written)" : "", get(d, "source"));
 	if (!num(d, "writeback_throttled"))
 		printf("note: cgroup v1 cannot throttle background writeback of buffered writes (charged to the root)\n");
-	printf("%-24s %-7s %7s %5s %5s %6s %8s %8s %11s %9s %9s  %s\n", "group", "dev", "target", "depth",
-	       "delay", "ios/s",
-	       "avg_lat", "p90", "win ok/miss", "scale -/+", "limited", "limit in force (written)");
 	for (unsigned i = 1; i < s->n; i++) {
 		const struct status_rec *r = &s->recs[i];
-		char tgt[16], avg[16], p90[16], win[24], scale[24], lim[160], ago[32];
 
-		if (strcmp(r->kind, "group"))
-			continue;
-		if (num(r, "target_us"))
-			fmt_us(tgt, sizeof(tgt), num(r, "target_us"));
-		else
-			snprintf(tgt, sizeof(tgt), "-");
-		fmt_us(avg, sizeof(avg), num(r, "avg_lat_us"));
-		fmt_us(p90, sizeof(p90), num(r, "p90_us"));
-		snprintf(win, sizeof(win), "%s/%s", get(r, "windows_ok"), get(r, "windows_missed"));
-		snprintf(scale, sizeof(scale), "%s/%s", get(r, "scale_downs"), get(r, "scale_ups"));
-		print_limit(r, lim, sizeof(lim));
-		ago[0] = '\0';
-		if (num(r, "limited"))
-			snprintf(ago, sizeof(ago), " (%.1fs ago)", (double)num(r, "written_ago_ms") / 1000.0);
-		printf("%-24s %-7s %7s %5s %5s %6s %8s %8s %11s %9s %8.1fs  %s%s\n", get(r, "path"),
-		       get(r, "dev"), tgt, get(r, "depth"), get(r, "use_delay"), get(r, "ios"), avg, p90, win, scale,
-		       (double)num(r, "limited_ms") / 1000.0, lim, ago);
+		if (!strcmp(r->kind, "device"))
+			printf("disk %s (%s): %s rule (from %s), nr_requests %s, I/O of no configured group %.1f MiB/s\n",
+			       get(r, "disk"), get(r, "dev"), get(r, "rule"), get(r, "rule_from"),
+			       get(r, "nr_requests"), (double)num(r, "unattributed_bps") / (1 << 20));
+		else if (!strcmp(r->kind, "waiting"))
+			printf("waiting for %s to appear (no such cgroup yet)\n", get(r, "path"));
 	}
+}
+
+static void print_group(const struct status_rec *r)
+{
+	char tgt[16], avg[16], p90[16], win[24], scale[24], lim[160], ago[32], depth[16];
+
+	if (num(r, "target_us"))
+		fmt_us(tgt, sizeof(tgt), num(r, "target_us"));
+	else
+		snprintf(tgt, sizeof(tgt), "-");
+	snprintf(depth, sizeof(depth), "%s", !strcmp(get(r, "depth"), "-1") ? "max" : get(r, "depth"));
+	fmt_us(avg, sizeof(avg), num(r, "avg_lat_us"));
+	fmt_us(p90, sizeof(p90), num(r, "p90_us"));
+	snprintf(win, sizeof(win), "%s/%s", get(r, "windows_ok"), get(r, "windows_missed"));
+	snprintf(scale, sizeof(scale), "%s/%s", get(r, "scale_downs"), get(r, "scale_ups"));
+	print_limit(r, lim, sizeof(lim));
+	ago[0] = '\0';
+	if (num(r, "limited"))
+		snprintf(ago, sizeof(ago), " on %s cgroup(s)", get(r, "carriers"));
+	printf("%-24s %-7s %7s %5s %5s %6s %8s %8s %11s %9s %8.1fs  %s%s\n", get(r, "path"),
+	       get(r, "dev"), tgt, depth, get(r, "delay_used"), get(r, "ios"), avg, p90, win, scale,
+	       (double)num(r, "limited_ms") / 1000.0, lim, ago);
+}
+
+static void print_notes(const struct status_rec *r)
+{
+	if (!strcmp(get(r, "holds"), "0"))
+		printf("  %s: the limit does not hold (%s): I/O above it; not tightened further\n",
+		       get(r, "path"), get(r, "cause"));
+	if (num(r, "misses_from_elsewhere"))
+		printf("  %s: misses while the groups clamped for it are at the floor and idle: "
+		       "the I/O comes from elsewhere\n", get(r, "path"));
+	if (num(r, "unattainable")) {
+		char p90[16], lim[32];
+
+		fmt_us(p90, sizeof(p90), num(r, "p90_us"));
+		fmt_rate(lim, sizeof(lim), num(r, "sibling_limit_bps"), true);
+		printf("  %s: target unattainable: p90 %s at sibling rate %s (lowering them did not help)\n",
+		       get(r, "path"), p90, lim);
+	}
+	if (num(r, "left_out"))
+		printf("  %s: %s cgroup(s) doing I/O below it carry no part of its limit (too many)\n",
+		       get(r, "path"), get(r, "left_out"));
+}
+
+static void print_limits(const struct status_file *s)
+{
+	bool first = true;
+
+	for (unsigned i = 1; i < s->n; i++) {
+		const struct status_rec *r = &s->recs[i];
+		char lim[160];
+
+		if (strcmp(r->kind, "limit"))
+			continue;
+		if (first)
+			printf("limits written (cgroup, disk: limit, for the group clamped, written):\n");
+		first = false;
+		print_limit(r, lim, sizeof(lim));
+		printf("  %-24s %-7s %s  for %s, %.1fs ago\n", get(r, "path"), get(r, "dev"), lim, get(r, "for"),
+		       (double)num(r, "written_ago_ms") / 1000.0);
+	}
+}
+
+static void print_table(const struct status_file *s)
+{
+	print_header(s);
+	printf("%-24s %-7s %7s %5s %5s %6s %8s %8s %11s %9s %9s  %s\n", "group", "dev", "target", "depth",
+	       "delay", "ios/s", "avg_lat", "p90", "win ok/miss", "scale -/+", "limited", "limit in force");
+	for (unsigned i = 1; i < s->n; i++)
+		if (!strcmp(s->recs[i].kind, "group"))
+			print_group(&s->recs[i]);
+	for (unsigned i = 1; i < s->n; i++)
+		if (!strcmp(s->recs[i].kind, "group"))
+			print_notes(&s->recs[i]);
+	print_limits(s);
 }
 
 /* A value as JSON: digits (with an optional leading '-') as a number, else a string. */
@@ -173,24 +249,36 @@ static void json_rec(const struct status_rec *r)
 	putchar('}');
 }
 
-static void print_json(const struct status_file *s)
+/* The records of @kind as a JSON array named @name. */
+static void json_array(const struct status_file *s, const char *name, const char *kind)
 {
 	bool first = true;
 
-	printf("{\"schema_version\": 1, \"daemon\": ");
-	json_rec(&s->recs[0]);
-	printf(", \"groups\": [");
+	printf(", \"%s\": [", name);
 	for (unsigned i = 1; i < s->n; i++) {
-		if (strcmp(s->recs[i].kind, "group"))
+		if (strcmp(s->recs[i].kind, kind))
 			continue;
 		printf("%s\n  ", first ? "" : ",");
 		json_rec(&s->recs[i]);
 		first = false;
 	}
-	printf("]}\n");
+	printf("]");
 }
 
-static int show(const char *path, bool json, bool watch)
+static void print_json(const struct status_file *s)
+{
+	printf("{\"schema_version\": %d, \"daemon\": ", STATUS_JSON_SCHEMA);
+	json_rec(&s->recs[0]);
+	json_array(s, "devices", "device");
+	json_array(s, "groups", "group");
+	json_array(s, "limits", "limit");
+	json_array(s, "waiting", "waiting");
+	printf("}\n");
+}
+
+enum status_format { FMT_TABLE, FMT_JSON, FMT_PROM };
+
+static int show(const char *path, enum status_format fmt, bool watch)
 {
 	struct status_file s;
 	char why[512];
@@ -205,13 +293,34 @@ static int show(const char *path, bool json, bool watch)
 			fprintf(stderr, "iolat status: %s: %s\n", path, why);
 		return IOLAT_EXIT_FAILED;
 	}
-	if (json)
+	if (fmt == FMT_JSON)
 		print_json(&s);
+	else if (fmt == FMT_PROM)
+		prom_write(&s, stdout);
 	else
 		print_table(&s);
+	ret = stale(&s.recs[0]) ? IOLAT_EXIT_STALE : IOLAT_EXIT_OK;
+	if (ret == IOLAT_EXIT_STALE && fmt != FMT_TABLE)
+		fprintf(stderr, "iolat status: %s: stale: iolatd pid %s is not running\n", path,
+			get(&s.recs[0], "pid"));
 	status_free(&s);
 	fflush(stdout);
-	return IOLAT_EXIT_OK;
+	return ret;
+}
+
+static int parse_format(const char *v, enum status_format *fmt)
+{
+	if (!strcmp(v, "table"))
+		*fmt = FMT_TABLE;
+	else if (!strcmp(v, "json"))
+		*fmt = FMT_JSON;
+	else if (!strcmp(v, "prometheus"))
+		*fmt = FMT_PROM;
+	else {
+		fprintf(stderr, "iolat status: --format: expected table, json or prometheus, got '%s'\n", v);
+		return -1;
+	}
+	return 0;
 }
 
 int iolat_cmd_status(int argc, char **argv)
@@ -219,17 +328,22 @@ int iolat_cmd_status(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' }, { "watch", no_argument, NULL, 'w' },
 		{ "run-dir", required_argument, NULL, 'r' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "format", required_argument, NULL, 'F' }, { NULL, 0, NULL, 0 },
 	};
 	const char *run_dir = DEFAULT_RUN_DIR;
-	bool json = false, watch = false;
+	enum status_format fmt = FMT_TABLE;
+	bool watch = false;
 	char path[4096];
 	int c, ret;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "jwr:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'j': json = true; break;
+		case 'j': fmt = FMT_JSON; break;
+		case 'F':
+			if (parse_format(optarg, &fmt))
+				return IOLAT_EXIT_USAGE;
+			break;
 		case 'w': watch = true; break;
 		case 'r': run_dir = optarg; break;
 		case 'h': usage(stdout); return IOLAT_EXIT_OK;
@@ -242,10 +356,10 @@ int iolat_cmd_status(int argc, char **argv)
 	}
 	snprintf(path, sizeof(path), "%s/status", run_dir);
 	if (!watch)
-		return show(path, json, false);
+		return show(path, fmt, false);
 	signal(SIGINT, on_sigint);
 	do {
-		ret = show(path, json, true);
+		ret = show(path, fmt, true);
 		sleep(1);
 	} while (!stop_watch);
 	return ret;

@@ -331,7 +331,7 @@ static int setup(struct cg_demo *d, char *why, size_t len)
 		snprintf(why, len, "needs fio (apt-get install fio)");
 		return -ENOENT;
 	}
-	if (cgfs_find_root(NULL, &d->root, w, sizeof(w))) {
+	if (cgfs_find_root(NULL, false, &d->root, w, sizeof(w))) {
 		snprintf(why, len, "no cgroup hierarchy with the block throttle: %s", w);
 		return -ENOENT;
 	}
@@ -443,7 +443,7 @@ static void sample_depth(struct cg_demo *d)
 	for (unsigned i = 1; i < s.n; i++) {
 		const char *p = status_get(&s.recs[i], "path"), *dep = status_get(&s.recs[i], "depth");
 
-		if (p && dep && strstr(p, "/fbpkg") && strcmp(dep, "max")) {
+		if (p && dep && strstr(p, "/fbpkg") && dep[0] != '-' && strcmp(dep, "max")) { /* -1: unlimited */
 			uint32_t v = (uint32_t)strtoul(dep, NULL, 10);
 
 			if (v < d->res[CM_IOLATD].depth_min)

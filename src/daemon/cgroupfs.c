@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -70,22 +71,57 @@ static bool opts_have(const char *opts, const char *word)
 	return false;
 }
 
-int cgfs_find_root(const char *override, struct cgfs_root *root, char *why, size_t whylen)
+#define CGROUP1_MAGIC 0x27e0ebu
+#define CGROUP2_MAGIC 0x63677270u
+
+/* An explicit cgroup_root: a cgroup filesystem whose controller throttles block I/O. */
+static int check_root(const char *dir, bool allow_plain, struct cgfs_root *root, char *why, size_t whylen)
+{
+	char ctl[IOLATD_PATH_MAX + 32];
+	struct statfs sf;
+	bool v2;
+
+	if (!cgfs_ino(dir) || statfs(dir, &sf)) {
+		snprintf(why, whylen, "cgroup_root %s: not a directory", dir);
+		return -ENOENT;
+	}
+	snprintf(ctl, sizeof(ctl), "%s/cgroup.controllers", dir);
+	if ((unsigned)sf.f_type == CGROUP2_MAGIC)
+		v2 = true;
+	else if ((unsigned)sf.f_type == CGROUP1_MAGIC)
+		v2 = false;
+	else if (allow_plain)
+		v2 = access(ctl, F_OK) == 0;
+	else {
+		snprintf(why, whylen, "cgroup_root %s: not a cgroup filesystem (give the io or blkio hierarchy, "
+			 "e.g. /sys/fs/cgroup or /sys/fs/cgroup/blkio)", dir);
+		return -EINVAL;
+	}
+	if (v2 && !file_has_word(ctl, "io")) {
+		snprintf(why, whylen, "cgroup_root %s: cgroup v2 without the io controller (not in its "
+			 "cgroup.controllers: enable it with +io in the parent's cgroup.subtree_control)", dir);
+		return -EINVAL;
+	}
+	snprintf(ctl, sizeof(ctl), "%s/%s", dir, v1_files[0]);
+	if (!v2 && access(ctl, F_OK)) {
+		snprintf(why, whylen, "cgroup_root %s: a cgroup v1 hierarchy without blkio throttling (no %s): "
+			 "give the blkio hierarchy, e.g. /sys/fs/cgroup/blkio", dir, v1_files[0]);
+		return -EINVAL;
+	}
+	snprintf(root->path, sizeof(root->path), "%s", dir);
+	root->version = v2 ? 2 : 1;
+	return 0;
+}
+
+int cgfs_find_root(const char *override, bool allow_plain, struct cgfs_root *root, char *why,
+		   size_t whylen)
 {
 	char dev[256], dir[IOLATD_PATH_MAX], type[64], opts[512], v1[IOLATD_PATH_MAX] = "";
 	char ctl[IOLATD_PATH_MAX + 32];
 	FILE *f;
 
-	if (override && *override) {
-		snprintf(ctl, sizeof(ctl), "%s/cgroup.controllers", override);
-		if (!cgfs_ino(override)) {
-			snprintf(why, whylen, "cgroup_root %s: not a directory", override);
-			return -ENOENT;
-		}
-		snprintf(root->path, sizeof(root->path), "%s", override);
-		root->version = access(ctl, F_OK) == 0 ? 2 : 1;
-		return 0;
-	}
+	if (override && *override)
+		return check_root(override, allow_plain, root, why, whylen);
 	f = fopen("/proc/self/mounts", "r");
 	if (!f) {
 		snprintf(why, whylen, "cannot read /proc/self/mounts");
@@ -112,6 +148,14 @@ int cgfs_find_root(const char *override, struct cgfs_root *root, char *why, size
 	}
 	snprintf(why, whylen, "no cgroup2 mount with the io controller and no cgroup v1 blkio mount");
 	return -ENOENT;
+}
+
+bool cgfs_request_based(const char *sysfs, dev_t dev)
+{
+	char path[IOLATD_PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/mq", sysfs, major(dev), minor(dev));
+	return cgfs_ino(path) != 0;
 }
 
 int cgfs_parse_device(const char *name, dev_t *dev)

@@ -35,15 +35,26 @@ const char *cg_limit_name(enum cg_limit_kind k);
 
 /*
  * cgfs_find_root() - the hierarchy that throttles block I/O: @override when
- * given (v2 if it holds cgroup.controllers, else v1), else from
+ * given, which must be a cgroup filesystem (v2 with io in its
+ * cgroup.controllers, or v1 with the blkio throttle files; with
+ * @allow_plain, for tests, a plain directory laid out as one), else from
  * /proc/self/mounts: a cgroup2 mount whose cgroup.controllers lists io, else
  * a cgroup (v1) mount with the blkio option.
- * Return: 0, -ENOENT (none found; @why says what was looked at).
+ * Return: 0, -ENOENT (none found, not a directory), -EINVAL (not such a
+ * hierarchy); @why says what was wrong.
  */
-int cgfs_find_root(const char *override, struct cgfs_root *root, char *why, size_t whylen);
+int cgfs_find_root(const char *override, bool allow_plain, struct cgfs_root *root, char *why,
+		   size_t whylen);
 
 /* "/root/path" for a relative cgroup path ("" is the root itself). */
 void cgfs_dir(const struct cgfs_root *root, const char *rel, char *out, size_t len);
+
+/*
+ * Does @dev (under the sysfs at @sysfs, "/sys") take block requests (blk-mq:
+ * it has a queue/../mq directory)? Bio-based devices (zram, most dm and md)
+ * do not: their I/O never reaches the block_rq_complete tracepoint.
+ */
+bool cgfs_request_based(const char *sysfs, dev_t dev);
 
 /* A disk name (vda) or "MAJ:MIN" to a device number, via /sys/class/block. */
 int cgfs_parse_device(const char *name, dev_t *dev);

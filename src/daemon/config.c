@@ -132,6 +132,53 @@ static int add_devices(struct cfg_parser *p, const char *key, char *v)
 	return 0;
 }
 
+static const char *const mode_names[] = {
+	[IOLATD_MODE_ARTICLE] = "article",
+	[IOLATD_MODE_KERNEL] = "kernel",
+	[IOLATD_MODE_ADAPTIVE] = "adaptive",
+};
+
+const char *iolatd_mode_name(enum iolatd_mode m)
+{
+	return (unsigned)m < sizeof(mode_names) / sizeof(mode_names[0]) ? mode_names[m] : "?";
+}
+
+/* control=0|1|adaptive|article|kernel */
+static int parse_control(struct cfg_parser *p, const char *k, const char *v)
+{
+	struct iolatd_config *c = p->cfg;
+
+	for (unsigned m = 0; m < sizeof(mode_names) / sizeof(mode_names[0]); m++) {
+		if (strcmp(v, mode_names[m]))
+			continue;
+		if (c->mode_given && c->mode != m)
+			return fail(p, k, "'%s' conflicts with kernel_compat=1 (control=kernel)", v);
+		c->control = true;
+		c->mode = (enum iolatd_mode)m;
+		c->mode_given = true;
+		return 0;
+	}
+	if (parse_bool(v, &c->control))
+		return fail(p, k, "expected 0, 1, adaptive, article or kernel, got '%s'", v);
+	return 0;
+}
+
+static int parse_kernel_compat(struct cfg_parser *p, const char *k, const char *v)
+{
+	struct iolatd_config *c = p->cfg;
+	bool b;
+
+	if (parse_bool(v, &b))
+		return fail(p, k, "expected 0 or 1, got '%s'", v);
+	if (!b)
+		return 0;
+	if (c->mode_given && c->mode != IOLATD_MODE_KERNEL)
+		return fail(p, k, "1 conflicts with control=%s", iolatd_mode_name(c->mode));
+	c->mode = IOLATD_MODE_KERNEL;
+	c->mode_given = true;
+	return 0;
+}
+
 static int global_key(struct cfg_parser *p, const char *k, char *v)
 {
 	struct iolatd_config *c = p->cfg;
@@ -140,9 +187,13 @@ static int global_key(struct cfg_parser *p, const char *k, char *v)
 	if (!strcmp(k, "device"))
 		return add_devices(p, k, v);
 	if (!strcmp(k, "control"))
-		return parse_bool(v, &c->control) ? fail(p, k, "expected 0 or 1, got '%s'", v) : 0;
+		return parse_control(p, k, v);
 	if (!strcmp(k, "kernel_compat"))
-		return parse_bool(v, &c->kernel_compat) ? fail(p, k, "expected 0 or 1, got '%s'", v) : 0;
+		return parse_kernel_compat(p, k, v);
+	if (!strcmp(k, "strict"))
+		return parse_bool(v, &c->strict) ? fail(p, k, "expected 0 or 1, got '%s'", v) : 0;
+	if (!strcmp(k, "systemd"))
+		return parse_bool(v, &c->systemd) ? fail(p, k, "expected 0 or 1, got '%s'", v) : 0;
 	if (!strcmp(k, "rotational")) {
 		bool b;
 
@@ -163,6 +214,15 @@ static int global_key(struct cfg_parser *p, const char *k, char *v)
 		*(k[4] == 'b' ? &c->min_bps : &c->min_iops) = n;
 		return 0;
 	}
+	if (!strcmp(k, "textfile")) {
+		size_t vl = strlen(v);
+
+		if (v[0] != '/' || vl >= IOLATD_PATH_MAX || vl < 6 || strcmp(v + vl - 5, ".prom"))
+			return fail(p, k, "expected an absolute path ending in .prom (node_exporter's textfile "
+				    "collector reads only those), got '%s'", v);
+		strcpy(c->textfile, v);
+		return 0;
+	}
 	if (!strcmp(k, "cgroup_root")) {
 		if (v[0] != '/' || strlen(v) >= IOLATD_PATH_MAX)
 			return fail(p, k, "expected an absolute directory, got '%s'", v);
@@ -170,14 +230,14 @@ static int global_key(struct cfg_parser *p, const char *k, char *v)
 		return 0;
 	}
 	return fail(p, k, "unknown key in [global] (device, control, kernel_compat, nr_requests, "
-			  "rotational, min_bps, min_iops, cgroup_root)");
+			  "rotational, min_bps, min_iops, cgroup_root, strict, systemd, textfile)");
 }
 
 static int group_key(struct cfg_parser *p, const char *k, const char *v)
 {
 	if (!strcmp(k, "target")) {
-		if (iolat_parse_duration(v, &p->group->target_ns))
-			return fail(p, k, "expected a duration such as 5ms, 750us or max, got '%s'", v);
+		if (iolat_parse_duration(v, &p->group->target_ns) || p->group->target_ns > IOLATD_MAX_TARGET_NS)
+			return fail(p, k, "expected a duration up to 10s such as 5ms, 750us, or max, got '%s'", v);
 		return 0;
 	}
 	return fail(p, k, "unknown key in a [group:] section (target)");
@@ -195,8 +255,12 @@ static int section(struct cfg_parser *p, char *name)
 	if (strncmp(name, "group:", 6))
 		return fail(p, NULL, "section [%s]: expected [global] or [group:CGROUP/PATH]", name);
 	path = trim(name + 6);
-	while (*path == '/')
-		path++;
+	if (*path == '/')
+		return fail(p, NULL, "section [%s]: an absolute path: give the path under cgroup_root "
+			    "(e.g. app/main for /sys/fs/cgroup/blkio/app/main)", name);
+	if (!strcmp(path, "..") || !strncmp(path, "../", 3) || strstr(path, "/../") ||
+	    (strlen(path) >= 3 && !strcmp(path + strlen(path) - 3, "/..")))
+		return fail(p, NULL, "section [%s]: '..' is not allowed: a group is a cgroup below cgroup_root", name);
 	if (!valid_path(path))
 		return fail(p, NULL, "section [%s]: expected a cgroup path such as web/frontend", name);
 	if (iolatd_config_group(c, path))
@@ -251,7 +315,10 @@ int iolatd_config_parse(const char *file, const char *text, struct iolatd_config
 	char line[1024];
 
 	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->file, sizeof(cfg->file), "%s", file);
 	cfg->control = true;
+	cfg->mode = IOLATD_DEFAULT_MODE;
+	cfg->systemd = true;
 	cfg->rotational = -1;
 	cfg->min_bps = 1ull << 20;
 	cfg->min_iops = 10;

@@ -4,16 +4,23 @@
  *
  *   [global]
  *   device=vda            ; a disk name or MAJ:MIN; several: repeat or comma-separate
- *   control=1             ; 0: measure and report, never write a limit
- *   kernel_compat=0       ; the kernel's timer and B1 (IOLAT_CTL_KERNEL_COMPAT)
+ *   control=adaptive      ; the controller's mode: adaptive (the knee seeker,
+ *                         ; docs/controller-adaptive.md), article (the kernel's
+ *                         ; rules, the article's release), kernel; 1: the
+ *                         ; default mode; 0: measure and report, write no limit
+ *   kernel_compat=0       ; 1: control=kernel (the kernel's timer and B1)
  *   nr_requests=256       ; default: the device's queue/nr_requests
  *   rotational=0          ; default: the device's queue/rotational
  *   min_bps=1m            ; the lowest rate limit written (bytes/s)
  *   min_iops=10           ; the lowest IOPS limit written
  *   cgroup_root=PATH      ; default: the io (v2) or blkio (v1) hierarchy's mount
+ *   strict=0              ; 1: a configured group whose cgroup is missing is an error
+ *   systemd=1             ; protect units by their IODeviceLatencyTargetSec= (systemctl show)
+ *   textfile=/var/lib/prometheus/node-exporter/iolatd.prom  ; metrics for node_exporter
  *
  *   [group:web/frontend]  ; a cgroup path relative to that root
- *   target=5ms
+ *   target=5ms            ; up to 10 s (IOLATD_MAX_TARGET_NS)
+ *   [group:web.service]   ; a systemd unit (or slice): its cgroup, followed as it restarts
  *
  * Parsing does no I/O besides reading the file; device names are resolved
  * later (cgroupfs.c). Errors: one line "FILE:LINE: key 'KEY': expected ...".
@@ -31,22 +38,42 @@
 #define IOLATD_PATH_MAX 256
 #define IOLATD_DEVNAME_MAX 32
 #define IOLATD_ERR_MAX 512
+#define IOLATD_UNIT_MAX 128
+#define IOLATD_MAX_TARGET_NS 10000000000ull /* the window is at most 1 s: a larger target never misses */
+
+/* control=: the controller's mode. */
+enum iolatd_mode {
+	IOLATD_MODE_ARTICLE = 0,
+	IOLATD_MODE_KERNEL,
+	IOLATD_MODE_ADAPTIVE,
+};
+
+/* The mode without control=: IOLATD_DEFAULT_MODE. */
+#define IOLATD_DEFAULT_MODE IOLATD_MODE_ARTICLE
 
 struct iolatd_group_cfg {
-	char path[IOLATD_PATH_MAX];   /* "a/b", no leading or trailing '/' */
+	char path[IOLATD_PATH_MAX];   /* "a/b", no leading or trailing '/' (or a unit name: web.service) */
 	uint64_t target_ns;           /* 0: none ("max") */
-	unsigned line;
+	unsigned line;                /* 0: not from the file (a unit's IODeviceLatencyTargetSec=) */
+	char unit[IOLATD_UNIT_MAX];   /* the systemd unit it was resolved from, "" */
+	bool per_device;              /* dev_target_ns holds the targets, by device index */
+	uint64_t dev_target_ns[IOLATD_MAX_DEVICES];
 };
 
 struct iolatd_config {
+	char file[IOLATD_PATH_MAX];   /* the file it came from, for messages */
 	char devices[IOLATD_MAX_DEVICES][IOLATD_DEVNAME_MAX];
 	unsigned nr_devices;
-	bool control;
-	bool kernel_compat;
+	bool control;                 /* 0: measure only */
+	enum iolatd_mode mode;        /* control= / kernel_compat= */
+	bool mode_given;              /* control= named a mode (kernel_compat=1 then conflicts) */
+	bool strict;                  /* a configured group without its cgroup is an error, not a wait */
+	bool systemd;                 /* read units' IODeviceLatencyTargetSec= (default 1) */
 	uint32_t nr_requests;         /* 0: from the device */
 	int rotational;               /* -1: from the device */
 	uint64_t min_bps, min_iops;
 	char cgroup_root[IOLATD_PATH_MAX]; /* "": found automatically */
+	char textfile[IOLATD_PATH_MAX];    /* "": none; else node_exporter's textfile, rewritten every second */
 	struct iolatd_group_cfg groups[IOLATD_MAX_GROUPS];
 	unsigned nr_groups;
 };
@@ -57,6 +84,9 @@ int iolatd_config_parse(const char *file, const char *text, struct iolatd_config
 
 /* Read and parse @file. Return: 0, -EINVAL (bad content) or -errno (unreadable). */
 int iolatd_config_load(const char *file, struct iolatd_config *cfg, char *err, size_t errlen);
+
+/* "adaptive", "article", "kernel". */
+const char *iolatd_mode_name(enum iolatd_mode m);
 
 /* The group of @path, or NULL. */
 const struct iolatd_group_cfg *iolatd_config_group(const struct iolatd_config *cfg,

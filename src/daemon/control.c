@@ -1,26 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * control.c - iolatd's controller loop (control.h): the controllers per
- * device, the discovered tree mirrored as groups, completions fed in,
- * allowed depth turned into limits, the record of what is written.
+ * device, the discovered tree mirrored as groups, completions fed in (to
+ * the node, its ancestors and the cgroup's own usage), and each period:
+ * what every node wants (node_want: its allowed depth as rate limits), where
+ * that goes (place_node: the node itself on v2, the cgroups below it that do
+ * I/O on v1), and the files brought to it (apply_limits), every write
+ * recorded first.
  * Context: one thread for every call on one struct iolatd.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysmacros.h>
 
-#include "daemon/actuate.h"
-#include "daemon/cgroupfs.h"
-#include "daemon/control.h"
 #include "daemon/control_priv.h"
-#include "daemon/discover.h"
-#include "daemon/ratelimit.h"
-#include "daemon/state.h"
 
 void iolatd_logf(struct iolatd *d, const char *fmt, ...)
 {
@@ -43,26 +39,22 @@ static uint64_t now_of(const struct iolatd *d)
 
 /* ---- the record of written limits ---- */
 
-static void save_state(void *ctx)
+void iolatd_save_state(void *ctx)
 {
 	struct iolatd *d = ctx;
 	unsigned n = 0;
 	int err;
 
-	for (int i = 0; i < DISC_MAX_NODES; i++) {
-		if (!d->nd[i])
-			continue;
-		for (unsigned k = 0; k < d->nr_devs; k++) {
-			struct act *a = &d->nd[i][k].act;
+	for (int i = 0; i < LIMTAB_MAX && n < STATE_MAX_RECS; i++) {
+		const struct act *a = &d->lim->e[i].act;
 
-			if (!a->active || n == STATE_MAX_RECS)
-				continue;
-			snprintf(d->recs[n].cgdir, sizeof(d->recs[n].cgdir), "%s", a->cgdir);
-			d->recs[n].dev = a->dev;
-			d->recs[n].admin = a->admin;
-			d->recs[n].written = a->written;
-			n++;
-		}
+		if (!d->lim->e[i].used || !a->active)
+			continue;
+		snprintf(d->recs[n].cgdir, sizeof(d->recs[n].cgdir), "%s", a->cgdir);
+		d->recs[n].dev = a->dev;
+		d->recs[n].admin = a->admin;
+		d->recs[n].written = a->written;
+		n++;
 	}
 	if (d->opts.dry_run)
 		return;
@@ -75,25 +67,25 @@ static void save_state(void *ctx)
 
 /* ---- the tree: discovered nodes mirrored as groups ---- */
 
-static uint64_t target_of(const struct iolatd *d, int node)
+uint64_t iolatd_target_of(const struct iolatd *d, int node, unsigned k)
 {
 	const struct iolatd_group_cfg *g = iolatd_config_group(&d->cfg, d->disc->nodes[node].rel);
 
-	return g ? g->target_ns : 0;
+	if (!g)
+		return 0;
+	return g->per_device ? g->dev_target_ns[k] : g->target_ns;
 }
 
 static void node_added(void *ctx, int i)
 {
 	struct iolatd *d = ctx;
 	const struct disc_node *n = &d->disc->nodes[i];
-	char dir[IOLATD_PATH_MAX];
 
 	d->nd[i] = calloc(d->nr_devs, sizeof(*d->nd[i]));
 	if (!d->nd[i]) {
 		iolatd_logf(d, "%s: out of memory", n->rel);
 		return;
 	}
-	cgfs_dir(&d->root, n->rel, dir, sizeof(dir));
 	for (unsigned k = 0; k < d->nr_devs; k++) {
 		struct node_dev *nd = &d->nd[i][k];
 		struct iolat_group *parent = n->parent >= 0 && d->nd[n->parent] ?
@@ -105,12 +97,12 @@ static void node_added(void *ctx, int i)
 			nd->g = NULL;
 			continue;
 		}
-		iolat_group_set_target(nd->g, target_of(d, i));
-		act_init(&nd->act, dir, d->devs[k].dev);
+		iolat_group_set_target(nd->g, iolatd_target_of(d, i, k));
 		nd->depth = IOLAT_DEPTH_MAX;
 	}
 }
 
+/* A node's cgroup is gone (or recreated): what is written on it goes now. */
 static void node_removed(void *ctx, int i)
 {
 	struct iolatd *d = ctx;
@@ -120,17 +112,22 @@ static void node_removed(void *ctx, int i)
 	if (!d->nd[i])
 		return;
 	for (unsigned k = 0; k < d->nr_devs; k++) {
+		struct limtab_ent *e = limtab_find(d->lim, d->disc->nodes[i].ino, k);
 		struct node_dev *nd = &d->nd[i][k];
 
-		had |= nd->act.active;
-		act_release(&nd->act, &d->root, now, d->opts.dry_run);
+		if (e) {
+			had |= e->act.active;
+			act_release(&e->act, &d->root, now, d->opts.dry_run);
+			if (!e->act.active)
+				e->used = false;
+		}
 		if (nd->g && iolat_group_destroy(nd->g))
 			iolatd_logf(d, "%s: group still busy at removal", d->disc->nodes[i].rel);
 	}
 	free(d->nd[i]);
 	d->nd[i] = NULL;
 	if (had)
-		save_state(d);
+		iolatd_save_state(d);
 }
 
 static const struct disc_ops *tree_ops(struct iolatd *d)
@@ -146,6 +143,38 @@ void iolatd_rescan(struct iolatd *d)
 			    DISC_MAX_NODES);
 		d->full_logged = true;
 	}
+	for (unsigned g = 0; g < d->cfg.nr_groups; g++) {
+		const struct iolatd_group_cfg *gc = &d->cfg.groups[g];
+		bool present = disc_find(d->disc, gc->path) >= 0;
+		char dir[IOLATD_PATH_MAX * 2];
+
+		if (present == d->group_present[g] && d->group_checked[g])
+			continue;
+		cgfs_dir(&d->root, gc->path, dir, sizeof(dir));
+		if (present)
+			iolatd_logf(d, "group %s%s%s: cgroup %s found, controlled", gc->path, gc->unit[0] ? " of " : "",
+				    gc->unit, dir);
+		else
+			iolatd_logf(d, "%s:%u: group %s: no cgroup %s: waiting for it to appear%s", d->cfg.file,
+				    gc->line, gc->path, dir, d->group_checked[g] ? "" : " (strict=1 refuses to start)");
+		d->group_present[g] = present;
+		d->group_checked[g] = true;
+	}
+}
+
+int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t len)
+{
+	for (unsigned g = 0; g < cfg->nr_groups && cfg->strict; g++) {
+		char dir[IOLATD_PATH_MAX * 2];
+
+		cgfs_dir(&d->root, cfg->groups[g].path, dir, sizeof(dir));
+		if (cgfs_ino(dir))
+			continue;
+		snprintf(err, len, "%s:%u: group %s: no cgroup %s (strict=1: every group's cgroup must exist)",
+			 cfg->file, cfg->groups[g].line, cfg->groups[g].path, dir);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* ---- completions ---- */
@@ -162,86 +191,295 @@ void iolatd_observe(struct iolatd *d, uint64_t cgid, dev_t dev, uint64_t lat_ns,
 		    uint64_t bytes, bool write, unsigned io_flags, uint64_t now_ns)
 {
 	int k = dev_index(d, dev), node;
-	struct node_dev *nd;
 	int dir = write ? RATE_WRITE : RATE_READ;
 
 	if (k < 0)
 		return;
 	d->observed++;
 	node = disc_lookup(d->disc, cgid);
-	if (node < 0 || !d->nd[node] || !(nd = &d->nd[node][k])->g) {
+	if (node < 0 || !d->nd[node] || !d->nd[node][k].g) {
 		d->unattributed++;
+		d->devs[k].unattr_bytes += bytes;
 		return;
 	}
-	iolat_observe_done_at(nd->g, lat_ns, bytes, io_flags, now_ns);
-	nd->cur.bytes[dir] += bytes;
-	nd->cur.ios[dir]++;
-	nd->cur.lat_ns[dir] += lat_ns;
-	lat_hist_add(&nd->hist, lat_ns);
+	iolat_observe_done_at(d->nd[node][k].g, lat_ns, bytes, io_flags, now_ns);
+	usage_add(d->usage, cgid, (unsigned)k, write, bytes, now_ns);
+	/* A node's figures are its whole subtree's: its budget covers all of it. */
+	for (int i = node, depth = 0; i >= 0 && depth < DISC_MAX_DEPTH * 4; i = d->disc->nodes[i].parent, depth++) {
+		struct node_dev *nd;
+
+		if (!d->nd[i])
+			break;
+		nd = &d->nd[i][k];
+		nd->cur.bytes[dir] += bytes;
+		nd->cur.ios[dir]++;
+		nd->cur.lat_ns[dir] += lat_ns;
+		lat_hist_add(&nd->hist, lat_ns);
+	}
 }
 
 /* ---- the control round ---- */
 
-static void control_one(struct iolatd *d, int i, unsigned k, uint64_t now)
+/*
+ * node_want() - what node @i should be held to on device @k: its allowed
+ * depth (and use_delay, as effect_delay() lets it act) as rate limits, for
+ * the directions it is seen doing; not tightened while its limit does not
+ * hold; in the adaptive mode the core's rate (adaptive_want). The one place
+ * that decides a node's limits.
+ */
+/*
+ * The adaptive mode's budget: the core's rate, split by direction. While the
+ * core's rate stays the same, a split that moved by less than 1/8 keeps the
+ * limits written (the block throttle is rewritten only when the rate
+ * changes: on 6.1 a rewrite can let bios through above the limit).
+ */
+static void adaptive_want(struct iolatd *d, struct node_dev *nd,
+			  const struct iolat_observe_stat *st, const struct cg_limits *prev,
+			  struct cg_limits *want)
+{
+	bool same = st->pace_bps == nd->pace_bps && st->pace_iops == nd->pace_iops;
+
+	nd->pace_bps = st->pace_bps;
+	nd->pace_iops = st->pace_iops;
+	nd->delay_used = 0;
+	rate_split(&nd->est, st->pace_bps, st->pace_iops, d->cfg.min_bps, d->cfg.min_iops, want);
+	for (int k = 0; same && k < CG_NR_LIMITS; k++)
+		same = (want->v[k] == 0) == (prev->v[k] == 0) &&
+		       want->v[k] <= prev->v[k] + prev->v[k] / 8 &&
+		       prev->v[k] <= want->v[k] + want->v[k] / 8;
+	if (same)
+		*want = *prev;
+}
+
+static void node_want(struct iolatd *d, struct node_dev *nd, const struct iolat_observe_stat *st,
+		      const struct cg_limits *prev, struct cg_limits *want)
+{
+	if (d->cfg.mode == IOLATD_MODE_ADAPTIVE) {
+		adaptive_want(d, nd, st, prev, want);
+		return;
+	}
+	nd->delay_used = effect_delay(&nd->eff, st->use_delay,
+				      rate_at_floor(prev, d->cfg.min_bps, d->cfg.min_iops));
+	rate_limits(&nd->est, st->depth, nd->delay_used, d->cfg.min_bps, d->cfg.min_iops, want);
+	if (!nd->eff.ineffective)
+		return;
+	for (int k = 0; k < CG_NR_LIMITS; k++)
+		if (want->v[k] && prev->v[k] > want->v[k])
+			want->v[k] = prev->v[k];
+}
+
+/* Roll node @i's period on device @k and decide its budget. */
+static void node_round(struct iolatd *d, int i, unsigned k)
 {
 	struct node_dev *nd = &d->nd[i][k];
+	struct cg_limits prev = nd->want;
 	struct iolat_observe_stat st;
-	struct cg_limits want;
-	bool was;
-	int ret;
 
+	effect_period(&nd->eff, &nd->cur, &nd->placed, IOLATD_PERIOD_NS);
 	rate_est_update(&nd->est, &nd->cur);
 	memset(&nd->cur, 0, sizeof(nd->cur));
+	memset(&nd->want, 0, sizeof(nd->want));
 	if (!nd->g || iolat_group_observe_stat(nd->g, &st))
 		return;
 	nd->depth = st.depth;
 	nd->use_delay = st.use_delay;
-	if (!d->cfg.control)
-		return;
-	rate_limits(&nd->est, st.depth, st.use_delay, d->cfg.min_bps, d->cfg.min_iops, &want);
-	was = nd->act.active;
-	ret = act_apply(&nd->act, &d->root, &want, now, d->opts.dry_run, save_state, d);
-	if (ret < 0 && nd->act.write_errors == 1)
-		iolatd_logf(d, "%s: cannot write limits: %s", d->disc->nodes[i].rel, strerror(-ret));
-	if (ret > 0 && was != nd->act.active) {
-		if (nd->act.active)
-			iolatd_logf(d, "%s %s: limited (depth %s%" PRIu32 ", use_delay %d): rbps=%" PRIu64
-				    " wbps=%" PRIu64 " riops=%" PRIu64 " wiops=%" PRIu64 "%s",
-				    d->disc->nodes[i].rel, d->devs[k].name,
-				    st.depth == IOLAT_DEPTH_MAX ? "max/" : "", st.depth, st.use_delay,
-				    nd->act.written.v[CG_RBPS], nd->act.written.v[CG_WBPS],
-				    nd->act.written.v[CG_RIOPS], nd->act.written.v[CG_WIOPS],
-				    d->opts.dry_run ? " (dry run)" : "");
-		else
-			iolatd_logf(d, "%s %s: released", d->disc->nodes[i].rel, d->devs[k].name);
-	}
-	if (!nd->act.active && was)
-		save_state(d);
+	if (d->cfg.control)
+		node_want(d, nd, &st, &prev, &nd->want);
 }
 
-static void control_round(struct iolatd *d, uint64_t now)
+static void want_on(struct iolatd *d, uint64_t ino, const char *rel, unsigned k, int node,
+		    const struct cg_limits *want)
 {
+	char dir[IOLATD_PATH_MAX * 2];
+
+	cgfs_dir(&d->root, rel, dir, sizeof(dir));
+	if (limtab_want(d->lim, ino, rel, dir, k, d->devs[k].dev, node, want) && !d->table_full_logged) {
+		iolatd_logf(d, "more than %d limits in force: %s is not limited", LIMTAB_MAX, rel);
+		d->table_full_logged = true;
+	}
+}
+
+/* v1: the cgroups at or below node @i that did I/O lately on device @k. */
+static unsigned gather_carriers(struct iolatd *d, int i, unsigned k, uint64_t now)
+{
+	unsigned n = 0;
+
+	d->nd[i][k].left_out = 0;
+	for (unsigned s = 0; s < USAGE_SLOTS; s++) {
+		struct usage_ent *e = &d->usage->slot[s];
+		struct carrier *c;
+
+		if (!e->ino || e->dev != k || !disc_within(d->disc, disc_lookup(d->disc, e->ino), i))
+			continue;
+		if (!usage_recent(e, 0, now, USAGE_ACTIVE_NS) && !usage_recent(e, 1, now, USAGE_ACTIVE_NS))
+			continue;
+		if (n == PLACE_MAX_CARRIERS) {
+			d->nd[i][k].left_out++;
+			continue;
+		}
+		c = &d->carriers[n];
+		memcpy(c->rate, e->rate, sizeof(c->rate));
+		c->last = e->alloc;
+		c->seen[0] = usage_recent(e, 0, now, USAGE_ACTIVE_NS);
+		c->seen[1] = usage_recent(e, 1, now, USAGE_ACTIVE_NS);
+		d->carrier_ino[n++] = e->ino;
+	}
+	return n;
+}
+
+/* Where node @i's budget goes on device @k (placement.h). */
+static void place_node(struct iolatd *d, int i, unsigned k, uint64_t now)
+{
+	struct node_dev *nd = &d->nd[i][k];
+	unsigned n;
+
+	if (d->root.version == 2) {
+		want_on(d, d->disc->nodes[i].ino, d->disc->nodes[i].rel, k, i, &nd->want);
+		nd->placed = nd->want;
+		nd->carriers = 1;
+		return;
+	}
+	n = gather_carriers(d, i, k, now);
+	place_split(&nd->want, d->carriers, n, d->cfg.min_bps, d->cfg.min_iops, &nd->placed);
+	nd->carriers = 0;
+	for (unsigned j = 0; j < n; j++) {
+		struct usage_ent *e = usage_find(d->usage, d->carrier_ino[j], k);
+		const char *rel = disc_rel_of(d->disc, d->carrier_ino[j]);
+
+		if (!e || !rel || limits_empty(&d->carriers[j].part))
+			continue;
+		e->alloc = d->carriers[j].part;
+		e->carrying = true;
+		want_on(d, e->ino, rel, k, i, &d->carriers[j].part);
+		nd->carriers++;
+	}
+}
+
+static void log_limits(struct iolatd *d, int i, unsigned k)
+{
+	const struct node_dev *nd = &d->nd[i][k];
+
+	iolatd_logf(d, "%s %s: limited (depth %s%" PRIu32 ", use_delay %d): rbps=%" PRIu64 " wbps=%" PRIu64
+		    " riops=%" PRIu64 " wiops=%" PRIu64 " on %s%s", d->disc->nodes[i].rel, d->devs[k].name,
+		    nd->depth == IOLAT_DEPTH_MAX ? "max/" : "", nd->depth, nd->delay_used,
+		    nd->want.v[CG_RBPS], nd->want.v[CG_WBPS], nd->want.v[CG_RIOPS], nd->want.v[CG_WIOPS],
+		    d->root.version == 2 ? "itself" : nd->carriers == 1 ? "1 cgroup at or below it" :
+		    "the cgroups at or below it that do I/O", d->opts.dry_run ? " (dry run)" : "");
+}
+
+/* Bring every limit of device @k to its want; drop what is no longer ours. */
+static void apply_limits(struct iolatd *d, unsigned k, uint64_t now)
+{
+	for (int i = 0; i < LIMTAB_MAX; i++) {
+		struct limtab_ent *e = &d->lim->e[i];
+		bool was = e->act.active;
+		int ret;
+
+		if (!e->used || e->dev != k)
+			continue;
+		ret = act_apply(&e->act, &d->root, &e->want, now, d->opts.dry_run, iolatd_save_state, d);
+		if (ret < 0 && !e->error_logged) {
+			e->error_logged = true;
+			if (ret == -ENOENT && d->root.version == 2 && cgfs_ino(e->act.cgdir))
+				iolatd_logf(d, "%s: cannot write limits: no io.max: the io controller is not enabled "
+					    "in its parent's cgroup.subtree_control (systemd: IOAccounting=yes on the "
+					    "unit or its slice)", e->rel);
+			else
+				iolatd_logf(d, "%s: cannot write limits: %s", e->rel, strerror(-ret));
+		}
+		if (!e->act.active && limits_empty(&e->want)) {
+			e->used = false;
+			if (was)
+				iolatd_save_state(d);
+		}
+	}
+}
+
+/* Each node's episodes of being limited, and their log lines. */
+static void note_transitions(struct iolatd *d, unsigned k, uint64_t now)
+{
+	for (int i = 0; i < DISC_MAX_NODES; i++) {
+		struct node_dev *nd;
+		bool now_limited;
+
+		if (!d->nd[i])
+			continue;
+		nd = &d->nd[i][k];
+		now_limited = !limits_empty(&nd->want) && nd->carriers > 0;
+		if (now_limited == nd->limited)
+			continue;
+		nd->limited = now_limited;
+		if (now_limited) {
+			nd->limited_since = now;
+			log_limits(d, i, k);
+		} else {
+			nd->limited_ns += now - nd->limited_since;
+			effect_reset(&nd->eff);
+			iolatd_logf(d, "%s %s: released", d->disc->nodes[i].rel, d->devs[k].name);
+		}
+	}
+}
+
+static void control_round(struct iolatd *d, unsigned k, uint64_t now)
+{
+	limtab_clear_wants(d->lim, k);
 	for (int i = 0; i < DISC_MAX_NODES; i++)
 		if (d->nd[i])
-			for (unsigned k = 0; k < d->nr_devs; k++)
-				control_one(d, i, k, now);
+			node_round(d, i, k);
+	usage_roll(d->usage, k, IOLATD_PERIOD_NS, now);
+	for (unsigned s = 0; s < USAGE_SLOTS; s++)
+		if (d->usage->slot[s].ino && d->usage->slot[s].dev == k)
+			d->usage->slot[s].carrying = false;
+	for (int i = 0; i < DISC_MAX_NODES; i++) {
+		if (!d->nd[i])
+			continue;
+		d->nd[i][k].carriers = 0;
+		memset(&d->nd[i][k].placed, 0, sizeof(d->nd[i][k].placed));
+		if (!limits_empty(&d->nd[i][k].want))
+			place_node(d, i, k, now);
+	}
+	for (unsigned s = 0; s < USAGE_SLOTS; s++)
+		if (d->usage->slot[s].ino && d->usage->slot[s].dev == k && !d->usage->slot[s].carrying)
+			memset(&d->usage->slot[s].alloc, 0, sizeof(d->usage->slot[s].alloc));
+	apply_limits(d, k, now);
+	note_transitions(d, k, now);
+}
+
+/* Units come, go and restart: look at them again (control_units.c). */
+static void refresh_units(struct iolatd *d, uint64_t now)
+{
+	static struct iolatd_config eff;
+	char err[IOLATD_ERR_MAX];
+	bool named = false;
+
+	d->last_resolve = now;
+	for (unsigned g = 0; g < d->user.nr_groups; g++)
+		named |= d->user.groups[g].path[0] && strchr(d->user.groups[g].path, '.') &&
+			 !strchr(d->user.groups[g].path, '/');
+	if (!named && !(d->user.systemd && d->systemd_ok))
+		return;
+	if (iolatd_units_resolve(d, &d->user, &eff, err, sizeof(err)) || !memcmp(&eff, &d->cfg, sizeof(eff)))
+		return; /* systemd not answering: what was resolved stays */
+	d->cfg = eff;
+	iolatd_rescan(d);
+	iolatd_apply_targets(d);
 }
 
 void iolatd_period(struct iolatd *d, uint64_t now)
 {
 	if (now - d->last_period >= IOLATD_PERIOD_NS) {
 		if (!d->source_lost) /* blind: no limit is written (iolatd_source_lost()) */
-			control_round(d, now);
+			for (unsigned k = 0; k < d->nr_devs; k++)
+				control_round(d, k, now);
 		d->last_period = now;
 	}
 	if (now - d->last_second >= IOLATD_SECOND_NS) {
 		for (unsigned k = 0; k < d->nr_devs; k++)
 			iolat_ctl_tick(d->devs[k].ctl);
+		if (now - d->last_resolve >= IOLATD_RESOLVE_NS)
+			refresh_units(d, now);
 		iolatd_rescan(d);
-		for (int i = 0; i < DISC_MAX_NODES; i++)
-			if (d->nd[i])
-				for (unsigned k = 0; k < d->nr_devs; k++)
-					lat_hist_roll(&d->nd[i][k].hist);
+		iolatd_second(d, now);
 		iolatd_write_status(d, now);
 		d->last_second = now;
 	}

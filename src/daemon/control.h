@@ -29,17 +29,23 @@ struct iolatd_opts {
 	const struct iolat_clock *clock;   /* NULL: CLOCK_MONOTONIC */
 	void (*log)(void *ctx, const char *line); /* NULL: stderr */
 	void *log_ctx;
+	bool allow_plain_root;             /* tests: cgroup_root may be a plain directory tree */
+	const char *sysfs_root;            /* NULL: /sys (tests: a fake one with dev/block/MAJ:MIN) */
+	const char *systemctl;             /* NULL: /usr/bin/systemctl or /bin/systemctl (tests: a fake) */
 };
 
 #define IOLATD_PERIOD_NS 100000000ull   /* control round: depth -> limits */
 #define IOLATD_SECOND_NS 1000000000ull  /* tick, rescan, status */
+#define IOLATD_RESOLVE_NS 10000000000ull /* systemd units looked at again */
 #define IOLATD_STATUS_FILE "status"
 
 /*
- * iolatd_create() - resolve devices and the cgroup root, put back limits a
- * previous run left (the record under run_dir), build the controllers and
- * the tree. Nothing is written to cgroupfs but that restoration (none with
- * dry_run). Return: 0, or -errno with one line in @err.
+ * iolatd_create() - take the run directory's lock (one daemon per run dir),
+ * resolve devices and the cgroup root, put back limits a previous run left
+ * (the record under run_dir), build the controllers and the tree. Nothing
+ * is written to cgroupfs but that restoration (none with dry_run).
+ * Return: 0, or -errno with one line in @err (-EBUSY: another daemon holds
+ * the run dir).
  */
 int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opts,
 		  struct iolatd **out, char *err, size_t errlen);
@@ -62,8 +68,11 @@ int iolatd_reload(struct iolatd *d, const struct iolatd_config *cfg, char *err, 
 /* Remove every limit written (restoring the administrator's), the record and the status file. */
 int iolatd_stop(struct iolatd *d, uint64_t now_ns);
 
-/* Free everything (after iolatd_stop, or on a failure path). */
+/* Free everything (after iolatd_stop, or on a failure path); the run dir's lock goes. */
 void iolatd_destroy(struct iolatd *d);
+
+/* Record this process's pid in the run dir's lock (after detaching). */
+void iolatd_note_pid(struct iolatd *d);
 
 /* The devices controlled (for the BPF filter). Return: how many. */
 unsigned iolatd_devices(const struct iolatd *d, dev_t *devs, unsigned max);
@@ -76,6 +85,7 @@ const char *iolatd_cgroup_root(const struct iolatd *d);
 struct iolatd_counters {
 	uint64_t observed, unattributed, writes, write_errors;
 	unsigned limits_active, nodes;
+	unsigned removed_at_stop;   /* limits removed by iolatd_stop() and source loss */
 };
 void iolatd_counters(const struct iolatd *d, struct iolatd_counters *c);
 

@@ -14,15 +14,16 @@
 #include <unistd.h>
 
 #include "daemon/control_priv.h"
+#include "daemon/runlock.h"
 
-static uint32_t sysfs_u32(dev_t dev, const char *attr, uint32_t dflt)
+static uint32_t sysfs_u32(const char *sysfs, dev_t dev, const char *attr, uint32_t dflt)
 {
-	char path[128];
+	char path[IOLATD_PATH_MAX + 64];
 	unsigned v;
 	FILE *f;
 	int ok;
 
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/%s", major(dev), minor(dev), attr);
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/queue/%s", sysfs, major(dev), minor(dev), attr);
 	f = fopen(path, "r");
 	if (!f)
 		return dflt;
@@ -31,23 +32,30 @@ static uint32_t sysfs_u32(dev_t dev, const char *attr, uint32_t dflt)
 	return ok ? v : dflt;
 }
 
-static bool is_partition(dev_t dev)
+static bool sysfs_has(const char *sysfs, dev_t dev, const char *what)
 {
-	char path[128];
+	char path[IOLATD_PATH_MAX + 64];
 
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", major(dev), minor(dev));
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u%s", sysfs, major(dev), minor(dev), what);
 	return access(path, F_OK) == 0;
 }
 
-static int resolve_devices(const struct iolatd_config *cfg, dev_t *devs, char *err, size_t len)
+static int resolve_devices(const struct iolatd_config *cfg, const char *sysfs, dev_t *devs, char *err,
+			   size_t len)
 {
 	for (unsigned k = 0; k < cfg->nr_devices; k++) {
-		if (cgfs_parse_device(cfg->devices[k], &devs[k])) {
+		if (cgfs_parse_device(cfg->devices[k], &devs[k]) || !sysfs_has(sysfs, devs[k], "")) {
 			snprintf(err, len, "device '%s': no such block device (give a disk name or MAJ:MIN)",
 				 cfg->devices[k]);
 			return -ENODEV;
 		}
-		if (is_partition(devs[k])) {
+		if (!cgfs_request_based(sysfs, devs[k])) {
+			snprintf(err, len, "device '%s': bio-based (no /sys/dev/block/%u:%u/mq): its I/O never "
+				 "becomes block requests, which is what iolatd measures; give the disk below it",
+				 cfg->devices[k], major(devs[k]), minor(devs[k]));
+			return -EINVAL;
+		}
+		if (sysfs_has(sysfs, devs[k], "/partition")) {
 			snprintf(err, len, "device '%s': a partition; the block throttle takes whole disks: "
 				 "give the disk it is on", cfg->devices[k]);
 			return -EINVAL;
@@ -62,6 +70,13 @@ static int resolve_devices(const struct iolatd_config *cfg, dev_t *devs, char *e
 	return 0;
 }
 
+/* The core's flags for a configured mode. */
+static unsigned ctl_flags(enum iolatd_mode m)
+{
+	return m == IOLATD_MODE_KERNEL ? IOLAT_CTL_KERNEL_COMPAT :
+	       m == IOLATD_MODE_ADAPTIVE ? IOLAT_CTL_ADAPTIVE : 0;
+}
+
 static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t len)
 {
 	for (unsigned k = 0; k < d->cfg.nr_devices; k++) {
@@ -71,13 +86,16 @@ static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t len)
 
 		c->dev = devs[k];
 		snprintf(c->name, sizeof(c->name), "%u:%u", major(devs[k]), minor(devs[k]));
-		c->nr_requests = d->cfg.nr_requests ? d->cfg.nr_requests : sysfs_u32(devs[k], "nr_requests", 64);
+		memcpy(c->disk, d->cfg.devices[k], sizeof(c->disk)); /* same size, NUL-terminated */
+		c->rotational_configured = d->cfg.rotational >= 0;
+		c->nr_requests = d->cfg.nr_requests ? d->cfg.nr_requests :
+				 sysfs_u32(d->sysfs, devs[k], "nr_requests", 64);
 		c->rotational = d->cfg.rotational >= 0 ? d->cfg.rotational :
-				(int)sysfs_u32(devs[k], "rotational", 0);
+				(int)sysfs_u32(d->sysfs, devs[k], "rotational", 0);
 		cc.nr_requests = c->nr_requests;
 		cc.rotational = c->rotational;
 		cc.clock = d->opts.clock;
-		cc.flags = d->cfg.kernel_compat ? IOLAT_CTL_KERNEL_COMPAT : 0;
+		cc.flags = ctl_flags(d->cfg.mode);
 		cc.max_groups = DISC_MAX_NODES + 8;
 		cc.nr_stat_slots = 2;
 		ret = iolat_ctl_create(&cc, &c->ctl);
@@ -88,6 +106,48 @@ static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t len)
 		d->nr_devs++;
 	}
 	return 0;
+}
+
+/* The metrics textfile's directory must exist and be writable. */
+static int check_textfile(const struct iolatd_config *cfg, char *err, size_t len)
+{
+	char dir[IOLATD_PATH_MAX];
+	char *slash;
+
+	if (!cfg->textfile[0])
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", cfg->textfile);
+	slash = strrchr(dir, '/');
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	if (access(dir, W_OK | X_OK)) {
+		snprintf(err, len, "%s: key 'textfile': %s: not a writable directory (node_exporter's "
+			 "--collector.textfile.directory)", cfg->file, dir);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The start-up lines: the mode, each disk, the rule that judges its windows and why. */
+static void log_devices(struct iolatd *d)
+{
+	iolatd_logf(d, "mode %s%s", iolatd_mode_name(d->cfg.mode),
+		    d->cfg.mode == IOLATD_MODE_ADAPTIVE ?
+		    ": rates that find the disk's knee; every disk judged by the p90 rule" : "");
+	for (unsigned k = 0; k < d->nr_devs; k++) {
+		const struct dev_ctl *c = &d->devs[k];
+
+		if (d->cfg.mode == IOLATD_MODE_ADAPTIVE) {
+			iolatd_logf(d, "disk %s (%s): p90 rule (the adaptive mode's), nr_requests %u",
+				    c->disk, c->name, c->nr_requests);
+			continue;
+		}
+		iolatd_logf(d, "disk %s (%s): %s rule (%s), nr_requests %u%s", c->disk, c->name,
+			    c->rotational ? "mean" : "p90",
+			    c->rotational_configured ? "rotational= in the configuration" :
+			    c->rotational ? "its queue/rotational says 1" : "its queue/rotational says 0",
+			    c->nr_requests, c->rotational && !c->rotational_configured ?
+			    "; virtual disks often say rotational: set rotational=0 for the p90 rule" : "");
+	}
 }
 
 int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opts,
@@ -103,23 +163,41 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 			 opts->run_dir ? opts->run_dir : "(none)");
 		return -ENOENT;
 	}
-	if ((ret = resolve_devices(cfg, devs, err, len)))
+	if ((ret = resolve_devices(cfg, opts->sysfs_root ? opts->sysfs_root : "/sys", devs, err, len)))
 		return ret;
 	d = calloc(1, sizeof(*d));
-	if (!d || !(d->disc = calloc(1, sizeof(*d->disc)))) {
+	if (!d || !(d->disc = calloc(1, sizeof(*d->disc))) || !(d->usage = calloc(1, sizeof(*d->usage))) ||
+	    !(d->lim = calloc(1, sizeof(*d->lim)))) {
+		if (d) {
+			free(d->disc);
+			free(d->usage);
+		}
 		free(d);
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
+	d->lock_fd = -1;
 	d->cfg = *cfg;
 	d->opts = *opts;
 	snprintf(d->run_dir, sizeof(d->run_dir), "%s", opts->run_dir);
 	d->opts.run_dir = d->run_dir;
-	if ((ret = cgfs_find_root(cfg->cgroup_root, &d->root, why, sizeof(why)))) {
+	snprintf(d->sysfs, sizeof(d->sysfs), "%s", opts->sysfs_root ? opts->sysfs_root : "/sys");
+	/* Before anything is looked at or put back: another daemon may own the run dir. */
+	if ((ret = d->lock_fd = runlock_take(d->run_dir, err, len)) < 0)
+		goto fail;
+	if ((ret = cgfs_find_root(cfg->cgroup_root, opts->allow_plain_root, &d->root, why, sizeof(why)))) {
 		snprintf(err, len, "cgroup hierarchy: %s", why);
 		goto fail;
 	}
-	if ((ret = make_ctls(d, devs, err, len)))
+	d->user = *cfg;
+	if ((ret = make_ctls(d, devs, err, len)) || (ret = check_textfile(cfg, err, len)))
+		goto fail;
+	ret = iolatd_units_resolve(d, cfg, &d->cfg, err, len);
+	if (ret == -EAGAIN)
+		iolatd_logf(d, "%s: the groups named as units wait", err); /* systemd may come later */
+	else if (ret)
+		goto fail;
+	if ((ret = iolatd_check_groups(d, &d->cfg, err, len)))
 		goto fail;
 	/* What a previous run left behind goes first. */
 	if (!opts->dry_run) {
@@ -132,8 +210,9 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 		if (ret)
 			iolatd_logf(d, "removed %d stale limit(s) left by a previous run", ret);
 	}
+	log_devices(d);
 	disc_init(d->disc, &d->root);
-	d->started_ns = d->last_period = d->last_second = iolat_ctl_now(d->devs[0].ctl);
+	d->started_ns = d->last_period = d->last_second = d->last_resolve = iolat_ctl_now(d->devs[0].ctl);
 	iolatd_rescan(d);
 	iolatd_write_status(d, d->started_ns);
 	*out = d;
@@ -143,33 +222,44 @@ fail:
 	return ret;
 }
 
+void iolatd_apply_targets(struct iolatd *d)
+{
+	for (int i = 0; i < DISC_MAX_NODES; i++) {
+		if (!d->nd[i])
+			continue;
+		for (unsigned k = 0; k < d->nr_devs; k++) {
+			uint64_t t = iolatd_target_of(d, i, k);
+
+			if (d->nd[i][k].g && iolat_group_target(d->nd[i][k].g) != t)
+				iolat_group_set_target(d->nd[i][k].g, t);
+		}
+	}
+}
+
 int iolatd_reload(struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t len)
 {
-	bool same = cfg->nr_devices == d->cfg.nr_devices && !strcmp(cfg->cgroup_root, d->cfg.cgroup_root);
+	static struct iolatd_config eff;
+	bool same = cfg->nr_devices == d->user.nr_devices && !strcmp(cfg->cgroup_root, d->user.cgroup_root);
 
 	for (unsigned k = 0; same && k < cfg->nr_devices; k++)
-		same = !strcmp(cfg->devices[k], d->cfg.devices[k]);
+		same = !strcmp(cfg->devices[k], d->user.devices[k]);
 	if (!same) {
 		snprintf(err, len, "device= and cgroup_root= cannot change on reload: restart iolatd");
 		return -EINVAL;
 	}
-	if (cfg->kernel_compat != d->cfg.kernel_compat || cfg->nr_requests != d->cfg.nr_requests ||
-	    cfg->rotational != d->cfg.rotational) {
-		snprintf(err, len, "kernel_compat=, nr_requests= and rotational= cannot change on reload: restart iolatd");
+	if (cfg->mode != d->user.mode || cfg->nr_requests != d->user.nr_requests ||
+	    cfg->rotational != d->user.rotational) {
+		snprintf(err, len, "the mode (control=, kernel_compat=), nr_requests= and rotational= "
+			 "cannot change on reload: restart iolatd");
 		return -EINVAL;
 	}
-	d->cfg = *cfg;
-	disc_scan(d->disc, &d->cfg, &d->ops);
-	for (int i = 0; i < DISC_MAX_NODES; i++) {
-		const struct iolatd_group_cfg *g;
-
-		if (!d->nd[i])
-			continue;
-		g = iolatd_config_group(&d->cfg, d->disc->nodes[i].rel);
-		for (unsigned k = 0; k < d->nr_devs; k++)
-			if (d->nd[i][k].g && iolat_group_target(d->nd[i][k].g) != (g ? g->target_ns : 0))
-				iolat_group_set_target(d->nd[i][k].g, g ? g->target_ns : 0);
-	}
+	if (iolatd_units_resolve(d, cfg, &eff, err, len) || iolatd_check_groups(d, &eff, err, len))
+		return -EINVAL; /* -EAGAIN too: what the units are is unknown, the running configuration stays */
+	d->user = *cfg;
+	d->cfg = eff;
+	memset(d->group_checked, 0, sizeof(d->group_checked));
+	iolatd_rescan(d);
+	iolatd_apply_targets(d);
 	if (!d->cfg.control)
 		iolatd_stop_limits(d, iolat_ctl_now(d->devs[0].ctl));
 	return 0;
@@ -179,17 +269,21 @@ int iolatd_stop_limits(struct iolatd *d, uint64_t now)
 {
 	int first = 0;
 
-	for (int i = 0; i < DISC_MAX_NODES; i++) {
-		if (!d->nd[i])
-			continue;
-		for (unsigned k = 0; k < d->nr_devs; k++) {
-			int ret = act_release(&d->nd[i][k].act, &d->root, now, d->opts.dry_run);
+	for (int i = 0; i < LIMTAB_MAX; i++) {
+		struct limtab_ent *e = &d->lim->e[i];
+		bool was = e->act.active;
+		int ret;
 
-			if (ret < 0 && !first) {
-				first = ret;
-				iolatd_logf(d, "%s: cannot remove a limit: %s", d->disc->nodes[i].rel,
-					    strerror(-ret));
-			}
+		if (!e->used)
+			continue;
+		ret = act_release(&e->act, &d->root, now, d->opts.dry_run);
+		if (ret < 0 && !first) {
+			first = ret;
+			iolatd_logf(d, "%s: cannot remove a limit: %s", e->rel, strerror(-ret));
+		}
+		if (!e->act.active) {
+			d->removed_at_stop += was;
+			e->used = false;
 		}
 	}
 	return first;
@@ -202,9 +296,8 @@ static int release_all(struct iolatd *d, uint64_t now)
 	int ret = iolatd_stop_limits(d, now);
 	bool left = false;
 
-	for (int i = 0; i < DISC_MAX_NODES && !left; i++)
-		for (unsigned k = 0; d->nd[i] && k < d->nr_devs; k++)
-			left |= d->nd[i][k].act.active;
+	for (int i = 0; i < LIMTAB_MAX && !left; i++)
+		left |= d->lim->e[i].used && d->lim->e[i].act.active;
 	if (!left && !d->opts.dry_run)
 		state_save(d->run_dir, NULL, 0);
 	return ret;
@@ -213,10 +306,15 @@ static int release_all(struct iolatd *d, uint64_t now)
 int iolatd_stop(struct iolatd *d, uint64_t now)
 {
 	char path[IOLATD_PATH_MAX + 16];
-	int ret = release_all(d, now);
+	int ret;
+
+	d->removed_at_stop = 0;
+	ret = release_all(d, now);
 
 	snprintf(path, sizeof(path), "%s/%s", d->run_dir, IOLATD_STATUS_FILE);
 	unlink(path);
+	if (d->cfg.textfile[0])
+		unlink(d->cfg.textfile); /* no metrics of a daemon that is gone */
 	return ret;
 }
 
@@ -244,6 +342,10 @@ void iolatd_destroy(struct iolatd *d)
 	for (unsigned k = 0; k < d->nr_devs; k++)
 		iolat_ctl_destroy(d->devs[k].ctl);
 	free(d->disc);
+	free(d->usage);
+	free(d->lim);
+	if (d->lock_fd >= 0)
+		close(d->lock_fd);
 	free(d);
 }
 
@@ -275,12 +377,22 @@ void iolatd_counters(const struct iolatd *d, struct iolatd_counters *c)
 		if (!d->nd[i])
 			continue;
 		c->nodes++;
-		for (unsigned k = 0; k < d->nr_devs; k++) {
-			c->writes += d->nd[i][k].act.writes;
-			c->write_errors += d->nd[i][k].act.write_errors;
-			c->limits_active += d->nd[i][k].act.active;
-		}
 	}
+	for (int i = 0; i < LIMTAB_MAX; i++) {
+		const struct act *a = &d->lim->e[i].act;
+
+		if (!d->lim->e[i].used)
+			continue;
+		c->writes += a->writes;
+		c->write_errors += a->write_errors;
+		c->limits_active += a->active;
+	}
+	c->removed_at_stop = d->removed_at_stop;
+}
+
+void iolatd_note_pid(struct iolatd *d)
+{
+	runlock_note_pid(d->lock_fd);
 }
 
 void iolatd_set_source_lost(struct iolatd *d, bool lost)

@@ -11,8 +11,12 @@
 #include "daemon/actuate.h"
 #include "daemon/control.h"
 #include "daemon/discover.h"
+#include "daemon/effect.h"
+#include "daemon/limtab.h"
+#include "daemon/placement.h"
 #include "daemon/ratelimit.h"
 #include "daemon/state.h"
+#include "daemon/usage.h"
 
 /* Latencies of one second, in 8 buckets per power of two from 1 us. */
 #define LAT_HIST_BUCKETS 200
@@ -26,46 +30,100 @@ void lat_hist_add(struct lat_hist *h, uint64_t lat_ns);
 /* End a second: summarize it into last_*, start afresh. */
 void lat_hist_roll(struct lat_hist *h);
 
-/* One discovered cgroup on one device. */
+/* One discovered cgroup on one device. Its figures cover its whole subtree. */
 struct node_dev {
 	struct iolat_group *g;
 	struct rate_sample cur;   /* this period */
 	struct rate_est est;
-	struct act act;
+	struct effect eff;        /* does its limit hold (effect.h) */
 	struct lat_hist hist;
+	struct cg_limits want;    /* its budget now; all 0: not limited */
+	struct cg_limits placed;  /* the parts written for it, summed */
 	uint32_t depth;           /* as of the last control round */
-	int use_delay;
+	int use_delay;            /* the core's */
+	int delay_used;           /* the one acted on (effect_delay) */
+	uint64_t pace_bps, pace_iops; /* adaptive: the core's rate at the last round */
+	unsigned carriers;        /* cgroups carrying its budget */
+	unsigned left_out;        /* cgroups doing I/O below it that could not be given a part */
+	bool limited;             /* carriers > 0 */
+	uint64_t limited_since, limited_ns; /* the open episode; closed episodes' total */
+	uint64_t missed_seen;     /* windows_missed at the last second */
+	bool outside_misses;      /* missing while every clamped sibling is at the floor and idle */
 };
 
 struct dev_ctl {
 	dev_t dev;
-	char name[IOLATD_DEVNAME_MAX];
+	char name[IOLATD_DEVNAME_MAX];  /* MAJ:MIN */
+	char disk[IOLATD_DEVNAME_MAX];  /* vda, as configured or from sysfs */
 	struct iolat_ctl *ctl;
 	uint32_t nr_requests;
 	int rotational;
+	bool rotational_configured;
+	uint64_t unattr_bytes, unattr_last_bps; /* I/O of no node: this second, the last */
 };
 
 #define STATE_MAX_RECS 1024
 
+/* A group named as a systemd unit that has no cgroup to follow yet. */
+struct unit_wait {
+	char name[IOLATD_UNIT_MAX];
+	char why[64];
+};
+
 struct iolatd {
-	struct iolatd_config cfg;
+	struct iolatd_config user;           /* as written */
+	struct iolatd_config cfg;            /* as the tree follows it: units resolved (control_units.c) */
+	struct unit_wait unit_waits[IOLATD_MAX_GROUPS];
+	unsigned nr_unit_waits;
+	uint64_t last_resolve;
+	bool units_logged, systemd_ok;        /* said once why units are not read; the last query worked */
 	struct iolatd_opts opts;
 	char run_dir[IOLATD_PATH_MAX];
+	char sysfs[IOLATD_PATH_MAX];
 	struct cgfs_root root;
 	struct discover *disc;
 	struct disc_ops ops;
 	struct dev_ctl devs[IOLATD_MAX_DEVICES];
 	unsigned nr_devs;
 	struct node_dev *nd[DISC_MAX_NODES]; /* [node][device], NULL: no node */
+	struct usage *usage;                  /* per cgroup and device */
+	struct limtab *lim;                   /* the limits in force */
+	struct carrier carriers[PLACE_MAX_CARRIERS]; /* scratch for placement */
+	uint64_t carrier_ino[PLACE_MAX_CARRIERS];
 	struct state_rec recs[STATE_MAX_RECS];
 	uint64_t last_period, last_second, started_ns;
 	uint64_t observed, unattributed;
 	int restored_at_start;
-	bool state_error_logged, full_logged, source_lost;
+	unsigned removed_at_stop;
+	int lock_fd;                          /* the run dir's lock, held for life; -1 */
+	bool group_present[IOLATD_MAX_GROUPS];/* each configured group's cgroup, at the last scan */
+	bool group_checked[IOLATD_MAX_GROUPS];
+	bool state_error_logged, full_logged, source_lost, table_full_logged, textfile_logged;
 };
 
-/* control.c: look at the tree again (nodes added and removed). */
+/* control.c: look at the tree again (nodes added and removed, groups found or waited for). */
 void iolatd_rescan(struct iolatd *d);
+/* control.c: with strict=1, every configured group's cgroup must exist. Return: 0, -EINVAL (@err). */
+int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t len);
+/* control.c: record every limit in force under the run dir (before a write). */
+void iolatd_save_state(void *ctx);
+/* control_second.c: what is done once a second besides the tick and rescan. */
+void iolatd_second(struct iolatd *d, uint64_t now);
+/*
+ * control_units.c: @user with its unit names resolved and units' targets
+ * added, into @eff. Return: 0; -EAGAIN when systemd could not be asked
+ * though units were needed (@eff then has the named groups waiting);
+ * -EINVAL with strict=1 and a unit group waiting. @err says why.
+ */
+int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, struct iolatd_config *eff,
+			 char *err, size_t len);
+/* control_life.c: the targets of every group as the configuration now says. */
+void iolatd_apply_targets(struct iolatd *d);
+/* control.c: the target of node @node on device @k. */
+uint64_t iolatd_target_of(const struct iolatd *d, int node, unsigned k);
+
+/* control_second.c: a word for why a node's limit does not hold ("none" when it does). */
+const char *iolatd_effect_cause(const struct iolatd *d, const struct node_dev *nd);
 /* control_life.c: remove every limit of ours now. Return: 0 or the first -errno. */
 int iolatd_stop_limits(struct iolatd *d, uint64_t now);
 

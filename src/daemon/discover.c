@@ -134,13 +134,18 @@ static void ensure_siblings(struct discover *d, const char *rel, const struct di
 	closedir(dh);
 }
 
-static void map_add(struct discover *d, uint64_t ino, int node)
+static void map_add(struct discover *d, uint64_t ino, int node, const char *abs)
 {
-	if (d->nr_map == DISC_MAX_MAP) {
+	size_t rl = strlen(d->root.path);
+	const char *rel = !strncmp(abs, d->root.path, rl) ? abs + rl + (abs[rl] == '/') : abs;
+
+	if (d->nr_map == DISC_MAX_MAP || strlen(rel) >= IOLATD_PATH_MAX) {
 		d->map_full = true;
 		return;
 	}
-	d->map[d->nr_map++] = (struct disc_map_ent){ ino, node };
+	snprintf(d->map_rel[d->nr_map], IOLATD_PATH_MAX, "%s", rel);
+	d->map[d->nr_map] = (struct disc_map_ent){ ino, node, d->nr_map };
+	d->nr_map++;
 }
 
 /* Map @dir (relative @rel) and its subdirectories that are not nodes to @node. */
@@ -170,7 +175,7 @@ static void map_subtree(struct discover *d, const char *dir, int node, int depth
 			if (is_node)
 				continue;
 		}
-		map_add(d, ino, node);
+		map_add(d, ino, node, child);
 		map_subtree(d, child, node, depth + 1);
 	}
 	closedir(dh);
@@ -192,8 +197,8 @@ static void rebuild_map(struct discover *d)
 	for (int i = 0; i < DISC_MAX_NODES; i++) {
 		if (!d->nodes[i].used)
 			continue;
-		map_add(d, d->nodes[i].ino, i);
 		cgfs_dir(&d->root, d->nodes[i].rel, dir, sizeof(dir));
+		map_add(d, d->nodes[i].ino, i, dir);
 		map_subtree(d, dir, i, 0);
 	}
 	qsort(d->map, d->nr_map, sizeof(d->map[0]), cmp_ent);
@@ -232,7 +237,7 @@ void disc_clear(struct discover *d, const struct disc_ops *ops)
 	d->nr_map = 0;
 }
 
-int disc_lookup(const struct discover *d, uint64_t ino)
+static const struct disc_map_ent *map_find(const struct discover *d, uint64_t ino)
 {
 	size_t lo = 0, hi = d->nr_map;
 
@@ -240,11 +245,33 @@ int disc_lookup(const struct discover *d, uint64_t ino)
 		size_t mid = (lo + hi) / 2;
 
 		if (d->map[mid].ino == ino)
-			return d->map[mid].node;
+			return &d->map[mid];
 		if (d->map[mid].ino < ino)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return -1;
+	return NULL;
+}
+
+int disc_lookup(const struct discover *d, uint64_t ino)
+{
+	const struct disc_map_ent *e = map_find(d, ino);
+
+	return e ? e->node : -1;
+}
+
+const char *disc_rel_of(const struct discover *d, uint64_t ino)
+{
+	const struct disc_map_ent *e = map_find(d, ino);
+
+	return e ? d->map_rel[e->path] : NULL;
+}
+
+bool disc_within(const struct discover *d, int i, int anc)
+{
+	for (int depth = 0; i >= 0 && depth <= DISC_MAX_NODES; depth++, i = d->nodes[i].parent)
+		if (i == anc)
+			return true;
+	return false;
 }

@@ -35,12 +35,14 @@ struct disc_node {
 struct disc_map_ent {
 	uint64_t ino;
 	int node;
+	unsigned path;              /* index into map_rel */
 };
 
 struct discover {
 	struct cgfs_root root;
 	struct disc_node nodes[DISC_MAX_NODES];
 	struct disc_map_ent map[DISC_MAX_MAP]; /* sorted by ino */
+	char map_rel[DISC_MAX_MAP][IOLATD_PATH_MAX]; /* each mapped cgroup's relative path */
 	unsigned nr_map;
 	unsigned seq;
 	bool map_full;              /* the last scan dropped some descendants */
@@ -72,5 +74,11 @@ int disc_lookup(const struct discover *d, uint64_t ino);
 
 /* The node of a relative path, or -1. */
 int disc_find(const struct discover *d, const char *rel);
+
+/* The relative path of a mapped cgroup id (a node or a cgroup below one), or NULL. */
+const char *disc_rel_of(const struct discover *d, uint64_t ino);
+
+/* Is node @i node @anc or below it? */
+bool disc_within(const struct discover *d, int i, int anc);
 
 #endif

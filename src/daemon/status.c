@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "daemon/control_priv.h"
+#include "daemon/prom.h"
+#include "daemon/statusfile.h"
 
 static int bucket_of(uint64_t lat_ns)
 {
@@ -65,31 +67,152 @@ void lat_hist_roll(struct lat_hist *h)
 	h->n = h->sum_ns = 0;
 }
 
+/* The limits written for node @i on device @k: how many writes, the last one's age (-1: none). */
+static void node_writes(const struct iolatd *d, int i, unsigned k, uint64_t now, unsigned *writes,
+			unsigned *errors, int64_t *ago_ms)
+{
+	*writes = *errors = 0;
+	*ago_ms = -1;
+	for (int j = 0; j < LIMTAB_MAX; j++) {
+		const struct limtab_ent *e = &d->lim->e[j];
+		int64_t ago;
+
+		if (!e->used || e->dev != k || e->node != i)
+			continue;
+		*writes += e->act.writes;
+		*errors += e->act.write_errors;
+		ago = (int64_t)((now - e->act.last_write_ns) / 1000000);
+		if (e->act.writes + e->act.write_errors && (*ago_ms < 0 || ago < *ago_ms))
+			*ago_ms = ago;
+	}
+}
+
+/* The adaptive mode judges every disk by the p90 rule. */
+static const char *rule_of(const struct iolatd *d, const struct dev_ctl *c)
+{
+	return c->rotational && d->cfg.mode != IOLATD_MODE_ADAPTIVE ? "mean" : "p90";
+}
+
+/*
+ * The adaptive mode's view of group @g: the rate it is paced at, and - when
+ * it is the group its parent protects - the parent's last decision, the
+ * siblings' limit and whether the target was found unattainable.
+ */
+static void write_adaptive(FILE *f, struct iolat_group *g, const struct iolat_group_stat *st)
+{
+	struct iolat_group *p = iolat_group_parent(g);
+	struct iolat_group_stat ps;
+	bool asker = p && iolat_group_scale_grp(p) == g && !iolat_group_stat(p, &ps);
+
+	fprintf(f, " pace_bps=%" PRIu64 " decision=%s sibling_limit_bps=%" PRIu64 " unattainable=%d",
+		st->pace_bps, asker ? iolat_step_name(ps.last_decision) : "-",
+		asker ? ps.limit_bps : 0, asker && ps.unattainable);
+}
+
 static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint64_t now)
 {
 	const struct node_dev *nd = &d->nd[i][k];
-	const struct act *a = &nd->act;
+	const struct iolatd_group_cfg *gc = iolatd_config_group(&d->cfg, d->disc->nodes[i].rel);
 	struct iolat_group_stat st;
+	unsigned writes, errors;
+	int64_t ago;
 
 	if (!nd->g || iolat_group_stat(nd->g, &st))
 		return;
-	fprintf(f, "group path=%s dev=%s configured=%d target_us=%" PRIu64 " depth=", d->disc->nodes[i].rel,
-		d->devs[k].name, iolatd_config_group(&d->cfg, d->disc->nodes[i].rel) != NULL,
-		st.target_ns / 1000);
-	if (nd->depth == IOLAT_DEPTH_MAX)
-		fputs("max", f);
-	else
-		fprintf(f, "%" PRIu32, nd->depth);
-	fprintf(f, " use_delay=%d ios=%" PRIu64 " avg_lat_us=%" PRIu64 " p50_us=%" PRIu64
-		" p90_us=%" PRIu64 " p99_us=%" PRIu64 " windows_ok=%" PRIu64 " windows_missed=%" PRIu64
-		" scale_downs=%" PRIu64 " scale_ups=%" PRIu64 " limited_ms=%" PRIu64 " limited=%d",
-		nd->use_delay, nd->hist.last_n, nd->hist.last_mean_ns / 1000, nd->hist.last_p50_ns / 1000,
+	node_writes(d, i, k, now, &writes, &errors, &ago);
+	fprintf(f, "group path=%s dev=%s configured=%d unit=%s target_us=%" PRIu64 " rule=%s depth=%" PRId64
+		" use_delay=%d delay_used=%d", d->disc->nodes[i].rel, d->devs[k].name, gc != NULL,
+		gc && gc->unit[0] ? gc->unit : "-", st.target_ns / 1000,
+		rule_of(d, &d->devs[k]), nd->depth == IOLAT_DEPTH_MAX ? (int64_t)-1 : (int64_t)nd->depth,
+		nd->use_delay, nd->delay_used);
+	fprintf(f, " ios=%" PRIu64 " avg_lat_us=%" PRIu64 " p50_us=%" PRIu64 " p90_us=%" PRIu64 " p99_us=%" PRIu64
+		" windows_ok=%" PRIu64 " windows_missed=%" PRIu64 " scale_downs=%" PRIu64 " scale_ups=%" PRIu64,
+		nd->hist.last_n, nd->hist.last_mean_ns / 1000, nd->hist.last_p50_ns / 1000,
 		nd->hist.last_p90_ns / 1000, nd->hist.last_p99_ns / 1000, st.windows_ok, st.windows_missed,
-		st.scale_downs, st.scale_ups, act_limited_ns(a, now) / 1000000, a->active);
+		st.scale_downs, st.scale_ups);
+	fprintf(f, " limited_ms=%" PRIu64 " limited=%d",
+		(nd->limited_ns + (nd->limited ? now - nd->limited_since : 0)) / 1000000, nd->limited);
 	for (int l = 0; l < CG_NR_LIMITS; l++)
-		fprintf(f, " %s=%" PRIu64, cg_limit_name(l), a->active ? a->written.v[l] : 0);
-	fprintf(f, " writes=%u write_errors=%u written_ago_ms=%" PRId64 "\n", a->writes, a->write_errors,
-		a->writes || a->write_errors ? (int64_t)((now - a->last_write_ns) / 1000000) : (int64_t)-1);
+		fprintf(f, " %s=%" PRIu64, cg_limit_name(l), nd->limited ? nd->want.v[l] : 0);
+	fprintf(f, " carriers=%u left_out=%u holds=%d cause=%s not_holding_s=%" PRIu64
+		" misses_from_elsewhere=%d writes=%u write_errors=%u written_ago_ms=%" PRId64,
+		nd->carriers, nd->left_out, !nd->eff.ineffective, iolatd_effect_cause(d, nd),
+		nd->eff.ineffective_secs, nd->outside_misses, writes, errors, ago);
+	if (d->cfg.mode == IOLATD_MODE_ADAPTIVE)
+		write_adaptive(f, nd->g, &st);
+	fprintf(f, "\n");
+}
+
+/* Each cgroup carrying a limit of ours: what is written there, and for which node. */
+static void write_limits(FILE *f, const struct iolatd *d, uint64_t now)
+{
+	for (int j = 0; j < LIMTAB_MAX; j++) {
+		const struct limtab_ent *e = &d->lim->e[j];
+
+		if (!e->used || !e->act.active)
+			continue;
+		fprintf(f, "limit path=%s dev=%s for=%s", e->rel, d->devs[e->dev].name,
+			e->node >= 0 && d->disc->nodes[e->node].used ? d->disc->nodes[e->node].rel : "-");
+		for (int l = 0; l < CG_NR_LIMITS; l++)
+			fprintf(f, " %s=%" PRIu64, cg_limit_name(l), e->act.written.v[l]);
+		fprintf(f, " writes=%u write_errors=%u written_ago_ms=%" PRIu64 "\n", e->act.writes,
+			e->act.write_errors, (now - e->act.last_write_ns) / 1000000);
+	}
+}
+
+static void write_devices(FILE *f, const struct iolatd *d)
+{
+	for (unsigned k = 0; k < d->nr_devs; k++) {
+		const struct dev_ctl *c = &d->devs[k];
+
+		fprintf(f, "device dev=%s disk=%s nr_requests=%" PRIu32 " rule=%s rule_from=%s"
+			" unattributed_bps=%" PRIu64 "\n", c->name, c->disk, c->nr_requests, rule_of(d, c),
+			c->rotational_configured ? "config" : "queue/rotational", c->unattr_last_bps);
+	}
+}
+
+/* Configured groups whose cgroup does not exist (yet), and units without one. */
+static void write_waiting(FILE *f, const struct iolatd *d)
+{
+	for (unsigned g = 0; g < d->cfg.nr_groups; g++)
+		if (disc_find(d->disc, d->cfg.groups[g].path) < 0)
+			fprintf(f, "waiting path=%s unit=%s reason=no_cgroup\n", d->cfg.groups[g].path,
+				d->cfg.groups[g].unit[0] ? d->cfg.groups[g].unit : "-");
+	for (unsigned u = 0; u < d->nr_unit_waits; u++) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "%s", d->unit_waits[u].why);
+		for (char *c = why; *c; c++)
+			*c = *c == ' ' ? '_' : *c == '(' || *c == ')' ? '-' : *c;
+		fprintf(f, "waiting path=%s unit=%s reason=%s\n", d->unit_waits[u].name, d->unit_waits[u].name, why);
+	}
+}
+
+/* The metrics of the status file just written, into the configured textfile (a temporary, rename). */
+static int write_textfile(struct iolatd *d, const char *status_path)
+{
+	char tmp[IOLATD_PATH_MAX + 16], why[256];
+	struct status_file s;
+	FILE *f;
+	int err;
+
+	if ((err = status_read(status_path, &s, why, sizeof(why))))
+		return err;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", d->cfg.textfile);
+	f = fopen(tmp, "w");
+	if (!f) {
+		status_free(&s);
+		return -errno;
+	}
+	err = prom_write(&s, f);
+	status_free(&s);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, d->cfg.textfile))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
 }
 
 int iolatd_write_status(struct iolatd *d, uint64_t now)
@@ -103,19 +226,26 @@ int iolatd_write_status(struct iolatd *d, uint64_t now)
 	f = fopen(tmp, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "iolatd pid=%ld time=%lld uptime_s=%" PRIu64 " cgroup=v%d root=%s control=%d dry_run=%d"
+	fprintf(f, "iolatd pid=%ld time=%lld uptime_s=%" PRIu64 " cgroup=v%d root=%s control=%d mode=%s dry_run=%d"
 		" source=%s observed=%" PRIu64 " unattributed=%" PRIu64 " writeback_throttled=%d\n",
 		(long)getpid(), (long long)time(NULL), (uint64_t)((now - d->started_ns) / 1000000000u),
-		d->root.version, d->root.path, d->cfg.control, d->opts.dry_run,
+		d->root.version, d->root.path, d->cfg.control, iolatd_mode_name(d->cfg.mode), d->opts.dry_run,
 		d->source_lost ? "lost" : "ok", d->observed, d->unattributed, d->root.version == 2);
+	write_devices(f, d);
+	write_waiting(f, d);
 	for (int i = 0; i < DISC_MAX_NODES; i++)
 		for (unsigned k = 0; d->nd[i] && k < d->nr_devs; k++)
 			write_group(f, d, i, k, now);
+	write_limits(f, d, now);
 	if (fclose(f))
 		err = -errno;
 	if (!err && rename(tmp, path))
 		err = -errno;
 	if (err)
 		unlink(tmp);
+	if (!err && d->cfg.textfile[0] && (err = write_textfile(d, path)) && !d->textfile_logged) {
+		iolatd_logf(d, "textfile %s: cannot write: %s", d->cfg.textfile, strerror(-err));
+		d->textfile_logged = true;
+	}
 	return err;
 }

@@ -356,6 +356,10 @@ static int check_file(struct pf *p, const struct iolat_job *job)
 	if (stat(f->path, &st) < 0) {
 		if (errno != ENOENT)
 			return pf_err(p, job, "filename", "%s: %s", f->path, strerror(errno));
+		if (strchr(f->path, ':'))
+			return pf_err(p, job, "filename", "one file per job: '%s' looks like fio's list of "
+				      "files separated by ':' (give each file its own job section); a name "
+				      "with ':' is taken only when it exists", f->path);
 	} else if (S_ISDIR(st.st_mode)) {
 		return pf_err(p, job, "filename", "a file or a block device: %s is a directory",
 			      f->path);

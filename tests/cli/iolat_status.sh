@@ -4,7 +4,9 @@
 # run dir, with this shell's pid as the daemon's so it reads as running):
 # the table lists each group with its limit in force and the v1 writeback
 # note; --json parses and carries the groups' fields as numbers; no status
-# file: exit 1 with one line; bad usage: exit 2.
+# file: exit 1 with one line; a stale one (its daemon gone): exit 3; bad
+# usage: exit 2. Also the rule in force, a group waiting for its cgroup, a
+# limit that does not hold and the cgroups carrying a limit.
 set -u
 IOLAT=${IOLAT:-build/iolat}
 [ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
@@ -15,16 +17,23 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 cat >"$dir/status" <<STATUS
 iolatd pid=$$ time=1700000000 uptime_s=42 cgroup=v1 root=/sys/fs/cgroup/blkio control=1 dry_run=0 source=ok observed=1234 unattributed=5 writeback_throttled=0
-group path=app dev=254:0 configured=0 target_us=0 depth=max use_delay=0 ios=0 avg_lat_us=0 p50_us=0 p90_us=0 p99_us=0 windows_ok=0 windows_missed=0 scale_downs=0 scale_ups=0 limited_ms=0 limited=0 rbps=0 wbps=0 riops=0 wiops=0 writes=0 write_errors=0 written_ago_ms=-1
-group path=app/reader dev=254:0 configured=1 target_us=1000 depth=max use_delay=0 ios=812 avg_lat_us=140 p50_us=98 p90_us=260 p99_us=900 windows_ok=120 windows_missed=7 scale_downs=0 scale_ups=0 limited_ms=0 limited=0 rbps=0 wbps=0 riops=0 wiops=0 writes=0 write_errors=0 written_ago_ms=-1
-group path=app/writer dev=254:0 configured=0 target_us=0 depth=1 use_delay=2 ios=300 avg_lat_us=2100 p50_us=2000 p90_us=3000 p99_us=4000 windows_ok=0 windows_missed=0 scale_downs=9 scale_ups=1 limited_ms=12500 limited=1 rbps=0 wbps=104857600 riops=0 wiops=100 writes=31 write_errors=0 written_ago_ms=300
+device dev=254:0 disk=vda nr_requests=256 rule=mean rule_from=queue/rotational unattributed_bps=2097152
+waiting path=app/mian
+group path=app dev=254:0 configured=0 target_us=0 rule=mean depth=-1 use_delay=0 delay_used=0 ios=0 avg_lat_us=0 p50_us=0 p90_us=0 p99_us=0 windows_ok=0 windows_missed=0 scale_downs=0 scale_ups=0 limited_ms=0 limited=0 rbps=0 wbps=0 riops=0 wiops=0 carriers=0 left_out=0 holds=1 cause=none not_holding_s=0 misses_from_elsewhere=0 writes=0 write_errors=0 written_ago_ms=-1
+group path=app/reader dev=254:0 configured=1 target_us=1000 rule=mean depth=-1 use_delay=0 delay_used=0 ios=812 avg_lat_us=140 p50_us=98 p90_us=260 p99_us=900 windows_ok=120 windows_missed=7 scale_downs=0 scale_ups=0 limited_ms=0 limited=0 rbps=0 wbps=0 riops=0 wiops=0 carriers=0 left_out=0 holds=1 cause=none not_holding_s=0 misses_from_elsewhere=0 writes=0 write_errors=0 written_ago_ms=-1
+group path=app/writer dev=254:0 configured=0 target_us=0 rule=mean depth=1 use_delay=5 delay_used=2 ios=300 avg_lat_us=2100 p50_us=2000 p90_us=3000 p99_us=4000 windows_ok=0 windows_missed=0 scale_downs=9 scale_ups=1 limited_ms=12500 limited=1 rbps=0 wbps=104857600 riops=0 wiops=100 carriers=1 left_out=0 holds=0 cause=not_enforced_or_new_cgroups not_holding_s=4 misses_from_elsewhere=0 writes=31 write_errors=0 written_ago_ms=300
+limit path=app/writer/a dev=254:0 for=app/writer rbps=0 wbps=104857600 riops=0 wiops=100 writes=31 write_errors=0 written_ago_ms=300
 STATUS
 
 out=$("$IOLAT" status --run-dir "$dir") || fail "status exited $?"
 echo "$out"
 echo "$out" | grep -q 'cgroup v1 at /sys/fs/cgroup/blkio' || fail "no daemon line"
 echo "$out" | grep -q 'cannot throttle background writeback' || fail "no v1 writeback note"
-echo "$out" | grep -E '^app/writer +254:0 +- +1 +2 +300 ' | grep -q 'wbps=100.0MiB/s wiops=100/s (0.3s ago)' || fail "writer's limit not shown"
+echo "$out" | grep -E '^app/writer +254:0 +- +1 +2 +300 ' | grep -q 'wbps=100.0MiB/s wiops=100/s on 1 cgroup' || fail "writer's limit not shown"
+echo "$out" | grep -q 'disk vda (254:0): mean rule (from queue/rotational)' || fail "the rule in force is not shown"
+echo "$out" | grep -q 'waiting for app/mian to appear' || fail "the missing group is not shown"
+echo "$out" | grep -q 'app/writer: the limit does not hold (not_enforced_or_new_cgroups)' || fail "the limit that does not hold is not shown"
+echo "$out" | grep -E '^  app/writer/a +254:0 ' | grep -q 'wbps=100.0MiB/s wiops=100/s  for app/writer, 0.3s ago' || fail "the cgroup carrying the limit is not shown"
 echo "$out" | grep -E '^app/reader +254:0 +1000us +max ' | grep -q ' 120/7 ' || fail "reader's line wrong"
 
 "$IOLAT" status --run-dir "$dir" --json >"$dir/out.json" || fail "--json exited $?"
@@ -33,11 +42,49 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["daemon"]["cgroup"] == "v1" and j["daemon"]["observed"] == 1234
 g = {x["path"]: x for x in j["groups"]}
+assert j["schema_version"] == 2
 assert set(g) == {"app", "app/reader", "app/writer"}
 assert g["app/writer"]["wbps"] == 104857600 and g["app/writer"]["limited"] == 1
-assert g["app/writer"]["depth"] == 1 and g["app/reader"]["depth"] == "max"
+assert g["app/writer"]["depth"] == 1 and g["app/reader"]["depth"] == -1
 assert g["app/reader"]["written_ago_ms"] == -1
+assert j["limits"][0]["path"] == "app/writer/a" and j["limits"][0]["for"] == "app/writer"
+assert j["devices"][0]["rule"] == "mean" and j["waiting"][0]["path"] == "app/mian"
+for x in j["groups"] + j["limits"] + j["devices"]:
+    for k, v in x.items():
+        assert k in ("path", "dev", "disk", "rule", "rule_from", "cause", "for") or isinstance(v, int), (k, v)
 PY
+
+# Prometheus: the format and the names checked (promtool when installed, our checker always).
+"$IOLAT" status --run-dir "$dir" --format=prometheus >"$dir/out.prom" || fail "--format=prometheus exited $?"
+python3 scripts/promcheck.py "$dir/out.prom" || fail "--format=prometheus: not valid exposition text"
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$dir/out.prom" || fail "promtool check metrics: $(promtool check metrics <"$dir/out.prom" 2>&1)"
+fi
+for want in 'iolatd_group_limit_bytes_per_second{group="app/writer",dev="254:0",direction="write"} 104857600' \
+	'iolatd_group_windows_total{group="app/reader",dev="254:0",result="missed"} 7' \
+	'iolatd_group_allowed_depth{group="app",dev="254:0"} +Inf' \
+	'iolatd_group_target_seconds{group="app/reader",dev="254:0"} 0.001' \
+	'iolatd_group_limit_holds{group="app/writer",dev="254:0"} 0' \
+	'iolatd_group_limited_seconds_total{group="app/writer",dev="254:0"} 12.5' \
+	'iolatd_cgroup_limit_bytes_per_second{cgroup="app/writer/a",dev="254:0",for="app/writer",direction="write"} 104857600' \
+	'iolatd_device_nr_requests{dev="254:0",disk="vda",rule="mean"} 256'; do
+	grep -qxF "$want" "$dir/out.prom" || fail "--format=prometheus lacks: $want"
+done
+grep -q 'iolatd_group_limit_bytes_per_second{group="app/reader"' "$dir/out.prom" && fail "a limit sample for a group not limited"
+# The checker itself fails on what breaks the conventions.
+printf '# HELP x_ms a\n# TYPE x_ms counter\nx_ms 1\n# HELP y b\n# TYPE y gauge\ny 1\nx_ms{a="b"} 2\n' >"$dir/bad.prom"
+python3 scripts/promcheck.py "$dir/bad.prom" >"$dir/bad.out" && fail "promcheck passed a bad file"
+grep -q "ends in _total" "$dir/bad.out" && grep -q "not together" "$dir/bad.out" && grep -q "base units" "$dir/bad.out" ||
+	fail "promcheck missed problems: $(cat "$dir/bad.out")"
+
+# A status file whose daemon is gone: shown, and exit 3.
+sed "1s/pid=$$ /pid=999999999 /" "$dir/status" >"$dir/status.new" && mv "$dir/status.new" "$dir/status"
+"$IOLAT" status --run-dir "$dir" >"$dir/stale.out"; rc=$?
+[ "$rc" -eq 3 ] || fail "stale status: exit $rc, want 3"
+grep -q 'NOT RUNNING: stale status' "$dir/stale.out" || fail "stale status not said"
+"$IOLAT" status --run-dir "$dir" --json >/dev/null 2>"$dir/err"; rc=$?
+[ "$rc" -eq 3 ] && grep -q 'stale' "$dir/err" || fail "stale --json: exit $rc: $(cat "$dir/err")"
+"$IOLAT" status --run-dir "$dir" --format=yaml 2>/dev/null; [ $? -eq 2 ] || fail "bad --format: want exit 2"
 
 rm "$dir/status"
 "$IOLAT" status --run-dir "$dir" 2>"$dir/err"; rc=$?

@@ -6,7 +6,8 @@
 # root with BPF, a dry run on a fake cgroup tree in a temp dir: it starts,
 # writes its status file, reloads on SIGHUP (a bad file refused with the
 # running configuration kept, a good one taken), exits 0 on SIGTERM and
-# removes its status file, having written no limit.
+# removes its status file, having written no limit; a second daemon on the
+# same run dir is refused with one line naming the first.
 set -u
 IOLATD=${IOLATD:-${O:-build}/iolatd}
 [ -x "$IOLATD" ] || { echo "skip: $IOLATD not built"; exit 77; }
@@ -35,6 +36,10 @@ bad() { # config text, expected message part
 bad '[global]\ndevice=vda\n[group:a]\ntarget=fast\n' "bad.conf:4: key 'target': expected a duration"
 bad '[global]\ndevice=vda\nspeed=1\n' "bad.conf:3: key 'speed'"
 bad '[group:a]\ntarget=1ms\n' "key 'device': missing"
+bad '[global]\ndevice=vda\n[group:/sys/fs/cgroup/blkio/app/main]\ntarget=1ms\n' "bad.conf:3: section .*: an absolute path"
+bad '[global]\ndevice=vda\n[group:app/../etc]\ntarget=1ms\n' "'..' is not allowed"
+bad '[global]\ndevice=vda\n[group:a]\ntarget=10000h\n' "bad.conf:4: key 'target': expected a duration up to 10s"
+bad '[global]\ndevice=vda\ntextfile=iolatd.txt\n[group:a]\ntarget=1ms\n' "bad.conf:3: key 'textfile': expected an absolute path ending in .prom"
 "$IOLATD" --config "$dir/none.conf" --run-dir "$dir/run-bad" 2>"$dir/err"; rc=$?
 [ "$rc" -eq 2 ] && grep -q 'none.conf: cannot open' "$dir/err" || fail "missing config: exit $rc: $(cat "$dir/err")"
 "$IOLATD" --bogus 2>/dev/null; [ $? -eq 2 ] || fail "bad option: want exit 2"
@@ -51,24 +56,62 @@ mkdir "$dir/run-nodev"
 devno=$(python3 -c 'import os,sys; s=os.stat(sys.argv[1]).st_dev; print(f"{os.major(s)}:{os.minor(s)}")' "$dir" 2>/dev/null) || devno=
 [ -n "$devno" ] && [ -e "/sys/dev/block/$devno/partition" ] && devno=$(cat "/sys/dev/block/$devno/../dev")
 [ -n "$devno" ] && [ -e "/sys/dev/block/$devno/queue" ] || { echo "skip: $dir is not on a plain disk (the rest passed)"; exit 77; }
+# Configurations that would protect nothing: refused with one line, exit 2, no limit written.
+refused() { # config text, expected message part
+	printf '%b' "$1" >"$dir/ref.conf"
+	mkdir -p "$dir/run-ref"
+	"$IOLATD" --config "$dir/ref.conf" --run-dir "$dir/run-ref" --foreground 2>"$dir/err"
+	local rc=$?
+	[ "$rc" -eq 2 ] || fail "config '$1': exit $rc, want 2: $(cat "$dir/err")"
+	[ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q -- "$2" "$dir/err" || fail "config '$1': '$(cat "$dir/err")' lacks '$2'"
+	[ -e "$dir/run-ref/limits" ] && fail "config '$1': limits recorded"
+	return 0
+}
+mkdir -p "$dir/plain/app"
+refused "[global]\ndevice=$devno\ntextfile=$dir/nodir/iolatd.prom\n[group:app]\ntarget=1ms\n" "key 'textfile': $dir/nodir: not a writable directory"
+refused "[global]\ndevice=$devno\ncgroup_root=$dir/plain\n[group:app]\ntarget=1ms\n" "not a cgroup filesystem"
+if [ -e /sys/fs/cgroup/memory/cgroup.procs ] && [ ! -e /sys/fs/cgroup/memory/blkio.throttle.read_bps_device ]; then
+	refused "[global]\ndevice=$devno\ncgroup_root=/sys/fs/cgroup/memory\n[group:app]\ntarget=1ms\n" "without blkio throttling"
+fi
+if [ -e /sys/block/zram0 ] && [ ! -e /sys/block/zram0/mq ]; then
+	refused "[global]\ndevice=zram0\n[group:app]\ntarget=1ms\n" "device 'zram0': bio-based"
+fi
+if [ -e /sys/fs/cgroup/blkio/blkio.throttle.read_bps_device ]; then
+	refused "[global]\ndevice=$devno\nstrict=1\ncgroup_root=/sys/fs/cgroup/blkio\n[group:iolat-no-such-$$]\ntarget=1ms\n" "no cgroup /sys/fs/cgroup/blkio/iolat-no-such-$$ (strict=1"
+fi
+
 cg=$dir/cg
 mkdir -p "$cg/app/web" "$cg/app/batch" "$dir/run"
 for c in "$cg" "$cg/app" "$cg/app/web" "$cg/app/batch"; do
 	for f in read_bps write_bps read_iops write_iops; do : >"$c/blkio.throttle.${f}_device"; done
 done
-conf() { printf '[global]\ndevice=%s\ncgroup_root=%s\n[group:app/web]\ntarget=%s\n' "$devno" "$cg" "$1" >"$dir/ok.conf"; }
+mkdir "$dir/textfiles"
+conf() { printf '[global]\ndevice=%s\ncgroup_root=%s\ntextfile=%s\n[group:app/web]\ntarget=%s\n[group:app/mian]\ntarget=1ms\n' "$devno" "$cg" "$dir/textfiles/iolatd.prom" "$1" >"$dir/ok.conf"; }
 conf 2ms
-"$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --foreground --dry-run >"$dir/log" 2>&1 &
+IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --foreground --dry-run \
+	--log-file "$dir/log" 2>"$dir/stderr" &
 pid=$!
 for _ in $(seq 50); do [ -f "$dir/run/status" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-if ! kill -0 "$pid" 2>/dev/null && grep -q 'BPF: cannot' "$dir/log"; then
+if ! kill -0 "$pid" 2>/dev/null && grep -q 'BPF: cannot' "$dir/stderr"; then
 	pid=
-	echo "skip: $(grep -m1 'BPF: cannot' "$dir/log") (the rest passed)"; exit 77
+	echo "skip: $(grep -m1 'BPF: cannot' "$dir/stderr") (the rest passed)"; exit 77
 fi
 [ -f "$dir/run/status" ] || fail "no status file within 5 s"
 grep -q "^iolatd .* dry_run=1 " "$dir/run/status" || fail "status: not a dry run"
 grep -q "^group path=app/web .* target_us=2000 " "$dir/run/status" || fail "status: no app/web with its target"
 grep -q "^group path=app/batch " "$dir/run/status" || fail "status: the sibling app/batch was not discovered"
+grep -q "ok.conf:7: group app/mian: no cgroup $cg/app/mian: waiting for it to appear" "$dir/log" || fail "no warning for the missing group app/mian"
+grep -q "^waiting path=app/mian " "$dir/run/status" || fail "status does not say it waits for app/mian"
+[ -f "$dir/textfiles/iolatd.prom" ] || fail "no node_exporter textfile"
+python3 scripts/promcheck.py "$dir/textfiles/iolatd.prom" || fail "the textfile is not valid exposition text"
+grep -q '^iolatd_group_target_seconds{group="app/web",dev="'"$devno"'"} 0.002$' "$dir/textfiles/iolatd.prom" ||
+	fail "the textfile lacks app/web's target: $(head -20 "$dir/textfiles/iolatd.prom")"
+grep -q "disk $devno ($devno): .* rule (" "$dir/log" || fail "the start-up log does not say which rule judges the disk"
+# A second daemon on the same run dir: refused, naming the first; nothing of the first's touched.
+IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --foreground --dry-run 2>"$dir/err2"; rc=$?
+[ "$rc" -eq 1 ] && grep -q "in use by iolatd pid $pid " "$dir/err2" || fail "second daemon: exit $rc: $(cat "$dir/err2")"
+[ "$(wc -l <"$dir/err2")" -eq 1 ] || fail "second daemon: not one line: $(cat "$dir/err2")"
+[ -f "$dir/run/status" ] || fail "the second daemon removed the first one's status file"
 printf '[global]\ndevice=%s\n[group:x]\ntarget=soon\n' "$devno" >"$dir/ok.conf.bad"
 cp "$dir/ok.conf" "$dir/ok.conf.good"
 cp "$dir/ok.conf.bad" "$dir/ok.conf"
@@ -83,6 +126,25 @@ grep -q "^group path=app/web .* target_us=5000 " "$dir/run/status" || fail "the 
 kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
 [ "$rc" -eq 0 ] || fail "exit $rc on SIGTERM"
 [ -e "$dir/run/status" ] && fail "status file left after SIGTERM"
+[ -e "$dir/textfiles/iolatd.prom" ] && fail "textfile left after SIGTERM"
+grep -qE '^[0-9T:-]+ iolatd\[[0-9]+\]: controlling 1 device' "$dir/log" || fail "--log-file lacks the time-stamped start line"
+grep -q 'Terminated: removed 0 limit(s), exiting' "$dir/log" || fail "--log-file lacks the shutdown line"
+[ -s "$dir/stderr" ] && fail "with --log-file, lines went to stderr: $(cat "$dir/stderr")"
 [ -e "$dir/run/limits" ] && fail "a dry run recorded limits"
 for f in "$cg"/app/*/blkio.throttle.*; do [ -s "$f" ] && fail "a dry run wrote $f"; done
+
+# Detached without a syslog socket: the log goes to RUN_DIR/iolatd.log, said before detaching.
+if [ ! -S /dev/log ]; then
+	IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --dry-run 2>"$dir/stderr"
+	grep -q "no syslog (/dev/log): logging to $dir/run/iolatd.log" "$dir/stderr" || fail "detached: no word on where it logs: $(cat "$dir/stderr")"
+	for _ in $(seq 50); do grep -q 'controlling 1 device' "$dir/run/iolatd.log" 2>/dev/null && break; sleep 0.1; done
+	pid=$(sed -n '1s/^iolatd pid=\([0-9]*\) .*/\1/p' "$dir/run/status") # the detached one's, by then
+	[ -n "$pid" ] || fail "detached: no status"
+	grep -q 'controlling 1 device' "$dir/run/iolatd.log" || fail "detached: nothing in $dir/run/iolatd.log"
+	kill -TERM "$pid"
+	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	kill -0 "$pid" 2>/dev/null && fail "detached: still running after SIGTERM"
+	pid=
+	grep -q "removed 0 limit(s), exiting" "$dir/run/iolatd.log" || fail "detached: no shutdown line in the log: $(cat "$dir/run/iolatd.log")"
+fi
 echo "PASS"

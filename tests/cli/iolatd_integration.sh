@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # iolatd end to end on this machine, with unmodified programs: an fio 4 KiB
-# random reader at QD 1 (target 1 ms) and an fio 1 MiB O_DIRECT writer at
-# QD 32 in two sibling blkio (v1) cgroups created for the test.
+# random reader at QD 1 (target 1 ms) in app/main and an fio 1 MiB O_DIRECT
+# writer at QD 32 two levels down, in app/batch/a (as systemd puts a service
+# below its slice), in a blkio (v1) tree created for the test; only app/main
+# is configured. v1's throttle is flat: the clamped app/batch's budget must
+# be written on app/batch/a, where the writer is.
 #   1. without iolatd: the reader's p90 beside the writer;
-#   2. with iolatd: the writer's cgroup receives limits within a few windows,
-#      and the reader's p90 drops (required ≥ 2x only when step 1 showed real
+#   2. with iolatd: app/batch is clamped and app/batch/a receives limits
+#      within a few windows (app/batch itself none), status says so, and the
+#      reader's p90 drops (required ≥ 2x only when step 1 showed real
 #      contention, p90 ≥ 2 ms; otherwise reported);
 #   3. SIGTERM: no limit of iolatd's remains, and an administrator's limit
 #      set before it started is back;
@@ -29,6 +33,8 @@ command -v python3 >/dev/null || skip "python3 not installed"
 
 base=iolat-test-$$
 cg=$BLKIO/$base
+R=app/main      # the reader's cgroup, configured with a target
+W=app/batch/a   # the writer's, two levels down, not configured
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolatd-it-XXXXXX") || skip "no temp dir"
 run=$dir/run
 mkdir -p "$run"
@@ -47,9 +53,9 @@ stop_cg() {
 cleanup() {
 	[ -n "$dpid" ] && kill -TERM "$dpid" 2>/dev/null && sleep 0.5
 	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
-	for c in r w; do stop_cg "$c"; done
+	for c in $R $W; do stop_cg "$c"; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-	for c in r w; do
+	for c in $R $W app/batch app; do
 		[ -d "$cg/$c" ] || continue
 		for _ in $(seq 100); do rmdir "$cg/$c" 2>/dev/null && break; sleep 0.1; done # a zombie leaves late
 	done
@@ -60,7 +66,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 fail() { echo "FAIL: $*"; [ -f "$dir/iolatd.log" ] && sed 's/^/  iolatd| /' "$dir/iolatd.log" | tail -n 20; exit 1; }
 
-mkdir "$cg" "$cg/r" "$cg/w" || skip "cannot create cgroups under $BLKIO"
+mkdir -p "$cg/$R" "$cg/$W" || skip "cannot create cgroups under $BLKIO"
 
 # The whole disk under the temp dir (throttling applies to disks, not partitions).
 devno=$(python3 -c 'import os,sys; s=os.stat(sys.argv[1]).st_dev; print(f"{os.major(s)}:{os.minor(s)}")' "$dir")
@@ -71,7 +77,7 @@ cat >"$dir/iolatd.conf" <<EOF
 [global]
 device=$devno
 
-[group:$base/r]
+[group:$base/$R]
 target=1ms
 EOF
 
@@ -83,7 +89,7 @@ fio --name=layout --filename="$dir/read.dat" --size=256m --rw=write --bs=1m --di
 in_cg() { local c=$1; shift; sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg/$c" "$@"; }
 
 start_writer() { # sh (then fio) is our direct child: $writer is fio itself
-	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg/w" fio --name=writer --filename="$dir/write.dat" --size=512m --rw=write --bs=1m \
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg/$W" fio --name=writer --filename="$dir/write.dat" --size=512m --rw=write --bs=1m \
 		--iodepth=32 --ioengine=libaio --direct=1 --time_based --runtime=60 \
 		--output=/dev/null &
 	pids+=($!)
@@ -93,7 +99,7 @@ stop_writer() { kill -TERM "$writer" 2>/dev/null; wait "$writer" 2>/dev/null; }
 
 # Reader: $2 s of warm-up (not counted), then $1 s; prints its p90 completion latency in µs.
 reader_p90() {
-	in_cg r fio --name=reader --filename="$dir/read.dat" --size=256m --rw=randread --bs=4k \
+	in_cg $R fio --name=reader --filename="$dir/read.dat" --size=256m --rw=randread --bs=4k \
 		--iodepth=1 --ioengine=psync --direct=1 --time_based --runtime="$1" --ramp_time="${2:-0}" \
 		--output-format=json --output="$dir/reader.json" || return 1
 	python3 -c 'import json,sys
@@ -138,7 +144,7 @@ echo "[${SECONDS}s] reader p90 without iolatd: ${p90_none} us"
 
 # 2. With iolatd; an administrator's own (high) write limit on the writer first.
 admin=8000000000
-echo "$devno $admin" >"$cg/w/blkio.throttle.write_bps_device" || fail "cannot set the admin limit"
+echo "$devno $admin" >"$cg/$W/blkio.throttle.write_bps_device" || fail "cannot set the admin limit"
 start_iolatd
 start_writer
 sleep 1
@@ -147,28 +153,40 @@ reader_p90 6 3 >"$dir/p90_ctl" &
 reader=$!
 pids+=($reader)
 for _ in $(seq 100); do
-	wl=$(awk -v d="$devno" '$1==d {print $2}' "$cg/w/blkio.throttle.write_bps_device")
+	wl=$(awk -v d="$devno" '$1==d {print $2}' "$cg/$W/blkio.throttle.write_bps_device")
 	[ -n "$wl" ] && [ "$wl" != "$admin" ] && break
 	sleep 0.1
 done
 [ -n "$wl" ] && [ "$wl" != "$admin" ] || fail "no limit on the writer's cgroup within 10 s of the reader's start"
 echo "[${SECONDS}s] writer limited $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s after the reader started: write_bps=$wl"
-has_limit r && fail "the protected reader's cgroup got limits: $(limits_of r)"
+has_limit $R && fail "the protected reader's cgroup got limits: $(limits_of $R)"
+has_limit app/batch && fail "a limit on app/batch binds nothing on v1, yet it got one: $(limits_of app/batch)"
 sleep 1.2 # the status file is rewritten every second
 [ -f "$run/status" ] || fail "no status file in $run"
-grep -q "^group path=$base/w " "$run/status" || fail "status file lacks the writer's group"
+grep -q "^group path=$base/app/batch " "$run/status" || fail "status file lacks the writer's parent group"
 if [ -x "${IOLAT:-$O/iolat}" ]; then
 	"${IOLAT:-$O/iolat}" status --run-dir "$run" --json >"$dir/status.json" || fail "iolat status failed"
 	python3 -c 'import json,sys
-j=json.load(open(sys.argv[1])); g={x["path"]:x for x in j["groups"]}
-assert g[sys.argv[2]+"/w"]["limited"]==1 and g[sys.argv[2]+"/r"]["limited"]==0, g' "$dir/status.json" "$base" ||
-		fail "iolat status --json: the writer should be limited, the reader not"
+j=json.load(open(sys.argv[1])); b=sys.argv[2]; g={x["path"]:x for x in j["groups"]}
+l={x["path"]:x for x in j["limits"]}
+assert g[b+"/app/batch"]["limited"]==1 and g[b+"/app/main"]["limited"]==0, g
+assert l[b+"/app/batch/a"]["for"]==b+"/app/batch", l' "$dir/status.json" "$base" ||
+		fail "iolat status --json: app/batch should be limited through app/batch/a, the reader not"
+	"${IOLAT:-$O/iolat}" status --run-dir "$run" | sed 's/^/  status| /'
 fi
 wait "$reader" || fail "reader failed"
 p90_ctl=$(cat "$dir/p90_ctl")
 echo "[${SECONDS}s] reader p90 with iolatd: ${p90_ctl} us (without: ${p90_none} us)"
 if [ "$p90_none" -ge 2000 ]; then
-	[ $((p90_ctl * 2)) -le "$p90_none" ] || fail "reader p90 did not halve: $p90_ctl us vs $p90_none us"
+	if [ $((p90_ctl * 2)) -gt "$p90_none" ]; then
+		# Another tenant on the disk (I/O of no cgroup of the test) is not iolatd's to stop:
+		# the daemon says so; then the run proves nothing either way.
+		other=$(grep -o 'the misses come from elsewhere (I/O of no configured group on this disk: [0-9.]* MiB/s' \
+			"$dir/iolatd.log" | grep -oE '[0-9.]+ MiB/s' | sort -n | tail -n1)
+		[ -n "$other" ] && [ "${other%%.*}" -ge 100 ] &&
+			skip "inconclusive: another tenant's I/O on the disk ($other of no test cgroup): reader p90 $p90_ctl us vs $p90_none us"
+		fail "reader p90 did not halve: $p90_ctl us vs $p90_none us"
+	fi
 else
 	echo "note: little contention without control (p90 $p90_none us < 2 ms): no drop required"
 fi
@@ -176,28 +194,29 @@ fi
 # 3. SIGTERM: nothing of ours remains; the administrator's limit is back.
 kill -TERM "$dpid"; wait "$dpid"; rc=$?; dpid=
 [ "$rc" -eq 0 ] || fail "iolatd exited $rc on SIGTERM"
-[ "$(limit_of w write_bps)" = "$admin" ] && [ -z "$(limit_of w read_bps)$(limit_of w read_iops)$(limit_of w write_iops)" ] ||
-	fail "writer limits after SIGTERM: '$(limits_of w)' (want only write_bps=$admin)"
-has_limit r && fail "reader limits after SIGTERM: $(limits_of r)"
+[ "$(limit_of $W write_bps)" = "$admin" ] && [ -z "$(limit_of $W read_bps)$(limit_of $W read_iops)$(limit_of $W write_iops)" ] ||
+	fail "writer limits after SIGTERM: '$(limits_of $W)' (want only write_bps=$admin)"
+has_limit $R && fail "reader limits after SIGTERM: $(limits_of $R)"
 [ -e "$run/limits" ] && fail "record of written limits left after SIGTERM"
-echo "$devno 0" >"$cg/w/blkio.throttle.write_bps_device"
+grep -q 'removed [0-9]* limit' "$dir/iolatd.log" || fail "no shutdown line saying what was removed"
+echo "$devno 0" >"$cg/$W/blkio.throttle.write_bps_device"
 echo "[${SECONDS}s] SIGTERM: limits removed, the administrator's restored"
 
 # 4. SIGKILL leaves a limit; a restart removes it first.
 start_iolatd
 reader_p90 5 >/dev/null &
 pids+=($!)
-for _ in $(seq 100); do has_limit w && break; sleep 0.1; done
-has_limit w || fail "no limit on the writer before SIGKILL"
+for _ in $(seq 100); do has_limit $W && break; sleep 0.1; done
+has_limit $W || fail "no limit on the writer before SIGKILL"
 echo "[${SECONDS}s] limited again"
 kill -KILL "$dpid"; wait "$dpid" 2>/dev/null; dpid=
-stop_cg r; wait "${pids[-1]}" 2>/dev/null
+stop_cg $R; wait "${pids[-1]}" 2>/dev/null
 stop_writer
-has_limit w || fail "the limit vanished with SIGKILL: nothing to test"
+has_limit $W || fail "the limit vanished with SIGKILL: nothing to test"
 [ -s "$run/limits" ] || fail "no record of written limits after SIGKILL"
-echo "[${SECONDS}s] SIGKILL left: $(limits_of w)"
+echo "[${SECONDS}s] SIGKILL left: $(limits_of $W)"
 start_iolatd
-has_limit w && fail "stale limit after restart: $(limits_of w)"
+has_limit $W && fail "stale limit after restart: $(limits_of $W)"
 grep -q 'stale limit' "$dir/iolatd.log" || fail "restart did not report the stale limits it removed"
 kill -TERM "$dpid"; wait "$dpid"; dpid=
 echo "[${SECONDS}s] restart after SIGKILL: stale limits removed"

@@ -42,7 +42,7 @@ static int setup(void **state)
 	char why[64];
 
 	t_fakecg_new(&f, 1);
-	assert_int_equal(cgfs_find_root(f.root, &root, why, sizeof(why)), 0);
+	assert_int_equal(cgfs_find_root(f.root, true, &root, why, sizeof(why)), 0);
 	t_fakecg_mkdir(&f, "w");
 	act_init(&a, t_fakecg_path(&f, "w"), makedev(254, 0));
 	recorded = 0;

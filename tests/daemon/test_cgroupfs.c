@@ -25,7 +25,7 @@ static struct cgfs_root root_of(struct t_fakecg *f)
 	struct cgfs_root r;
 	char why[128];
 
-	assert_int_equal(cgfs_find_root(f->root, &r, why, sizeof(why)), 0);
+	assert_int_equal(cgfs_find_root(f->root, true, &r, why, sizeof(why)), 0);
 	assert_int_equal(r.version, f->version);
 	return r;
 }
@@ -102,7 +102,7 @@ static void test_root_and_devices(void **state)
 	char why[128], buf[32];
 	dev_t dev;
 
-	assert_int_equal(cgfs_find_root("/nonexistent/cg", &r, why, sizeof(why)), -ENOENT);
+	assert_int_equal(cgfs_find_root("/nonexistent/cg", true, &r, why, sizeof(why)), -ENOENT);
 	assert_non_null(strstr(why, "/nonexistent/cg"));
 	assert_int_equal(cgfs_parse_device("259:3", &dev), 0);
 	assert_int_equal(major(dev), 259);

@@ -3,7 +3,8 @@
  * test_config.c - iolatd's configuration: a full file parses into the
  * expected fields (defaults where keys are absent); several devices by
  * repetition and by comma; every kind of bad input is refused with one line
- * naming the file, the line and the key.
+ * naming the file, the line and the key (absolute paths, '..', targets
+ * over 10 s among them); strict= parses.
  * Context: single-threaded cmocka program.
  */
 #include <errno.h>
@@ -30,13 +31,13 @@ static void test_full_file(void **state)
 	assert_int_equal(parse("; iolatd\n[global]\ndevice=vda   ; the disk\ndevice = 8:16\n"
 			       "control=0\nkernel_compat=yes\nnr_requests=128\nrotational=0\n"
 			       "min_bps=2m\nmin_iops=20\ncgroup_root=/sys/fs/cgroup/blkio\n\n"
-			       "[group:/web/frontend]\ntarget=5ms\n[group:system/batch]\n"
+			       "[group:web/frontend]\ntarget=5ms\n[group:system/batch]\n"
 			       "[group:db]\ntarget=750us # tight\n"), 0);
 	assert_int_equal(cfg.nr_devices, 2);
 	assert_string_equal(cfg.devices[0], "vda");
 	assert_string_equal(cfg.devices[1], "8:16");
 	assert_false(cfg.control);
-	assert_true(cfg.kernel_compat);
+	assert_int_equal(cfg.mode, IOLATD_MODE_KERNEL);
 	assert_int_equal(cfg.nr_requests, 128);
 	assert_int_equal(cfg.rotational, 0);
 	assert_int_equal(cfg.min_bps, 2ull << 20);
@@ -58,12 +59,31 @@ static void test_defaults_and_commas(void **state)
 	assert_int_equal(cfg.nr_devices, 2);
 	assert_string_equal(cfg.devices[1], "vdb");
 	assert_true(cfg.control);
-	assert_false(cfg.kernel_compat);
+	assert_int_equal(cfg.mode, IOLATD_DEFAULT_MODE);
 	assert_int_equal(cfg.rotational, -1);
 	assert_int_equal(cfg.nr_requests, 0);
 	assert_int_equal(cfg.min_bps, 1ull << 20);
 	assert_int_equal(cfg.min_iops, 10);
 	assert_string_equal(cfg.cgroup_root, "");
+}
+
+static void test_modes(void **state)
+{
+	static const struct { const char *v; enum iolatd_mode m; bool control; } modes[] = {
+		{ "adaptive", IOLATD_MODE_ADAPTIVE, true }, { "article", IOLATD_MODE_ARTICLE, true },
+		{ "kernel", IOLATD_MODE_KERNEL, true }, { "1", IOLATD_DEFAULT_MODE, true },
+		{ "0", IOLATD_DEFAULT_MODE, false },
+	};
+	char text[128];
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(text, sizeof(text), "[global]\ndevice=vda\ncontrol=%s\n[group:a]\ntarget=1ms\n",
+			 modes[i].v);
+		assert_int_equal(parse(text), 0);
+		assert_int_equal(cfg.mode, modes[i].m);
+		assert_int_equal(cfg.control, modes[i].control);
+	}
+	assert_string_equal(iolatd_mode_name(IOLATD_MODE_ADAPTIVE), "adaptive");
 }
 
 struct bad {
@@ -77,13 +97,24 @@ static void test_bad_input_one_line(void **state)
 		{ "[global]\ndevice=vda\n[group:a]\ntarget=5 parsecs\n", "t.conf:4: key 'target': expected a duration" },
 		{ "[global]\ndevice=vda\nfoo=1\n", "t.conf:3: key 'foo': unknown key in [global]" },
 		{ "device=vda\n", "t.conf:1: key 'device': outside a section" },
-		{ "[global]\ndevice=vda\n[group:../etc]\ntarget=1ms\n", "t.conf:3: section [group:../etc]" },
+		{ "[global]\ndevice=vda\n[group:../etc]\ntarget=1ms\n", "t.conf:3: section [group:../etc]: '..' is not allowed" },
+		{ "[global]\ndevice=vda\n[group:/sys/fs/cgroup/blkio/app/main]\ntarget=1ms\n",
+		  "t.conf:3: section [group:/sys/fs/cgroup/blkio/app/main]: an absolute path: give the path under cgroup_root" },
+		{ "[global]\ndevice=vda\n[group:/app]\ntarget=1ms\n", "t.conf:3: section [group:/app]: an absolute path" },
+		{ "[global]\ndevice=vda\n[group:a]\ntarget=10000h\n", "t.conf:4: key 'target': expected a duration up to 10s" },
+		{ "[global]\ndevice=vda\n[group:a]\ntarget=11s\n", "t.conf:4: key 'target': expected a duration up to 10s" },
+		{ "[global]\ndevice=vda\nstrict=2\n", "t.conf:3: key 'strict': expected 0 or 1" },
 		{ "[global]\ndevice=vda\n[group:a//b]\n", "t.conf:3: section [group:a//b]" },
 		{ "[global]\ndevice=vda\n[jobs]\n", "t.conf:3: section [jobs]: expected [global] or [group:" },
 		{ "[global]\ndevice=vda\n[group:a]\ntarget=1ms\n[group:a]\n", "t.conf:5: section [group:a]: group given twice" },
 		{ "[global]\ndevice=vda,vda\n", "t.conf:2: key 'device': device 'vda' given twice" },
 		{ "[global]\ndevice=/dev/vda\n", "t.conf:2: key 'device': expected a disk name" },
-		{ "[global]\ndevice=vda\ncontrol=maybe\n", "t.conf:3: key 'control': expected 0 or 1" },
+		{ "[global]\ndevice=vda\ncontrol=maybe\n",
+		  "t.conf:3: key 'control': expected 0, 1, adaptive, article or kernel, got 'maybe'" },
+		{ "[global]\ndevice=vda\ncontrol=adaptive\nkernel_compat=1\n",
+		  "t.conf:4: key 'kernel_compat': 1 conflicts with control=adaptive" },
+		{ "[global]\ndevice=vda\nkernel_compat=1\ncontrol=article\n",
+		  "t.conf:4: key 'control': 'article' conflicts with kernel_compat=1" },
 		{ "[global]\ndevice=vda\nnr_requests=0\n", "t.conf:3: key 'nr_requests'" },
 		{ "[global]\ndevice=vda\nmin_bps=-1\n", "t.conf:3: key 'min_bps'" },
 		{ "[global]\ndevice=vda\ncgroup_root=relative\n", "t.conf:3: key 'cgroup_root'" },
@@ -104,6 +135,16 @@ static void test_bad_input_one_line(void **state)
 	}
 }
 
+static void test_limits_and_strict(void **state)
+{
+	assert_int_equal(parse("[global]\ndevice=vda\nstrict=1\n[group:a]\ntarget=10s\n"), 0);
+	assert_true(cfg.strict);
+	assert_int_equal(cfg.groups[0].target_ns, 10000000000ull);
+	assert_string_equal(cfg.file, "t.conf");
+	assert_int_equal(parse("[global]\ndevice=vda\n[group:a]\ntarget=1ms\n"), 0);
+	assert_false(cfg.strict);
+}
+
 static void test_load_missing_file(void **state)
 {
 	assert_int_equal(iolatd_config_load("/nonexistent/iolatd.conf", &cfg, err, sizeof(err)), -ENOENT);
@@ -115,7 +156,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_defaults_and_commas),
+		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_bad_input_one_line),
+		cmocka_unit_test(test_limits_and_strict),
 		cmocka_unit_test(test_load_missing_file),
 	};
 

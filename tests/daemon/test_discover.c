@@ -52,7 +52,7 @@ static int setup(void **state)
 	char why[64], err[256];
 
 	t_fakecg_new(&f, 1);
-	assert_int_equal(cgfs_find_root(f.root, &root, why, sizeof(why)), 0);
+	assert_int_equal(cgfs_find_root(f.root, true, &root, why, sizeof(why)), 0);
 	disc_init(&disc, &root);
 	assert_int_equal(iolatd_config_parse("t", "[global]\ndevice=vda\n[group:sys/app/reader]\ntarget=1ms\n",
 					     &cfg, err, sizeof(err)), 0);

@@ -3,8 +3,11 @@
  * test_ratelimit.c - allowed depth to rate limits by Little's law: one slot
  * carries bytes / summed latency; depth D gives D slots; below depth 1 each
  * use_delay step halves the rate, down to the floor; unlimited depth gives
- * no limit; a direction never seen gets none; periods with too few samples
- * leave the estimate alone, later ones move it by a quarter.
+ * no limit; a direction never seen gets none, nor one seen only in stray
+ * requests for 5 s (a group held at the floor still counts as seen); periods with too few samples
+ * leave the estimate alone, later ones move it by a quarter; the adaptive
+ * mode's rate is split by the recent mix of directions, none for a
+ * direction not seen, never below the floor.
  * Context: single-threaded cmocka program; pure arithmetic.
  */
 #include <setjmp.h>
@@ -95,13 +98,77 @@ static void test_estimate_smoothing(void **state)
 	assert_true(e.iops_slot[RATE_WRITE] == 500.0);
 }
 
+/* A writer with a few stray reads: after 5 s with no read worth the name, no read limit. */
+static void test_only_directions_seen(void **state)
+{
+	struct rate_est e = { 0 };
+	struct rate_sample mixed = { .bytes = { 8 << 12, 100ull << 20 }, .ios = { 8, 100 },
+				     .lat_ns = { 4000000, 400000000 } };
+	struct rate_sample writes = { .bytes = { 4096, 100ull << 20 }, .ios = { 1, 100 },
+				      .lat_ns = { 100000, 400000000 } };
+	struct rate_sample floor = { .bytes = { 0, 1 << 20 }, .ios = { 0, 1 }, .lat_ns = { 0, 4000000 } };
+	struct cg_limits l;
+
+	rate_est_update(&e, &mixed);   /* 8 reads made a read estimate */
+	assert_true(rate_limits(&e, 4, 0, 1, 1, &l));
+	assert_true(l.v[CG_RBPS] > 0 && l.v[CG_WBPS] > 0);
+	for (int p = 0; p < RATE_SEEN_PERIODS; p++)
+		rate_est_update(&e, &writes); /* one stray 4 KiB read among 100 MiB of writes */
+	assert_true(rate_limits(&e, 4, 0, 1, 1, &l));
+	assert_int_equal(l.v[CG_RBPS], 0);
+	assert_int_equal(l.v[CG_RIOPS], 0);
+	assert_true(l.v[CG_WBPS] > 0);
+	/* Held at the floor, one write a period: still seen writing, still limited. */
+	for (int p = 0; p < 2 * RATE_SEEN_PERIODS; p++)
+		rate_est_update(&e, &floor);
+	assert_true(rate_limits(&e, 1, 20, 1 << 20, 10, &l));
+	assert_int_equal(l.v[CG_WBPS], 1 << 20);
+}
+
+static void test_split_by_mix(void **state)
+{
+	struct rate_est e = { 0 };
+	struct rate_sample s = { 0 };
+	struct cg_limits l;
+
+	(void)state;
+	/* 90 MiB of writes in 90 requests, 10 MiB of reads in 10, per period. */
+	s.bytes[RATE_WRITE] = 90ull << 20;
+	s.ios[RATE_WRITE] = 90;
+	s.lat_ns[RATE_WRITE] = 90000000;
+	s.bytes[RATE_READ] = 10ull << 20;
+	s.ios[RATE_READ] = 10;
+	s.lat_ns[RATE_READ] = 10000000;
+	for (int i = 0; i < 100; i++)
+		rate_est_update(&e, &s);
+	assert_true(rate_split(&e, 1000ull << 20, 1000, 1 << 20, 10, &l));
+	assert_true(l.v[CG_WBPS] > (895ull << 20) && l.v[CG_WBPS] < (905ull << 20));
+	assert_true(l.v[CG_RBPS] > (95ull << 20) && l.v[CG_RBPS] < (105ull << 20));
+	assert_int_equal(l.v[CG_WIOPS], 900);
+	assert_int_equal(l.v[CG_RIOPS], 100);
+	/* The floor holds for a small share. */
+	assert_true(rate_split(&e, 2ull << 20, 20, 1 << 20, 10, &l));
+	assert_int_equal(l.v[CG_RBPS], 1 << 20);
+	assert_int_equal(l.v[CG_RIOPS], 10);
+	/* A writer only: no read limit, all of the rate on writes. */
+	e = writer_est();
+	assert_true(rate_split(&e, 500ull << 20, 500, 1 << 20, 10, &l));
+	assert_int_equal(l.v[CG_WBPS], 500ull << 20);
+	assert_int_equal(l.v[CG_RBPS], 0);
+	assert_int_equal(l.v[CG_RIOPS], 0);
+	/* No rate: no limit. */
+	assert_false(rate_split(&e, 0, 0, 1 << 20, 10, &l));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_only_directions_seen),
 		cmocka_unit_test(test_littles_law),
 		cmocka_unit_test(test_below_depth_one_keeps_falling),
 		cmocka_unit_test(test_unlimited_and_unknown),
 		cmocka_unit_test(test_estimate_smoothing),
+		cmocka_unit_test(test_split_by_mix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,7 +33,7 @@ static char why[256];
 static int setup(void **state)
 {
 	t_fakecg_new(&f, 1);
-	assert_int_equal(cgfs_find_root(f.root, &root, why, sizeof(why)), 0);
+	assert_int_equal(cgfs_find_root(f.root, true, &root, why, sizeof(why)), 0);
 	snprintf(run, sizeof(run), "%s/run", f.root);
 	assert_int_equal(mkdir(run, 0755), 0);
 	return 0;

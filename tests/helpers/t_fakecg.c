@@ -94,7 +94,11 @@ static void rm_tree(const char *dir)
 
 void t_fakecg_free(struct t_fakecg *f)
 {
+	char sysfs[300];
+
 	rm_tree(f->root);
+	snprintf(sysfs, sizeof(sysfs), "%s.sysfs", f->root);
+	rm_tree(sysfs); /* the fake sysfs, when one was made */
 }
 
 void t_fakecg_mkdir(struct t_fakecg *f, const char *rel)
@@ -137,4 +141,39 @@ void t_fakecg_write(struct t_fakecg *f, const char *rel, const char *file, const
 
 	snprintf(p, sizeof(p), "%s/%s", t_fakecg_path(f, rel), file);
 	touch(p, text);
+}
+
+const char *t_fakecg_sysfs_dev(struct t_fakecg *f, const char *majmin, bool bio_based)
+{
+	static char sysfs[300];
+	char p[700];
+	const char *parts[] = { "", "/dev", "/dev/block" };
+
+	snprintf(sysfs, sizeof(sysfs), "%s.sysfs", f->root);
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", sysfs, parts[i]);
+		mkdir(p, 0755);
+	}
+	snprintf(p, sizeof(p), "%s/dev/block/%s", sysfs, majmin);
+	assert_int_equal(mkdir(p, 0755), 0);
+	if (!bio_based) {
+		snprintf(p, sizeof(p), "%s/dev/block/%s/mq", sysfs, majmin);
+		assert_int_equal(mkdir(p, 0755), 0);
+	}
+	return sysfs;
+}
+
+bool t_run_status_has(const char *run_dir, const char *text)
+{
+	char path[1200], line[4096];
+	bool found = false;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/status", run_dir);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		found |= strstr(line, text) != NULL;
+	fclose(fp);
+	return found;
 }

@@ -29,6 +29,14 @@ void t_fakecg_rmdir(struct t_fakecg *f, const char *rel);
 const char *t_fakecg_read(struct t_fakecg *f, const char *rel, const char *file);
 /* Replace @rel/@file's contents with @text. */
 void t_fakecg_write(struct t_fakecg *f, const char *rel, const char *file, const char *text);
+/*
+ * A fake sysfs beside the tree with block device @majmin ("254:0"):
+ * dev/block/MAJ:MIN/ with mq/ (a request-based disk) unless @bio_based.
+ * Return: the fake sysfs root (to pass as iolatd_opts.sysfs_root).
+ */
+const char *t_fakecg_sysfs_dev(struct t_fakecg *f, const char *majmin, bool bio_based);
+/* Does a line of @run_dir's iolatd status file contain @text? (The file must exist.) */
+bool t_run_status_has(const char *run_dir, const char *text);
 /* Absolute path of @rel, in a static buffer. */
 const char *t_fakecg_path(struct t_fakecg *f, const char *rel);
 

@@ -9,6 +9,13 @@
  * kind (write, metadata, swap).
  * Not the task current at completion (or issue): on a real kernel that is a
  * kworker or another task for a good share of requests.
+ * Portable across kernels (CO-RE): every field is read through relocations
+ * (vmlinux.h marks its structs preserve_access_index), fields that some
+ * kernels lack are checked first, and every kernel constant is relocated
+ * too (bpf_core_enum_value): the request flag bits move between versions
+ * (6.18: META 12, SWAP 24; 6.1: bit 24 is __REQ_ALLOC_CACHE, SWAP is 25).
+ * tests/daemon/test_bpf_core checks that no kernel enumerator in this file
+ * is taken from the build host's headers.
  * The license string is GPL because BPF tracing helpers require it; the
  * source is also under MIT as the rest of the project.
  */
@@ -21,8 +28,10 @@
 
 #define IOLATD_RING_BYTES (1 << 22)
 
-/* The op is the low 8 bits of cmd_flags (a macro, so not in the BTF). */
-#define IOLATD_REQ_OP_MASK 0xffu
+/* Kernels before 5.15 name the request's disk in the request itself. */
+struct request___rq_disk {
+	struct gendisk *rq_disk;
+} __attribute__((preserve_access_index));
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -53,15 +62,44 @@ static __always_inline bool wanted(__u32 dev)
 	return false;
 }
 
+static __always_inline struct gendisk *disk_of(struct request *rq)
+{
+	if (bpf_core_field_exists(rq->q->disk))
+		return rq->q->disk;
+	return ((struct request___rq_disk *)rq)->rq_disk;
+}
+
+/*
+ * The op is the low bits of cmd_flags, below the first flag bit (REQ_OP_BITS
+ * is a macro, not in the BTF: the first flag's bit number is the same).
+ */
+static __always_inline __u32 kind_flags(__u64 cmd_flags, blk_status_t error)
+{
+	__u64 op_mask = (1ull << bpf_core_enum_value(enum req_flag_bits, __REQ_FAILFAST_DEV)) - 1;
+	__u32 flags = 0;
+
+	if ((cmd_flags & op_mask) == bpf_core_enum_value(enum req_op, REQ_OP_WRITE))
+		flags |= IOLATD_EV_WRITE;
+	if (cmd_flags & (1ull << bpf_core_enum_value(enum req_flag_bits, __REQ_META)))
+		flags |= IOLATD_EV_META;
+	if (cmd_flags & (1ull << bpf_core_enum_value(enum req_flag_bits, __REQ_SWAP)))
+		flags |= IOLATD_EV_SWAP;
+	if (error)
+		flags |= IOLATD_EV_ERROR;
+	return flags;
+}
+
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(iolatd_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	struct gendisk *disk = rq->q->disk;
+	struct gendisk *disk = disk_of(rq);
 	struct iolatd_event *e;
 	struct bio *bio = rq->bio;
 	__u64 now, start;
 	__u32 dev, key = 0;
 
+	if (!bpf_core_field_exists(bio->bi_blkg)) /* a kernel without CONFIG_BLK_CGROUP */
+		return 0;
 	if (!disk || !bio || !bio->bi_blkg)
 		return 0;
 	dev = ((__u32)disk->major << 20) | (__u32)disk->first_minor;
@@ -69,7 +107,7 @@ int BPF_PROG(iolatd_rq_complete, struct request *rq, blk_status_t error, unsigne
 		return 0;
 	now = bpf_ktime_get_ns();
 	start = rq->start_time_ns;
-	if (!start)
+	if (!start && bpf_core_field_exists(rq->io_start_time_ns))
 		start = rq->io_start_time_ns;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
@@ -84,15 +122,7 @@ int BPF_PROG(iolatd_rq_complete, struct request *rq, blk_status_t error, unsigne
 	e->lat_ns = start && start < now ? now - start : 0;
 	e->bytes = nr_bytes;
 	e->dev = dev;
-	e->flags = 0;
-	if ((rq->cmd_flags & IOLATD_REQ_OP_MASK) == REQ_OP_WRITE)
-		e->flags |= IOLATD_EV_WRITE;
-	if (rq->cmd_flags & (1U << __REQ_META))
-		e->flags |= IOLATD_EV_META;
-	if (rq->cmd_flags & (1U << __REQ_SWAP))
-		e->flags |= IOLATD_EV_SWAP;
-	if (error)
-		e->flags |= IOLATD_EV_ERROR;
+	e->flags = kind_flags(rq->cmd_flags, error);
 	/*
 	 * No wake-up per record (one costs microseconds): the daemon drains the
 	 * ring every 20 ms anyway. Wake it only when a quarter of the ring is full.

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * control_units.c - systemd units in iolatd's tree: groups configured by
+ * unit name ([group:web.service]) resolved to their cgroups, and units
+ * whose IODeviceLatencyTargetSec= names a controlled disk taken as groups
+ * with that target (the kernel's io.latency knob, honoured on kernels that
+ * lack io.latency). From the configuration as written (d->user) this makes
+ * the one the tree follows (d->cfg), at start, on reload and every
+ * UNITS_RESOLVE_NS: a unit that restarts gets a new cgroup (a new inode),
+ * which the rescan follows; one that stops is waited for. Entries of the
+ * configuration win over a unit's own setting.
+ * Context: one thread for every call on one struct iolatd.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/control_priv.h"
+#include "daemon/sdunit.h"
+
+#define UNITS_MAX 512
+
+static struct sdunit units[UNITS_MAX]; /* scratch: the daemon has one thread */
+
+static const char *find_systemctl(const struct iolatd *d)
+{
+	static const char *const where[] = { "/usr/bin/systemctl", "/bin/systemctl" };
+
+	if (d->opts.systemctl)
+		return d->opts.systemctl;
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++)
+		if (access(where[i], X_OK) == 0)
+			return where[i];
+	return NULL;
+}
+
+/* The controlled device a unit's target names (/dev/vda, by its device number or name), or -1. */
+static int target_device(const struct iolatd *d, const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	struct stat st;
+
+	for (unsigned k = 0; k < d->nr_devs; k++) {
+		if (stat(path, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == d->devs[k].dev)
+			return (int)k;
+		if (!strcmp(base, d->devs[k].disk))
+			return (int)k;
+	}
+	return -1;
+}
+
+static const struct sdunit *unit_named(unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(units[i].id, name))
+			return &units[i];
+	return NULL;
+}
+
+static void note_waiting(struct iolatd *d, const char *name, const char *why)
+{
+	if (d->nr_unit_waits < IOLATD_MAX_GROUPS) {
+		snprintf(d->unit_waits[d->nr_unit_waits].name, sizeof(d->unit_waits[0].name), "%s", name);
+		snprintf(d->unit_waits[d->nr_unit_waits].why, sizeof(d->unit_waits[0].why), "%s", why);
+		d->nr_unit_waits++;
+	}
+}
+
+static struct iolatd_group_cfg *add_group(struct iolatd_config *eff, const char *path)
+{
+	struct iolatd_group_cfg *g;
+
+	if (iolatd_config_group(eff, path) || eff->nr_groups == IOLATD_MAX_GROUPS)
+		return NULL;
+	g = &eff->groups[eff->nr_groups++];
+	memset(g, 0, sizeof(*g));
+	snprintf(g->path, sizeof(g->path), "%s", path);
+	return g;
+}
+
+/* A group named as a unit: its cgroup, or why it is waited for. */
+static void resolve_named(struct iolatd *d, const struct iolatd_group_cfg *ug, unsigned n, bool shown,
+			  struct iolatd_config *eff)
+{
+	const struct sdunit *u = shown ? unit_named(n, ug->path) : NULL;
+	struct iolatd_group_cfg *g;
+
+	if (!shown)
+		note_waiting(d, ug->path, "systemctl show failed");
+	else if (!u || !strcmp(u->load_state, "not-found"))
+		note_waiting(d, ug->path, "no such unit");
+	else if (!u->cgroup[0] || !strcmp(u->cgroup, "/"))
+		note_waiting(d, ug->path, "not running (no cgroup)");
+	else if ((g = add_group(eff, u->cgroup + 1))) {
+		g->target_ns = ug->target_ns;
+		g->line = ug->line;
+		snprintf(g->unit, sizeof(g->unit), "%s", ug->path);
+	}
+}
+
+/* A unit's IODeviceLatencyTargetSec= on controlled disks: a group with per-device targets. */
+static void take_unit_targets(struct iolatd *d, const struct sdunit *u, struct iolatd_config *eff)
+{
+	struct iolatd_group_cfg *g;
+	uint64_t t[IOLATD_MAX_DEVICES] = { 0 };
+	bool any = false;
+
+	if (!u->nr_targets || !u->cgroup[0] || !strcmp(u->cgroup, "/"))
+		return;
+	for (unsigned j = 0; j < u->nr_targets; j++) {
+		int k = target_device(d, u->target[j].dev);
+
+		if (k < 0 || u->target[j].ns > IOLATD_MAX_TARGET_NS) {
+			if (!d->units_logged)
+				iolatd_logf(d, "%s: IODeviceLatencyTargetSec=%s: %s: ignored", u->id, u->target[j].dev,
+					    k < 0 ? "not a disk iolatd controls" : "above 10 s");
+			continue;
+		}
+		t[k] = u->target[j].ns;
+		any = true;
+	}
+	if (!any)
+		return;
+	if (iolatd_config_group(eff, u->cgroup + 1)) {
+		if (!d->units_logged)
+			iolatd_logf(d, "%s: IODeviceLatencyTargetSec= ignored: the configuration names its cgroup %s",
+				    u->id, u->cgroup + 1);
+		return;
+	}
+	if (!(g = add_group(eff, u->cgroup + 1)))
+		return;
+	g->per_device = true;
+	memcpy(g->dev_target_ns, t, sizeof(t));
+	for (unsigned k = 0; k < IOLATD_MAX_DEVICES; k++)
+		g->target_ns = t[k] > g->target_ns ? t[k] : g->target_ns;
+	snprintf(g->unit, sizeof(g->unit), "%.*s", (int)sizeof(g->unit) - 1, u->id);
+}
+
+/* Ask systemd about the named units and, with systemd=1, every unit's targets. Return: units, -errno. */
+static int ask_systemd(struct iolatd *d, const struct iolatd_config *user, char *err, size_t len)
+{
+	const char *args[IOLATD_MAX_GROUPS + 4], *systemctl = find_systemctl(d);
+	unsigned nargs = 0;
+
+	for (unsigned i = 0; i < user->nr_groups && nargs < 11; i++)
+		if (sdunit_is_name(user->groups[i].path))
+			args[nargs++] = user->groups[i].path;
+	if (user->systemd) {
+		args[nargs++] = "*.service";
+		args[nargs++] = "*.slice";
+		args[nargs++] = "*.scope";
+	}
+	if (!nargs)
+		return 0;
+	if (!d->opts.systemctl && access("/run/systemd/system", F_OK)) {
+		snprintf(err, len, "systemd is not running (no /run/systemd/system)");
+		return -ENOSYS;
+	}
+	if (!systemctl) {
+		snprintf(err, len, "no systemctl found");
+		return -ENOENT;
+	}
+	return sdunit_show(systemctl, args, nargs, units, UNITS_MAX, err, len);
+}
+
+int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, struct iolatd_config *eff,
+			 char *err, size_t len)
+{
+	char why[IOLATD_ERR_MAX] = "";
+	int n = ask_systemd(d, user, why, sizeof(why));
+	bool named = false, was_ok = d->systemd_ok;
+
+	d->systemd_ok = n >= 0;
+	*eff = *user;
+	eff->nr_groups = 0;
+	d->nr_unit_waits = 0;
+	for (unsigned i = 0; i < user->nr_groups; i++) {
+		if (!sdunit_is_name(user->groups[i].path)) {
+			eff->groups[eff->nr_groups++] = user->groups[i];
+			continue;
+		}
+		named = true;
+		resolve_named(d, &user->groups[i], n > 0 ? (unsigned)n : 0, n >= 0, eff);
+	}
+	for (int i = 0; user->systemd && i < n; i++)
+		take_unit_targets(d, &units[i], eff);
+	if (n < 0 && n != -ENOSYS && !named && !was_ok && !d->units_logged)
+		iolatd_logf(d, "systemd units not read (%s): no unit's IODeviceLatencyTargetSec= is taken", why);
+	d->units_logged = true;
+	if (n < 0 && (named || was_ok)) {
+		snprintf(err, len, "systemd units not read: %s", why);
+		return -EAGAIN;
+	}
+	if (user->strict && d->nr_unit_waits) {
+		snprintf(err, len, "%s: group %s: %s (strict=1: every group's cgroup must exist)", user->file,
+			 d->unit_waits[0].name, d->unit_waits[0].why);
+		return -EINVAL;
+	}
+	for (unsigned w = 0; w < d->nr_unit_waits; w++)
+		iolatd_logf(d, "group %s: %s: waiting for it", d->unit_waits[w].name, d->unit_waits[w].why);
+	return 0;
+}

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sdunit.c - reading systemd units through `systemctl show` (sdunit.h):
+ * the child, its bounded output, and the parser.
+ * Context: the daemon's one thread.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/sdunit.h"
+
+extern char **environ;
+
+#define SHOW_MAX_OUTPUT (1 << 20)
+
+bool sdunit_is_name(const char *name)
+{
+	static const char *const suffix[] = { ".service", ".slice", ".scope", ".socket", ".mount", ".swap" };
+	size_t n = strlen(name);
+
+	if (strchr(name, '/') || n >= SDUNIT_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		size_t m = strlen(suffix[i]);
+
+		if (n > m && !strcmp(name + n - m, suffix[i]))
+			return true;
+	}
+	return false;
+}
+
+int sdunit_parse_timespan(const char *s, uint64_t *ns)
+{
+	static const struct { const char *unit; uint64_t ns; } units[] = {
+		{ "usec", 1000 }, { "us", 1000 }, { "msec", 1000000 }, { "ms", 1000000 },
+		{ "min", 60000000000ull }, { "sec", 1000000000ull }, { "s", 1000000000ull },
+	};
+	uint64_t total = 0;
+	bool any = false;
+
+	while (*s) {
+		char *end;
+		double v;
+		size_t i;
+
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			break;
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		v = strtod(s, &end);
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strncmp(end, units[i].unit, strlen(units[i].unit)) &&
+			    (end[strlen(units[i].unit)] == ' ' || !end[strlen(units[i].unit)]))
+				break;
+		if (i == sizeof(units) / sizeof(units[0]) || v < 0 || v > 1e6)
+			return -EINVAL;
+		total += (uint64_t)(v * (double)units[i].ns);
+		s = end + strlen(units[i].unit);
+		any = true;
+	}
+	if (!any)
+		return -EINVAL;
+	*ns = total;
+	return 0;
+}
+
+/* One KEY=VALUE line of unit @u. */
+static int parse_line(struct sdunit *u, const char *key, const char *val, char *err, size_t len)
+{
+	if (!strcmp(key, "Id"))
+		snprintf(u->id, sizeof(u->id), "%s", val);
+	else if (!strcmp(key, "LoadState"))
+		snprintf(u->load_state, sizeof(u->load_state), "%s", val);
+	else if (!strcmp(key, "ControlGroup"))
+		snprintf(u->cgroup, sizeof(u->cgroup), "%s", val);
+	else if (!strcmp(key, "IODeviceLatencyTargetUSec") && *val) {
+		const char *sp = strchr(val, ' ');
+		struct sdunit_target *t;
+
+		if (!sp || sp == val || (size_t)(sp - val) >= sizeof(t->dev) || u->nr_targets == SDUNIT_MAX_TARGETS) {
+			snprintf(err, len, "IODeviceLatencyTargetUSec=%s: expected DEVICE TIMESPAN", val);
+			return -EINVAL;
+		}
+		t = &u->target[u->nr_targets];
+		snprintf(t->dev, sizeof(t->dev), "%.*s", (int)(sp - val), val);
+		if (sdunit_parse_timespan(sp + 1, &t->ns)) {
+			snprintf(err, len, "IODeviceLatencyTargetUSec=%s: '%s' is not a time span", val, sp + 1);
+			return -EINVAL;
+		}
+		u->nr_targets++;
+	}
+	return 0;
+}
+
+int sdunit_parse_show(const char *text, struct sdunit *out, unsigned max, char *err, size_t errlen)
+{
+	unsigned n = 0, lineno = 0;
+	bool in_unit = false;
+	char line[1024];
+
+	while (*text) {
+		size_t l = strcspn(text, "\n");
+		char *eq;
+
+		lineno++;
+		if (l >= sizeof(line)) {
+			snprintf(err, errlen, "systemctl show: line %u longer than %zu bytes", lineno, sizeof(line) - 1);
+			return -EINVAL;
+		}
+		memcpy(line, text, l);
+		line[l] = '\0';
+		text += l + (text[l] == '\n');
+		if (!*line) {
+			in_unit = false;
+			continue;
+		}
+		if (!(eq = strchr(line, '=')) || eq == line) {
+			snprintf(err, errlen, "systemctl show: line %u: expected KEY=VALUE, got '%s'", lineno, line);
+			return -EINVAL;
+		}
+		if (!in_unit) {
+			if (n == max)
+				break;
+			memset(&out[n++], 0, sizeof(out[0]));
+			in_unit = true;
+		}
+		*eq = '\0';
+		if (parse_line(&out[n - 1], line, eq + 1, err, errlen))
+			return -EINVAL;
+	}
+	return (int)n;
+}
+
+/* Read the child's output into @buf until EOF or the deadline. Return: bytes, or -ETIMEDOUT. */
+static ssize_t read_until(int fd, char *buf, size_t cap, int timeout_ms)
+{
+	struct timespec t0, t;
+	size_t got = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		long left;
+		ssize_t r;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = timeout_ms - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&p, 1, (int)left) <= 0)
+			continue;
+		r = read(fd, buf + got, cap - 1 - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || (got += (size_t)r) == cap - 1)
+			break;
+	}
+	buf[got] = '\0';
+	return (ssize_t)got;
+}
+
+/* Run @argv, its stdout into @buf (stdin, stderr: /dev/null). Return: its exit status, or -errno. */
+static int run_child(char *const *argv, char *buf, size_t cap)
+{
+	posix_spawn_file_actions_t fa;
+	int pipefd[2], status, ret;
+	ssize_t got;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	ret = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[1]);
+	if (ret) {
+		close(pipefd[0]);
+		return -ret;
+	}
+	got = read_until(pipefd[0], buf, cap, SDUNIT_TIMEOUT_MS);
+	close(pipefd[0]);
+	if (got < 0)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got < 0)
+		return (int)got;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int sdunit_show(const char *systemctl, const char *const *args, unsigned nargs, struct sdunit *out,
+		unsigned max, char *err, size_t errlen)
+{
+	const char *argv[16] = { systemctl, "show", "-p", "Id,LoadState,ControlGroup,IODeviceLatencyTargetUSec", "--" };
+	unsigned argc = 5;
+	char *buf;
+	int ret;
+
+	for (unsigned i = 0; i < nargs && argc < 15; i++)
+		argv[argc++] = args[i];
+	argv[argc] = NULL;
+	buf = malloc(SHOW_MAX_OUTPUT);
+	if (!buf)
+		return -ENOMEM;
+	ret = run_child((char *const *)argv, buf, SHOW_MAX_OUTPUT);
+	if (ret < 0)
+		snprintf(err, errlen, "%s show: %s", systemctl, ret == -ETIMEDOUT ? "no answer within 3 s" :
+			 strerror(-ret));
+	else if (ret > 0) {
+		snprintf(err, errlen, "%s show: exit status %d", systemctl, ret);
+		ret = -EIO;
+	} else {
+		ret = sdunit_parse_show(buf, out, max, err, errlen);
+	}
+	free(buf);
+	return ret;
+}

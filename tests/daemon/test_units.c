@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_units.c - systemd units as iolatd's groups, with a fake systemctl
+ * (a script printing canned `systemctl show` output) over a fake v1 tree:
+ * [group:web.service] follows system.slice/web.service, also after the unit
+ * restarts (a new cgroup inode); db.service's IODeviceLatencyTargetSec= on
+ * the controlled disk makes it a protected group with that target; a unit
+ * that does not exist and one that does not run are waited for, one line
+ * each, shown in status, and strict=1 refuses them; one that starts later
+ * is taken within 10 s; an unreadable property changes nothing (a reload is
+ * refused, the running resolution kept). The parser and the time spans are
+ * tested on their own.
+ * Context: single-threaded cmocka program.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "daemon/cgroupfs.h"
+#include "daemon/control.h"
+#include "daemon/sdunit.h"
+#include "helpers/t_fakecg.h"
+
+#define MS 1000000ull
+
+static uint64_t vnow;
+static uint64_t vclock_now(void *ctx) { return vnow; }
+static const struct iolat_clock vclock = { vclock_now, NULL };
+
+static struct t_fakecg f;
+static char run[1100], err[IOLATD_ERR_MAX], sysfs[300], fake[1200], show[1200], devnode[1200];
+static char logbuf[16384];
+
+static void keep_log(void *ctx, const char *line)
+{
+	if (strlen(logbuf) + strlen(line) + 2 < sizeof(logbuf)) {
+		strcat(logbuf, line);
+		strcat(logbuf, "\n");
+	}
+}
+
+static void write_file(const char *path, const char *text, int mode)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+	chmod(path, (mode_t)mode);
+}
+
+/* What the fake systemctl prints: web runs, gone is unknown, idle does not run, db has a target. */
+static void set_show(const char *idle_cgroup, const char *db_target)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+		 "Id=web.service\nLoadState=loaded\nControlGroup=/system.slice/web.service\n"
+		 "IODeviceLatencyTargetUSec=\n\n"
+		 "Id=gone.service\nLoadState=not-found\nControlGroup=\n\n"
+		 "Id=idle.service\nLoadState=loaded\nControlGroup=%s\n\n"
+		 "Id=db.service\nLoadState=loaded\nControlGroup=/system.slice/db.service\n"
+		 "IODeviceLatencyTargetUSec=%s\n", idle_cgroup, db_target);
+	write_file(show, text, 0644);
+}
+
+static int setup(void **state)
+{
+	char script[1400];
+
+	t_fakecg_new(&f, 1);
+	snprintf(sysfs, sizeof(sysfs), "%s", t_fakecg_sysfs_dev(&f, "254:0", false));
+	snprintf(run, sizeof(run), "%s/run", f.root);
+	assert_int_equal(mkdir(run, 0755), 0);
+	t_fakecg_mkdir(&f, "system.slice");
+	t_fakecg_mkdir(&f, "system.slice/web.service");
+	t_fakecg_mkdir(&f, "system.slice/db.service");
+	t_fakecg_mkdir(&f, "system.slice/backup.service");
+	snprintf(show, sizeof(show), "%s/show.out", f.root);
+	snprintf(fake, sizeof(fake), "%s/systemctl", f.root);
+	snprintf(script, sizeof(script), "#!/bin/sh\n[ \"$1\" = show ] || exit 1\ncat '%s'\n", show);
+	write_file(fake, script, 0755);
+	/* The disk as systemd names it: a block node for 254:0 (root), else its name. */
+	snprintf(devnode, sizeof(devnode), "%s/vdz", f.root);
+	if (mknod(devnode, S_IFBLK | 0600, makedev(254, 0)))
+		snprintf(devnode, sizeof(devnode), "/dev/254:0");
+	logbuf[0] = '\0';
+	vnow = 100 * 1000 * MS;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	t_fakecg_free(&f);
+	return 0;
+}
+
+static int start(const char *groups, struct iolatd **d)
+{
+	struct iolatd_opts o = { .run_dir = run, .clock = &vclock, .log = keep_log, .allow_plain_root = true,
+				 .sysfs_root = sysfs, .systemctl = fake };
+	struct iolatd_config cfg;
+	char conf[4096];
+
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\ncgroup_root=%s\n%s", f.root, groups);
+	assert_int_equal(iolatd_config_parse("u.conf", conf, &cfg, err, sizeof(err)), 0);
+	*d = NULL;
+	return iolatd_create(&cfg, &o, d, err, sizeof(err));
+}
+
+static bool status_has(const char *text)
+{
+	return t_run_status_has(run, text);
+}
+
+static void seconds(struct iolatd *d, unsigned n)
+{
+	for (unsigned i = 0; i < n * 10; i++) {
+		vnow += 100 * MS;
+		iolatd_period(d, vnow);
+	}
+}
+
+static void test_units_resolved_waited_and_targets(void **state)
+{
+	struct iolatd *d;
+	char target[1300];
+
+	snprintf(target, sizeof(target), "%s 25ms", devnode);
+	set_show("", target);
+	assert_int_equal(start("[group:web.service]\ntarget=2ms\n[group:gone.service]\ntarget=1ms\n"
+			       "[group:idle.service]\ntarget=1ms\n", &d), 0);
+	assert_true(status_has("group path=system.slice/web.service dev=254:0 configured=1 unit=web.service target_us=2000 "));
+	assert_true(status_has("group path=system.slice/db.service dev=254:0 configured=1 unit=db.service target_us=25000 "));
+	assert_true(status_has("group path=system.slice/backup.service dev=254:0 configured=0 "));
+	assert_true(status_has("waiting path=gone.service unit=gone.service reason=no_such_unit"));
+	assert_true(status_has("waiting path=idle.service unit=idle.service reason=not_running_-no_cgroup-"));
+	assert_non_null(strstr(logbuf, "group gone.service: no such unit: waiting for it"));
+	assert_non_null(strstr(logbuf, "group idle.service: not running (no cgroup): waiting for it"));
+
+	/* web.service restarts: a new cgroup under the same name is followed. */
+	t_fakecg_rmdir(&f, "system.slice/web.service");
+	seconds(d, 1);
+	assert_false(status_has("group path=system.slice/web.service "));
+	t_fakecg_mkdir(&f, "system.slice/web.service");
+	seconds(d, 1);
+	assert_true(status_has("group path=system.slice/web.service dev=254:0 configured=1 unit=web.service target_us=2000 "));
+
+	/* idle.service starts: taken at the next look at the units (10 s). */
+	t_fakecg_mkdir(&f, "system.slice/idle.service");
+	set_show("/system.slice/idle.service", target);
+	seconds(d, 11);
+	assert_true(status_has("group path=system.slice/idle.service dev=254:0 configured=1 unit=idle.service target_us=1000 "));
+	assert_false(status_has("waiting path=idle.service"));
+
+	/* An unreadable property: nothing changes. */
+	set_show("/system.slice/idle.service", "/dev/vdz soon");
+	seconds(d, 11);
+	assert_true(status_has("group path=system.slice/db.service dev=254:0 configured=1 unit=db.service target_us=25000 "));
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
+static void test_strict_refuses_units_without_cgroup(void **state)
+{
+	struct iolatd *d;
+
+	set_show("", "");
+	assert_int_equal(start("[global]\nstrict=1\n[group:idle.service]\ntarget=1ms\n", &d), -EINVAL);
+	assert_non_null(strstr(err, "u.conf: group idle.service: not running (no cgroup) (strict=1"));
+	assert_null(d);
+}
+
+static void test_parse_show_and_timespans(void **state)
+{
+	struct sdunit u[4];
+	uint64_t ns;
+
+	assert_int_equal(sdunit_parse_show("Id=a.service\nIODeviceLatencyTargetUSec=/dev/sda 1s 500ms\n"
+					   "IODeviceLatencyTargetUSec=/dev/sdb 750us\n\nId=b.slice\n", u, 4, err,
+					   sizeof(err)), 2);
+	assert_int_equal(u[0].nr_targets, 2);
+	assert_int_equal(u[0].target[0].ns, 1500000000ull);
+	assert_string_equal(u[0].target[1].dev, "/dev/sdb");
+	assert_int_equal(u[0].target[1].ns, 750000);
+	assert_string_equal(u[1].id, "b.slice");
+	assert_int_equal(sdunit_parse_show("Id=a.service\nIODeviceLatencyTargetUSec=/dev/sda soon\n", u, 4, err,
+					   sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'soon' is not a time span"));
+	assert_int_equal(sdunit_parse_show("garbage\n", u, 4, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "line 1: expected KEY=VALUE"));
+	assert_int_equal(sdunit_parse_timespan("2min 3s", &ns), 0);
+	assert_int_equal(ns, 123000000000ull);
+	assert_int_equal(sdunit_parse_timespan("", &ns), -EINVAL);
+	assert_true(sdunit_is_name("web.service") && sdunit_is_name("user-1000.slice"));
+	assert_false(sdunit_is_name("system.slice/web.service") || sdunit_is_name("web"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_units_resolved_waited_and_targets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_strict_refuses_units_without_cgroup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parse_show_and_timespans, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
