@@ -68,18 +68,21 @@ def bad(msg):
     raise SystemExit(2)
 
 
+def floats(text, what):
+    """Positive numbers, comma-separated, of option `what`; else one line and exit 2."""
+    try:
+        v = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        v = []
+    if not v or min(v) <= 0:
+        bad("%s: expected positive numbers, comma-separated, got '%s'" % (what, text))
+    return v
+
+
 def settings(a, seconds=15, reps=3, fractions=FRACTIONS):
     """The run's settings from the arguments; a bad value is one line and exit 2.
     fractions: the driver's default grid (a cap that delivers less than its
     rate, as `rate=` does, needs a sweep that goes above 1)."""
-    def floats(text, what):
-        try:
-            v = [float(x) for x in text.split(",") if x.strip()]
-        except ValueError:
-            v = []
-        if not v or min(v) <= 0:
-            bad("%s: expected positive numbers, comma-separated, got '%s'" % (what, text))
-        return v
     st = {
         "seconds": a.seconds or (3.0 if a.quick else float(seconds)),
         "reps": a.reps or (2 if a.quick else reps),

@@ -17,6 +17,7 @@ driver's main thread. The figures are judged by gen_pacing.py.
 import contextlib
 import os
 
+import benchlib as B
 import cgroups
 import oracle
 
@@ -34,14 +35,7 @@ def add_args(ap):
 
 def settings(a):
     """The comparison's settings from the arguments; a bad value is one line and exit 2."""
-    def floats(text, what):
-        try:
-            v = [float(x) for x in text.split(",") if x.strip()]
-        except ValueError:
-            v = []
-        if not v or min(v) <= 0:
-            oracle.bad("%s: expected positive numbers, comma-separated, got '%s'" % (what, text))
-        return v
+    floats = oracle.floats
     if a.pace_rates and a.pace_fractions:
         oracle.bad("--pace-rates and --pace-fractions: give one of them")
     if a.no_pace and (a.pace_rates or a.pace_fractions):
@@ -104,15 +98,21 @@ def arrange(modes, kmodes, rep):
 @contextlib.contextmanager
 def throttled(cg, ver, dev, bps):
     """The kernel's write throttle on cg at bps for the duration, lifted on every path."""
+    path = os.path.join(cg, throttle_file(ver))
     try:
-        cgroups.set_write_cap(cg, ver, dev, bps)
+        try:
+            cgroups.set_write_cap(cg, ver, dev, bps)
+        except OSError as e:
+            raise SystemExit("bench: cannot write %s %d to %s: %s" % (dev, bps, path, e.strerror))
         got = cgroups.write_cap(cg, ver, dev)
         if got != bps:
-            raise SystemExit("bench: %s of %s reads %d after writing %d" % (
-                throttle_file(ver), cg, got, bps))
+            raise SystemExit("bench: %s reads %d after writing %d" % (path, got, bps))
         yield
     finally:
-        cgroups.set_write_cap(cg, ver, dev, 0)
+        try:
+            cgroups.set_write_cap(cg, ver, dev, 0)
+        except OSError as e:  # the cgroup goes at cleanup, and the limit with it
+            B.log("cannot lift the throttle in %s (%s); it goes with the cgroup" % (path, e.strerror))
 
 
 def describe(ps, uncontrolled_bps, ver, why_not):

@@ -136,6 +136,15 @@ with tempfile.TemporaryDirectory() as cg:
         pass
     pacing.cgroups.write_cap = real
     check(pacing.cgroups.write_cap(cg, 1, "254:0") == 0, "not read back: exit, and lifted")
+    os.unlink(os.path.join(cg, "io.max"))
+    os.mkdir(os.path.join(cg, "io.max"))  # a write that fails
+    try:
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            with pacing.throttled(cg, 2, "254:0", 750000000):
+                check(False, "a throttle that cannot be written must not run")
+    except SystemExit as e:
+        check("cannot write 254:0 750000000" in str(e) and "cannot lift" in err.getvalue(),
+              "a failed write: one line, and the lift tried: %s" % e)
 
 
 # the goal, from made-up runs
