@@ -113,6 +113,20 @@ check(rep1.index("kthrottle-750") == rep1.index("cap-750") + 1 and
       rep2.index("kthrottle-750") == rep2.index("cap-750") - 1, "pairs back to back, alternating")
 check("cap-830" in keys and "kthrottle-1500" in keys, "the sweep and the comparison both run")
 
+
+class Plain(bench_disk.diskdriver.DiskDriver):  # section 7's drivers: no comparison of their own
+    def run_mode(self, mode, st):
+        return Fake.run_mode(self, mode, st)
+
+
+plain = Plain(args("--quick", "--reps", "2", "--targets", "300", "--caps", "500,700"))
+plain.ran = []
+with contextlib.redirect_stderr(io.StringIO()):
+    modes, _, _ = oracle.run_all(plain, oracle.settings(plain.a))
+check([m["key"] for m in modes] == ["solo", "none", "cap-500", "article-300us", "cap-700",
+                                    "adaptive-300us"] and plain.ran == 2 * [m["key"] for m in modes],
+      "a driver without the hook: --caps as given, the same order every repetition")
+
 # the throttle: set, read back, lifted on every path (a fake cgroup directory)
 with tempfile.TemporaryDirectory() as cg:
     for ver, fname in ((1, "blkio.throttle.write_bps_device"), (2, "io.max")):
