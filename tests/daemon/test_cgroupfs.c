@@ -5,7 +5,8 @@
  * device only ("max" and absence are "none"), written in the kernel's
  * formats (0 removes on v1, "max" on v2), and a kind left out is not
  * touched; the hierarchy's version is recognised from the root; devices
- * are parsed as MAJ:MIN.
+ * are parsed as MAJ:MIN; a v2 cgroup has the io controller only when its
+ * cgroup.controllers says so (v1: always).
  * Context: single-threaded cmocka program.
  */
 #include <errno.h>
@@ -115,12 +116,36 @@ static void test_root_and_devices(void **state)
 	assert_string_equal(cg_limit_name(CG_WIOPS), "wiops");
 }
 
+static void test_has_io(void **state)
+{
+	struct t_fakecg f;
+	struct cgfs_root r;
+
+	t_fakecg_new(&f, 2);
+	r = root_of(&f);
+	t_fakecg_mkdir(&f, "with");
+	t_fakecg_write(&f, "with", "cgroup.controllers", "cpu io memory\n");
+	t_fakecg_mkdir(&f, "without");
+	t_fakecg_write(&f, "without", "cgroup.controllers", "cpu iox memory\n");
+	t_fakecg_mkdir(&f, "none");
+	assert_true(cgfs_has_io(&r, t_fakecg_path(&f, "with")));
+	assert_false(cgfs_has_io(&r, t_fakecg_path(&f, "without")));
+	assert_false(cgfs_has_io(&r, t_fakecg_path(&f, "none"))); /* no file: none */
+	t_fakecg_free(&f);
+	t_fakecg_new(&f, 1);
+	r = root_of(&f);
+	t_fakecg_mkdir(&f, "v1");
+	assert_true(cgfs_has_io(&r, t_fakecg_path(&f, "v1")));
+	t_fakecg_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_v2_read_write),
 		cmocka_unit_test(test_v1_read_write),
 		cmocka_unit_test(test_root_and_devices),
+		cmocka_unit_test(test_has_io),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
