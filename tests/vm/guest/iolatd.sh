@@ -14,7 +14,9 @@
 #   4. a group that disappears (rmdir app/batch) and reappears (a new inode)
 #      is limited again;
 #   5. SIGKILL leaves the limit; stopped workloads, a restart removes it.
-# Args, KEY=VALUE: SECS (the controlled run, 20), MARGIN (3).
+# Args, KEY=VALUE: SECS (the controlled run, 20), MARGIN (3); for the
+# actuation's figures: ONLY=held REPEAT=N [OTHER=PROG] (below), TRACE=1 (the
+# kernel's time of every io.max write, by ftrace on tg_set_limit).
 # The disk is made slow enough for the writer to hurt the reader there, not
 # only on the guest's one CPU: QEMU's throttle, 200 MiB/s for reads and
 # writes together (vm.sh reads the next line).
@@ -83,49 +85,49 @@ target=${TARGET}us
 target=5ms
 EOF
 
-# 2. Under iolatd.
+# 2. Under iolatd (a function: ONLY=held repeats it).
 controlled_run() {
-T=/sys/kernel/tracing
-if [ -n "${TRACE:-}" ]; then # the time of every io.max write, from the kernel
-	echo tg_set_limit >$T/set_ftrace_filter && echo function >$T/current_tracer && echo >$T/trace
-fi
-start_daemon
-sleep 2
-run_in_cg app/batch/a "$(writer_job $((SECS + 2)))" writer
-run_in_cg app/main "$(reader_job $SECS)" protected
-rpid=$!
-rm -f $WORK/stop
-sample_cg app/batch 100 $WORK/stop >$WORK/samples &
-spid=$!
-wait $rpid
-protected=$(p90_of $WORK/protected.json)
-touch $WORK/stop; wait $spid
-limits=$(all_limits)
-iolat status --run-dir $RUN | head -n 20
-stop_workloads
-echo "limits in force at the end:"; echo "$limits"
-echo "$limits" | grep -q "^app/batch/io.max: $DEV .*wbps=[0-9]" && ok "io.max written on app/batch for $DEV" ||
-	bad "no wbps limit on app/batch for $DEV"
-echo "$limits" | grep -v "^app/batch/io.max: " | grep -q . && bad "limits elsewhere: $limits" ||
-	ok "no limit on any other cgroup"
-held=$(awk -f /test/held.awk -v skip=2 $WORK/samples)
-awk -f /test/held.awk -v skip=2 -v verbose=1 $WORK/samples | sed 's/^/    /'
-echo "held: $held"
-echo "samples (ms wbytes wbps wios wiops):"; sed 's/^/    /' $WORK/samples
-if [ -n "${TRACE:-}" ]; then
-	echo "io.max writes (uptime s):"; grep tg_set_limit $T/trace | awk '{sub(":", "", $4); print "    w " $4}'
-	echo nop >$T/current_tracer
-fi
-set -- $held
-lim=${1#limited=}; share=${3#share=}
-[ "$lim" -ge 5 ] && [ "$share" -ge 90 ] && ok "writer held within 1.2x in $share % of $lim limited seconds" ||
-	bad "writer held within 1.2x in $share % of $lim limited seconds (want >= 90 % of >= 5)"
-echo "reader p90: ${protected} us under iolatd (target ${TARGET} us, ${contended} us without)"
-if [ "$protected" -le $((TARGET * MARGIN)) ] || [ $((protected * 2)) -le "$contended" ]; then
-	ok "reader protected: p90 ${protected} us"
-else
-	bad "reader not protected: p90 ${protected} us, target ${TARGET} us x $MARGIN, ${contended} us without"
-fi
+	T=/sys/kernel/tracing
+	if [ -n "${TRACE:-}" ]; then # the time of every io.max write, from the kernel
+		echo tg_set_limit >$T/set_ftrace_filter && echo function >$T/current_tracer && echo >$T/trace
+	fi
+	start_daemon
+	sleep 2
+	run_in_cg app/batch/a "$(writer_job $((SECS + 2)))" writer
+	run_in_cg app/main "$(reader_job $SECS)" protected
+	rpid=$!
+	rm -f $WORK/stop
+	sample_cg app/batch 100 $WORK/stop >$WORK/samples &
+	spid=$!
+	wait $rpid
+	protected=$(p90_of $WORK/protected.json)
+	touch $WORK/stop; wait $spid
+	limits=$(all_limits)
+	iolat status --run-dir $RUN | head -n 20
+	stop_workloads
+	echo "limits in force at the end:"; echo "$limits"
+	echo "$limits" | grep -q "^app/batch/io.max: $DEV .*wbps=[0-9]" && ok "io.max written on app/batch for $DEV" ||
+		bad "no wbps limit on app/batch for $DEV"
+	echo "$limits" | grep -v "^app/batch/io.max: " | grep -q . && bad "limits elsewhere: $limits" ||
+		ok "no limit on any other cgroup"
+	held=$(awk -f /test/held.awk -v skip=2 $WORK/samples)
+	awk -f /test/held.awk -v skip=2 -v verbose=1 $WORK/samples | sed 's/^/    /'
+	echo "held: $held"
+	echo "samples (ms wbytes wbps wios wiops):"; sed 's/^/    /' $WORK/samples
+	if [ -n "${TRACE:-}" ]; then
+		echo "io.max writes (uptime s):"; grep tg_set_limit $T/trace | awk '{sub(":", "", $4); print "    w " $4}'
+		echo nop >$T/current_tracer
+	fi
+	set -- $held
+	lim=${1#limited=}; share=${3#share=}
+	[ "$lim" -ge 5 ] && [ "$share" -ge 90 ] && ok "writer held within 1.2x in $share % of $lim limited seconds" ||
+		bad "writer held within 1.2x in $share % of $lim limited seconds (want >= 90 % of >= 5)"
+	echo "reader p90: ${protected} us under iolatd (target ${TARGET} us, ${contended} us without)"
+	if [ "$protected" -le $((TARGET * MARGIN)) ] || [ $((protected * 2)) -le "$contended" ]; then
+		ok "reader protected: p90 ${protected} us"
+	else
+		bad "reader not protected: p90 ${protected} us, target ${TARGET} us x $MARGIN, ${contended} us without"
+	fi
 }
 controlled_run
 n=$(grep -c 'noio/main' $LOG)
