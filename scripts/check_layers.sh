@@ -5,13 +5,14 @@
 # object files must point down the layers, never up and never past the one
 # door of a layer:
 #
-#   tools -> scen -> job -> {engine, sim} -> util        tools -> daemon
-#   scen -> sim (a scenario's machine); tools -> job
-#   job -> sync -> core        (job reaches them through include/iolatency.h)
+#   tools -> scen -> job -> engine -> util               tools -> daemon
+#   tools -> run -> {report, job, engine, sim};  report -> job
+#   scen -> sim (a scenario's machine)
+#   run -> sync -> core        (run reaches them through include/iolatency.h)
 #   scen, engine, sim, daemon -> include/iolatency.h (the public API) only
 #   include/iolatency.h is the only way into src/core from outside src/core
-#   and src/sync, plus include/iolatency_internal.h for src/job (marked
-#   internal: the invariant check and the window formula)
+#   and src/sync, plus include/iolatency_internal.h for src/job and src/run
+#   (marked internal: the invariant check, the window formula, durations)
 #   util is the floor: anyone may include it; it includes nothing of ours.
 #
 # usage: scripts/check_layers.sh [-o OBJDIR] [ROOT]
@@ -41,6 +42,8 @@ function layer(p) {
 	if (p ~ /^src\/engine\//) return "engine"
 	if (p ~ /^src\/sim\//) return "sim"
 	if (p ~ /^src\/job\//) return "job"
+	if (p ~ /^src\/report\//) return "report"
+	if (p ~ /^src\/run\//) return "run"
 	if (p ~ /^src\/scen\//) return "scen"
 	if (p ~ /^src\/daemon\//) return "daemon"
 	if (p ~ /^tools\//) return "tools"
@@ -54,10 +57,12 @@ function allowed(l) {
 	if (l == "sync") return "sync core util api internal"
 	if (l == "engine") return "engine util api"
 	if (l == "sim") return "sim util api"
-	if (l == "job") return "job engine sim util api internal"
+	if (l == "job") return "job engine util api internal"
+	if (l == "report") return "report job util api"
+	if (l == "run") return "run report job engine sim util api internal"
 	if (l == "scen") return "scen job sim util api"
 	if (l == "daemon") return "daemon util api"
-	if (l == "tools") return "tools scen job daemon util api"
+	if (l == "tools") return "tools scen run report job daemon util api"
 	if (l == "api") return "api"
 	if (l == "internal") return "api internal"
 	return ""

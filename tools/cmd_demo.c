@@ -30,10 +30,10 @@
 #include "iolatency.h"
 #include "job/jobfile.h"
 #include "job/jobfile_build.h"
-#include "job/preflight.h"
-#include "job/report.h"
-#include "job/runner.h"
-#include "job/run_sim.h"
+#include "run/preflight.h"
+#include "report/report.h"
+#include "run/runner.h"
+#include "run/run_sim.h"
 #include "util/units.h"
 
 #define DEMO_READ_SIZE   (256ull << 20)   /* the reader's file */

@@ -30,9 +30,9 @@
 #include "commands.h"
 #include "job/engines.h"
 #include "job/jobfile.h"
-#include "job/preflight.h"
-#include "job/report.h"
-#include "job/runner.h"
+#include "run/preflight.h"
+#include "report/report.h"
+#include "run/runner.h"
 
 static void usage(FILE *f)
 {

@@ -25,8 +25,8 @@
 #include "commands.h"
 #include "job/jobfile.h"
 #include "scen/memleak/memleak.h"
-#include "job/report.h"
-#include "job/run_sim.h"
+#include "report/report.h"
+#include "run/run_sim.h"
 
 static void usage(FILE *f)
 {

@@ -7,8 +7,8 @@
  * run's state and what the files call of each other.
  * Context: see runner.h.
  */
-#ifndef IOLAT_JOB_RUNNER_PRIV_H
-#define IOLAT_JOB_RUNNER_PRIV_H
+#ifndef IOLAT_RUN_RUNNER_PRIV_H
+#define IOLAT_RUN_RUNNER_PRIV_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,11 +19,11 @@
 
 #include "engine/engine.h"
 #include "iolatency.h"
-#include "job/fileprep.h"
-#include "job/preflight.h"
-#include "job/runner.h"
-#include "job/vmap.h"
-#include "job/workload.h"
+#include "run/fileprep.h"
+#include "run/preflight.h"
+#include "run/runner.h"
+#include "run/vmap.h"
+#include "run/workload.h"
 #include "util/units.h"
 
 #define RUNNER_MAX_WAIT_NS  (250ull * 1000000ull)  /* a loop looks at stop flags this often */
@@ -144,4 +144,4 @@ void rn_collect_faults(struct runner *r);
 int rn_setup_verify(struct runner *r, char *err, size_t errlen);
 int rn_verify_pass(struct runner *r, char *err, size_t errlen);
 
-#endif /* IOLAT_JOB_RUNNER_PRIV_H */
+#endif /* IOLAT_RUN_RUNNER_PRIV_H */

@@ -4,8 +4,8 @@
  * one virtual-time run (run_sim.h) and what the two files call of each other.
  * Context: one thread per run; all state is local to the run.
  */
-#ifndef IOLAT_JOB_RUN_SIM_PRIV_H
-#define IOLAT_JOB_RUN_SIM_PRIV_H
+#ifndef IOLAT_RUN_RUN_SIM_PRIV_H
+#define IOLAT_RUN_RUN_SIM_PRIV_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,9 +13,9 @@
 
 #include "iolatency.h"
 #include "util/hist.h"
-#include "job/report.h"
-#include "job/run_sim.h"
-#include "job/workload.h"
+#include "report/report.h"
+#include "run/run_sim.h"
+#include "run/workload.h"
 #include "sim/device.h"
 #include "sim/event.h"
 #include "util/units.h"
@@ -100,4 +100,4 @@ int sim_setup_controller(struct sim *s, unsigned flags, char *err, size_t errlen
 int sim_setup_jobs(struct sim *s, char *err, size_t errlen);
 int sim_setup_report(struct sim *s, bool control, int mode, const char *label);
 
-#endif /* IOLAT_JOB_RUN_SIM_PRIV_H */
+#endif /* IOLAT_RUN_RUN_SIM_PRIV_H */

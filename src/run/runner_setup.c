@@ -5,8 +5,8 @@
  * files, and the job clones with their slots and buffers.
  * Context: see runner.h and runner_priv.h.
  */
-#include "job/runner.h"
-#include "job/runner_priv.h"
+#include "run/runner.h"
+#include "run/runner_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,11 +27,11 @@
 #include "iolatency.h"
 #include "iolatency_internal.h"   /* iolat_ctl_check_invariants() */
 #include "job/engines.h"
-#include "job/run_setup.h"
-#include "job/fileprep.h"
-#include "job/preflight.h"
-#include "job/vmap.h"
-#include "job/workload.h"
+#include "run/run_setup.h"
+#include "run/fileprep.h"
+#include "run/preflight.h"
+#include "run/vmap.h"
+#include "run/workload.h"
 #include "util/units.h"
 
 /* ---- setup ---- */

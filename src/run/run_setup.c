@@ -10,7 +10,7 @@
 
 #include "iolatency.h"
 #include "iolatency_internal.h"   /* iolat_window_ns() */
-#include "job/run_setup.h"
+#include "run/run_setup.h"
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

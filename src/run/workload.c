@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "iolatency.h"
-#include "job/workload.h"
+#include "run/workload.h"
 #include "util/rng.h"
 #include "util/units.h"
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "job/report_priv.h"
+#include "report/report_priv.h"
 
 const char *iolat_format_latency(uint64_t ns, char *buf, size_t len)
 {

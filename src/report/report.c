@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "util/hist.h"
-#include "job/report.h"
-#include "job/report_priv.h"
+#include "report/report.h"
+#include "report/report_priv.h"
 #include "util/units.h"
 
 unsigned iolat_report_root_index(const struct iolat_report *r)

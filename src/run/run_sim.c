@@ -30,8 +30,8 @@
 
 #include "iolatency.h"
 #include "iolatency_internal.h"   /* iolat_window_ns() */
-#include "job/run_setup.h"
-#include "job/run_sim_priv.h"
+#include "run/run_setup.h"
+#include "run/run_sim_priv.h"
 #include "util/grow.h"
 
 void sim_set_err(char *err, size_t errlen, const char *fmt, ...)

@@ -4,13 +4,13 @@
  * read-back after a run with verify= (and injected faults) can prove that
  * every write reported successful is intact.
  */
-#ifndef IOLAT_JOB_VMAP_H
-#define IOLAT_JOB_VMAP_H
+#ifndef IOLAT_RUN_VMAP_H
+#define IOLAT_RUN_VMAP_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "job/runner.h"   /* IOLAT_RUNNER_NOTE_MAX */
+#include "run/runner.h"   /* IOLAT_RUNNER_NOTE_MAX */
 
 /*
  * The verify map, the runner's record of which write each block of a file
@@ -53,4 +53,4 @@ void iolat_vmap_write_end(struct iolat_vmap *m, uint64_t off, uint32_t len, uint
  */
 int iolat_vmap_check(struct iolat_vmap *m, int fd, struct iolat_vmap_stats *st);
 
-#endif /* IOLAT_JOB_VMAP_H */
+#endif /* IOLAT_RUN_VMAP_H */

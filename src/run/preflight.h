@@ -10,8 +10,8 @@
  * alone).
  * Context: any thread; no state besides the plan it returns.
  */
-#ifndef IOLAT_JOB_PREFLIGHT_H
-#define IOLAT_JOB_PREFLIGHT_H
+#ifndef IOLAT_RUN_PREFLIGHT_H
+#define IOLAT_RUN_PREFLIGHT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -55,4 +55,4 @@ const char *iolat_format_bytes(uint64_t bytes, char *buf, size_t len);
  * none, "/" for a file in the root. */
 void iolat_path_dir(const char *path, char *buf, size_t len);
 
-#endif /* IOLAT_JOB_PREFLIGHT_H */
+#endif /* IOLAT_RUN_PREFLIGHT_H */

@@ -10,8 +10,8 @@
  * Context: iolat_report_add_io() may be called from any thread (one mutex);
  * every other function from one runner thread at a time.
  */
-#ifndef IOLAT_JOB_REPORT_H
-#define IOLAT_JOB_REPORT_H
+#ifndef IOLAT_REPORT_REPORT_H
+#define IOLAT_REPORT_REPORT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -204,4 +204,4 @@ const char *iolat_report_csv_header(void);
 /** iolat_format_latency() - "812.0us", "12.34ms", "3.210s" (fixed formats). Returns @buf. */
 const char *iolat_format_latency(uint64_t ns, char *buf, size_t len);
 
-#endif /* IOLAT_JOB_REPORT_H */
+#endif /* IOLAT_REPORT_REPORT_H */

@@ -10,8 +10,8 @@
  * one thread per job clone plus the controller's timer thread. Callbacks in
  * the options are called on the calling thread.
  */
-#ifndef IOLAT_JOB_RUNNER_H
-#define IOLAT_JOB_RUNNER_H
+#ifndef IOLAT_RUN_RUNNER_H
+#define IOLAT_RUN_RUNNER_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "job/jobfile.h"
-#include "job/report.h"
+#include "report/report.h"
 
 #define IOLAT_RUNNER_NOTE_MAX 320   /* one note or error line, NUL included */
 
@@ -115,4 +115,4 @@ int iolat_runner_run(const struct iolat_jobfile *jf, const struct iolat_runner_o
 /** iolat_runner_result_free() - free a result and its report; NULL is fine. */
 void iolat_runner_result_free(struct iolat_runner_result *res);
 
-#endif /* IOLAT_JOB_RUNNER_H */
+#endif /* IOLAT_RUN_RUNNER_H */

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job/run_setup.h"
-#include "job/run_sim_priv.h"
+#include "run/run_setup.h"
+#include "run/run_sim_priv.h"
 
 int sim_setup_device(struct sim *s, char *err, size_t errlen)
 {

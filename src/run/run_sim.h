@@ -10,8 +10,8 @@
  * Context: one thread per run; runs share nothing, so several may run at
  * once on different threads.
  */
-#ifndef IOLAT_JOB_RUN_SIM_H
-#define IOLAT_JOB_RUN_SIM_H
+#ifndef IOLAT_RUN_RUN_SIM_H
+#define IOLAT_RUN_RUN_SIM_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "job/jobfile.h"
-#include "job/report.h"
+#include "report/report.h"
 
 /* Virtual time at which a run starts ("uptime"); series times are relative. */
 #define IOLAT_SIM_T0_NS (1000ull * 1000000000ull)
@@ -135,4 +135,4 @@ int iolat_sim_find_group(const struct iolat_sim_result *res, const char *path);
  */
 int iolat_sim_format_models(char *buf, size_t len);
 
-#endif /* IOLAT_JOB_RUN_SIM_H */
+#endif /* IOLAT_RUN_RUN_SIM_H */

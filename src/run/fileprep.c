@@ -4,7 +4,7 @@
  * on failure or stop (see fileprep.h).
  * Context: the runner's calling thread.
  */
-#include "job/fileprep.h"
+#include "run/fileprep.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,15 +6,15 @@
  * the files stay (as fio leaves them, ready for the next run).
  * Context: the runner's calling thread.
  */
-#ifndef IOLAT_JOB_FILEPREP_H
-#define IOLAT_JOB_FILEPREP_H
+#ifndef IOLAT_RUN_FILEPREP_H
+#define IOLAT_RUN_FILEPREP_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "job/preflight.h"
+#include "run/preflight.h"
 
 struct iolat_fileprep_entry {
 	const char *path;
@@ -46,4 +46,4 @@ void iolat_fileprep_undo(struct iolat_fileprep *fp, void (*note)(void *ctx, cons
 /** iolat_fileprep_free() - forget (not undo) what was done. */
 void iolat_fileprep_free(struct iolat_fileprep *fp);
 
-#endif /* IOLAT_JOB_FILEPREP_H */
+#endif /* IOLAT_RUN_FILEPREP_H */

@@ -9,7 +9,7 @@
  * Context: any thread; only stat, statvfs, getrlimit, read-only opens and an
  * unnamed O_TMPFILE probe for O_DIRECT (never visible, gone at close).
  */
-#include "job/preflight.h"
+#include "run/preflight.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,8 +5,8 @@
  * data's layout and two helpers the writers share.
  * Context: as report.h: writers only read finished data.
  */
-#ifndef IOLAT_JOB_REPORT_PRIV_H
-#define IOLAT_JOB_REPORT_PRIV_H
+#ifndef IOLAT_REPORT_REPORT_PRIV_H
+#define IOLAT_REPORT_REPORT_PRIV_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "util/hist.h"
-#include "job/report.h"
+#include "report/report.h"
 
 #define ROOT_NAME    "(root)"
 #define IO_STAT_MAX  256
@@ -99,4 +99,4 @@ static inline double report_per_sec(uint64_t x, uint64_t dur_ns)
 	return dur_ns ? (double)x * 1e9 / (double)dur_ns : 0.0;
 }
 
-#endif /* IOLAT_JOB_REPORT_PRIV_H */
+#endif /* IOLAT_REPORT_REPORT_PRIV_H */

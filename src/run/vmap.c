@@ -15,7 +15,7 @@
 
 #include "engine/engine.h"
 #include "engine/verify.h"
-#include "job/vmap.h"
+#include "run/vmap.h"
 
 /* ---- the verify map: which write each block of a file must hold ---- */
 

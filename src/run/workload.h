@@ -9,8 +9,8 @@
  * It does not count in-flight I/O: the runner keeps at most iodepth in flight.
  * Context: one struct iolat_workload belongs to one thread at a time.
  */
-#ifndef IOLAT_JOB_WORKLOAD_H
-#define IOLAT_JOB_WORKLOAD_H
+#ifndef IOLAT_RUN_WORKLOAD_H
+#define IOLAT_RUN_WORKLOAD_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -112,4 +112,4 @@ uint64_t iolat_workload_end_ns(const struct iolat_workload *wl);
 /** iolat_workload_seed() - the seed a job clone's streams derive from (for messages). */
 uint64_t iolat_workload_seed(uint64_t seed, unsigned job_index, unsigned clone);
 
-#endif /* IOLAT_JOB_WORKLOAD_H */
+#endif /* IOLAT_RUN_WORKLOAD_H */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "job/report_priv.h"
+#include "report/report_priv.h"
 
 static void json_str(FILE *f, const char *s)
 {

@@ -6,8 +6,8 @@
  * their sample interval, the same way, here.
  * Context: the thread setting up a run.
  */
-#ifndef IOLAT_JOB_RUN_SETUP_H
-#define IOLAT_JOB_RUN_SETUP_H
+#ifndef IOLAT_RUN_RUN_SETUP_H
+#define IOLAT_RUN_RUN_SETUP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -37,4 +37,4 @@ int iolat_job_setup_controller(const struct iolat_jobfile *jf, struct iolat_ctl_
  */
 uint64_t iolat_job_default_sample_ns(const struct iolat_jobfile *jf, uint64_t none_ns);
 
-#endif /* IOLAT_JOB_RUN_SETUP_H */
+#endif /* IOLAT_RUN_RUN_SETUP_H */
