@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run_sim.h - the job layer's virtual-time run (`iolat sim`): a parsed job
- * file on a simulated device (src/sim) in virtual time, through
- * the real controller (src/core) with the simulator's clock, a device model
- * with its device queue, the jobs' workloads, the 1 s controller tick, and
- * the results: the job layer's report (table, JSON, CSV, plots) plus a
- * per-group time series and per-window latency figures for tests.
+ * run_sim.h - a virtual-time run with its series, for tests and benches: a
+ * parsed job file run by the one runner (run.h) on the simulator backend
+ * (a simulated device of src/sim in virtual time, through the real
+ * controller with the simulator's clock, the 1 s controller tick), with
+ * its results: the report (table, JSON, CSV, plots) plus a per-group time
+ * series and per-window latency figures measured beside the controller.
  * The same job file and seed always give the same results, byte for byte.
+ * `iolat sim` itself runs iolat_run() with iolat_backend_sim.
  * Context: one thread per run; runs share nothing, so several may run at
  * once on different threads.
  */
@@ -35,10 +36,6 @@ struct iolat_sim_opts {
 				 * group with a target (100 ms when none) */
 	const char *label;      /* report heading; NULL: made from the mode */
 	const atomic_bool *stop;/* becomes true to end the run early (a signal); NULL */
-	/* Called every few thousand events with the virtual time run so far and
-	 * the planned length (0: unknown, size-bound jobs); NULL: none. */
-	void (*progress)(void *ctx, uint64_t virt_ns, uint64_t total_ns);
-	void *ctx;
 };
 
 /* One group at one sample time (subtree figures, as the controller sees them). */
@@ -107,7 +104,8 @@ struct iolat_sim_result {
  * The result (its report, group paths) refers to @jf: keep @jf until the
  * result is freed.
  * Return: 0; -EINVAL (bad model key or value, bad job for the simulator);
- * -ENOMEM; other negative errnos from the controller.
+ * -EINTR (@opts->stop set before the start); -ENOMEM; other negative errnos
+ * from the controller.
  * Context: any thread; @jf is only read.
  */
 int iolat_sim_run(const struct iolat_jobfile *jf, const struct iolat_sim_opts *opts,

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "run/runner.h"   /* IOLAT_RUNNER_NOTE_MAX */
+#include "run/run.h"   /* IOLAT_RUN_NOTE_MAX */
 
 /*
  * The verify map, the runner's record of which write each block of a file
@@ -32,7 +32,7 @@ struct iolat_vmap_stats {
 	uint64_t blocks_bad;           /* mismatched or unreadable */
 	uint64_t blocks_unspecified;   /* not checked: a failed or overlapping write */
 	uint32_t block_size;
-	char first_bad[IOLAT_RUNNER_NOTE_MAX];
+	char first_bad[IOLAT_RUN_NOTE_MAX];
 };
 
 /* Return: 0, -EINVAL (@block not a power of two multiple of 512, @base

@@ -77,8 +77,8 @@ expect 1 "the job-file parser includes a report header (up a layer)" 'src/job/jo
 fresh; echo '#include "sim/device.h"' >>"$dir/t/src/job/jobfile_table.c"
 expect 1 "the job-file parser includes a simulator header" 'src/job/jobfile_table.c: includes src/sim/device.h: job may not reach sim'
 
-fresh; echo '#include "run/runner.h"' >>"$dir/t/src/report/report_json.c"
-expect 1 "a report includes a runner header (up a layer)" 'src/report/report_json.c: includes src/run/runner.h: report may not reach run'
+fresh; echo '#include "run/run.h"' >>"$dir/t/src/report/report_json.c"
+expect 1 "a report includes a runner header (up a layer)" 'src/report/report_json.c: includes src/run/run.h: report may not reach run'
 
 fresh; echo '#include "scen/scenarios.h"' >>"$dir/t/src/sim/mm.c"
 expect 1 "sim includes a scenario header (up a layer)" 'src/sim/mm.c: includes src/scen/scenarios.h: sim may not reach scen'

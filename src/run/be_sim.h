@@ -1,23 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run_sim_priv.h - PRIVATE to run_sim.c and run_sim_setup.c: the state of
- * one virtual-time run (run_sim.h) and what the two files call of each other.
+ * be_sim.h - PRIVATE to the simulator backend of the one runner (a job
+ * file on a simulated device, in virtual time): be_sim.c (the submitters,
+ * the tick, sampling, the end of the run and the drain) and be_sim_setup.c
+ * (the event queue and the device, the clones, the backend's table). Its
+ * state and what the two files call of each other. run_sim.c hands it the
+ * result it fills (run_execute()'s be_out).
  * Context: one thread per run; all state is local to the run.
  */
-#ifndef IOLAT_RUN_RUN_SIM_PRIV_H
-#define IOLAT_RUN_RUN_SIM_PRIV_H
+#ifndef IOLAT_RUN_BE_SIM_H
+#define IOLAT_RUN_BE_SIM_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "iolatency.h"
-#include "util/hist.h"
-#include "report/report.h"
+#include "run/run_priv.h"
 #include "run/run_sim.h"
-#include "run/workload.h"
 #include "sim/device.h"
 #include "sim/event.h"
+#include "util/hist.h"
 #include "util/units.h"
 
 /* Without a group with a target, sample every 100 ms. */
@@ -43,12 +46,8 @@ struct sim_io {
 
 /* One job clone: a submitter. */
 struct sim_job {
+	struct run_clone c;        /* first: the runner's view (run_priv.h) */
 	struct sim *sim;
-	const struct iolat_job *job;
-	unsigned job_index;
-	unsigned row;              /* its group's row (subtree accounting starts here) */
-	struct iolat_group *g;     /* NULL without control */
-	struct iolat_workload wl;
 	struct sim_io *ios, *free;
 	uint32_t depth, inflight;
 	uint64_t pump_at;          /* earliest pending pump event; UINT64_MAX: none */
@@ -57,7 +56,7 @@ struct sim_job {
 	bool done;
 };
 
-/* Per row (jobfile group, then the root row): measurement state. */
+/* Per row (job-file group, then the root row): measurement state. */
 struct sim_row {
 	int parent;                /* row of the parent group, -1 at top level */
 	struct iolat_group *g;
@@ -68,36 +67,32 @@ struct sim_row {
 	size_t cap_samples, cap_windows;
 };
 
+/* The backend's state of one run (run->be_state). */
 struct sim {
-	const struct iolat_jobfile *jf;
-	struct iolat_sim_result *res;
+	struct run *r;
+	struct iolat_sim_result *res; /* the series: the caller's (be_out) or our own */
+	bool own_res;
 	struct iolat_sim_evq q;
 	struct iolat_clock clk;
 	struct iolat_sim_dev *dev;
-	struct iolat_ctl *ctl;
-	struct iolat_report *rep;
-	struct sim_job *jobs;
-	unsigned nr_jobs, active;
+	unsigned active;           /* submitters not done */
 	struct sim_row *rows;
 	unsigned nr_rows, root_row;
-	uint64_t t0, t_end;        /* t_end: UINT64_MAX until known */
 	uint64_t last_sample;
 	uint64_t inflight;         /* I/O issued and not completed */
 	bool stopped;              /* the measured run is over */
 	int error;                 /* first internal error (-ENOMEM) */
 };
 
-/* run_sim.c: printf-style error line; the device's callbacks of an I/O. */
-void sim_set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* The @i-th submitter of @s's run. */
+static inline struct sim_job *sim_job_at(const struct sim *s, unsigned i)
+{
+	return (struct sim_job *)run_clone_at(s->r, i);
+}
+
+/* be_sim.c: the device's callbacks of an I/O; the run. */
 void sim_io_granted(struct iolat_waiter *w);
 void sim_io_complete(struct iolat_sim_req *r, uint64_t now);
+int sim_drive(struct run *r, char *err, size_t errlen);
 
-/* run_sim_setup.c: the device, the controller and groups, the submitters,
- * the report; each returns 0 or a negative errno with @err set. */
-int sim_setup_device(struct sim *s, char *err, size_t errlen);
-int sim_setup_controller(struct sim *s, unsigned flags, char *err, size_t errlen);
-int sim_setup_jobs(struct sim *s, char *err, size_t errlen);
-int sim_setup_report(struct sim *s, bool control, int mode, const char *label);
-
-#endif /* IOLAT_RUN_RUN_SIM_PRIV_H */
+#endif /* IOLAT_RUN_BE_SIM_H */

@@ -1,49 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runner_loop.c - one job clone's event loop, on its own thread: take the
+ * be_engines_loop.c - one job clone's event loop, on its own thread: take the
  * workload's due I/Os, admit each through the controller, queue, commit,
  * reap, complete; grants arrive from any thread through the waiter callback.
- * Context: see runner.h and runner_priv.h.
+ * Context: see run.h and be_engines.h.
  */
-#include "run/runner.h"
-#include "run/runner_priv.h"
-
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "engine/devinfo.h"
-#include "engine/eng_faulty.h"
 #include "engine/engine.h"
 #include "engine/verify.h"
 #include "iolatency.h"
-#include "iolatency_internal.h"   /* iolat_ctl_check_invariants() */
-#include "job/engines.h"
-#include "run/run_setup.h"
-#include "run/fileprep.h"
-#include "run/preflight.h"
+#include "run/be_engines.h"
 #include "run/vmap.h"
 #include "run/workload.h"
-#include "util/units.h"
 
 /* The job whose loop runs on this thread (grants from it need no wake). */
-static _Thread_local struct rjob *tl_job;
+static _Thread_local struct eclone *tl_job;
 
 /* ---- one job's event loop (its own thread) ---- */
 
 /* The waiter callback: any thread, possibly inside another job's iolat_done_at(). */
-void rn_on_granted(struct iolat_waiter *w)
+void eng_on_granted(struct iolat_waiter *w)
 {
-	struct rslot *s = (struct rslot *)((char *)w - offsetof(struct rslot, waiter));
-	struct rjob *j = s->j;
+	struct eslot *s = (struct eslot *)((char *)w - offsetof(struct eslot, waiter));
+	struct eclone *j = s->j;
 
 	s->next = NULL;
 	pthread_mutex_lock(&j->glock);
@@ -57,24 +41,24 @@ void rn_on_granted(struct iolat_waiter *w)
 		iolat_eng_wake(j->eng);
 }
 
-void rn_free_slot(struct rjob *j, struct rslot *s)
+void eng_free_slot(struct eclone *j, struct eslot *s)
 {
 	s->state = SLOT_FREE;
 	s->next = j->free_list;
 	j->free_list = s;
 }
 
-static void record_error(struct rjob *j, struct rslot *s, const char *what)
+static void record_error(struct eclone *j, struct eslot *s, const char *what)
 {
 	if (j->first_error[0])
 		return;
 	snprintf(j->first_error, sizeof(j->first_error), "job '%s'%s: %s at offset %" PRIu64
-		 " (%u bytes): %s", j->job->name, j->clone ? " (clone)" : "",
+		 " (%u bytes): %s", j->c.job->name, j->c.clone ? " (clone)" : "",
 		 s->write ? "write" : "read", s->req.offset, s->req.len, what);
 }
 
 /* An I/O is over (completed by the engine, or refused before submission). */
-static void finish_io(struct rjob *j, struct rslot *s, uint64_t done_ns, bool issued)
+static void finish_io(struct eclone *j, struct eslot *s, uint64_t done_ns, bool issued)
 {
 	struct iolat_eng_req *req = &s->req;
 	struct iolat_eng_verify_err verr;
@@ -109,7 +93,7 @@ static void finish_io(struct rjob *j, struct rslot *s, uint64_t done_ns, bool is
 				     issued && !err && j->verify);
 		s->vticket = 0;
 	}
-	if (j->g) {
+	if (j->c.g) {
 		if (issued)
 			iolat_done_at(&s->io, done_ns);
 		else
@@ -117,19 +101,19 @@ static void finish_io(struct rjob *j, struct rslot *s, uint64_t done_ns, bool is
 	}
 	if (issued)
 		j->completed++;
-	iolat_report_add_io(j->r->rep, j->job_index, s->write, req->len,
+	iolat_report_add_io(j->c.r->rep, j->c.job_index, s->write, req->len,
 			    done_ns > s->admit_ns ? done_ns - s->admit_ns : 0, err);
 	atomic_fetch_add_explicit(&j->ios, 1, memory_order_relaxed);
 	if (err)
 		atomic_fetch_add_explicit(&j->errors, 1, memory_order_relaxed);
 	else
 		atomic_fetch_add_explicit(&j->bytes, req->len, memory_order_relaxed);
-	iolat_workload_completed(&j->wl, done_ns);
-	rn_free_slot(j, s);
+	iolat_workload_completed(&j->c.wl, done_ns);
+	eng_free_slot(j, s);
 }
 
 /* Hand an admitted I/O to the engine. */
-static void submit(struct rjob *j, struct rslot *s, uint64_t now)
+static void submit(struct eclone *j, struct eslot *s, uint64_t now)
 {
 	int ret;
 
@@ -160,22 +144,22 @@ static void submit(struct rjob *j, struct rslot *s, uint64_t now)
 	}
 }
 
-/* Take the grants that arrived; issue them, or release them when rn_stopping. */
-static void take_grants(struct rjob *j, uint64_t now, bool done)
+/* Take the grants that arrived; issue them, or release them when stopping. */
+static void take_grants(struct eclone *j, uint64_t now, bool done)
 {
-	struct rslot *s;
+	struct eslot *s;
 
 	pthread_mutex_lock(&j->glock);
 	s = j->granted_head;
 	j->granted_head = j->granted_tail = NULL;
 	pthread_mutex_unlock(&j->glock);
 	while (s) {
-		struct rslot *next = s->next;
+		struct eslot *next = s->next;
 
 		j->waiting--;
 		if (done) {
 			iolat_done_unissued(&s->io);
-			rn_free_slot(j, s);
+			eng_free_slot(j, s);
 		} else {
 			submit(j, s, now);
 		}
@@ -185,44 +169,44 @@ static void take_grants(struct rjob *j, uint64_t now, bool done)
 
 /*
  * Start every I/O the workload has due at @now that a free slot can take, at
- * most RUNNER_ISSUE_BATCH of them: an engine that completes synchronously
+ * most ENG_ISSUE_BATCH of them: an engine that completes synchronously
  * (null, a faulty engine failing every I/O) frees the slot at once, so
  * without the bound this loop would never see the clock move, the runtime
  * end or a stop request. The caller's loop re-reads the clock after each pass.
  */
-static void issue_due(struct rjob *j, uint64_t now)
+static void issue_due(struct eclone *j, uint64_t now)
 {
 	struct iolat_wl_io wio;
 	unsigned issued = 0;
 
 	if (now < j->delay_until)
 		return;
-	if (j->g) {
-		uint64_t due = iolat_group_delay_due(j->g);
+	if (j->c.g) {
+		uint64_t due = iolat_group_delay_due(j->c.g);
 
 		if (due) {
 			/* The kernel's return-to-user sleep: issue nothing meanwhile. */
 			j->delay_until = now + due;
-			iolat_group_note_slept(j->g, due);
+			iolat_group_note_slept(j->c.g, due);
 			return;
 		}
 	}
-	while (j->free_list && issued++ < RUNNER_ISSUE_BATCH &&
-	       iolat_workload_next_time(&j->wl, now) <= now) {
-		struct rslot *s = j->free_list;
+	while (j->free_list && issued++ < ENG_ISSUE_BATCH &&
+	       iolat_workload_next_time(&j->c.wl, now) <= now) {
+		struct eslot *s = j->free_list;
 		struct iolat_eng_req *req = &s->req;
 		int ret;
 
-		if (j->g && !(j->job->ioflags & (IOLAT_IO_META | IOLAT_IO_SWAP))) {
+		if (j->c.g && !(j->c.job->ioflags & (IOLAT_IO_META | IOLAT_IO_SWAP))) {
 			/* The adaptive mode's pace gate: wait, then ask again. */
-			uint64_t pace = iolat_group_pace_due(j->g, j->job->bs, now);
+			uint64_t pace = iolat_group_pace_due(j->c.g, j->c.job->bs, now);
 
 			if (pace) {
 				j->delay_until = now + pace;
 				break;
 			}
 		}
-		if (iolat_workload_next(&j->wl, now, &wio))
+		if (iolat_workload_next(&j->c.wl, now, &wio))
 			break;
 		j->free_list = s->next;
 		s->next = NULL;
@@ -235,12 +219,12 @@ static void issue_due(struct rjob *j, uint64_t now)
 		req->result = 0;
 		if (wio.write && j->verify) {
 			/* Unique per write, never 0 (the laid-out generation): job, clone, count. */
-			s->vgen = ((uint64_t)(j->job_index + 1) << 48) |
-				  ((uint64_t)(j->clone & 0xffff) << 32) | (++j->gen & 0xffffffffu);
+			s->vgen = ((uint64_t)(j->c.job_index + 1) << 48) |
+				  ((uint64_t)(j->c.clone & 0xffff) << 32) | (++j->gen & 0xffffffffu);
 			iolat_eng_verify_fill(req->buf, req->len, req->offset, s->vgen);
 		}
-		if (j->g) {
-			ret = iolat_throttle_async_at(j->g, wio.flags, &s->io, &s->waiter, now);
+		if (j->c.g) {
+			ret = iolat_throttle_async_at(j->c.g, wio.flags, &s->io, &s->waiter, now);
 			if (ret >= 0)
 				j->admitted++;
 			if (ret == IOLAT_QUEUED) {
@@ -251,9 +235,9 @@ static void issue_due(struct rjob *j, uint64_t now)
 			if (ret < 0) {
 				req->result = ret;
 				record_error(j, s, strerror(-ret));
-				iolat_report_add_io(j->r->rep, j->job_index, s->write, req->len, 0, ret);
+				iolat_report_add_io(j->c.r->rep, j->c.job_index, s->write, req->len, 0, ret);
 				atomic_fetch_add_explicit(&j->errors, 1, memory_order_relaxed);
-				rn_free_slot(j, s);
+				eng_free_slot(j, s);
 				continue;
 			}
 		}
@@ -262,30 +246,30 @@ static void issue_due(struct rjob *j, uint64_t now)
 }
 
 /* Withdraw admissions still waiting; granted ones arrive as grants. */
-static void cancel_waiting(struct rjob *j)
+static void cancel_waiting(struct eclone *j)
 {
 	for (unsigned i = 0; i < j->nr_slots; i++) {
-		struct rslot *s = &j->slots[i];
+		struct eslot *s = &j->slots[i];
 
 		if (s->state == SLOT_WAITING && iolat_throttle_cancel(&s->io) == 0) {
 			j->waiting--;
 			j->cancelled++;
-			rn_free_slot(j, s);
+			eng_free_slot(j, s);
 		}
 	}
 }
 
-void *rn_job_main(void *arg)
+void *eng_clone_main(void *arg)
 {
-	struct rjob *j = arg;
-	struct runner *r = j->r;
-	struct iolat_eng_req *out[RUNNER_REAP_BATCH];
+	struct eclone *j = arg;
+	struct erun *e = j->e;
+	struct iolat_eng_req *out[ENG_REAP_BATCH];
 	bool cancelled = false;
 
 	tl_job = j;
 	for (;;) {
-		uint64_t now = rn_mono_ns(), next, wait;
-		bool done = rn_stopping(r) || iolat_workload_done(&j->wl, now);
+		uint64_t now = eng_mono_ns(), next, wait;
+		bool done = eng_stopping(e) || iolat_workload_done(&j->c.wl, now);
 		unsigned min;
 		int n;
 
@@ -302,9 +286,9 @@ void *rn_job_main(void *arg)
 		 * io_uring in the same io_uring_enter as its wait). */
 
 		/* Sleep until a completion, a grant (wake), the next due I/O, or a while. */
-		next = now + RUNNER_MAX_WAIT_NS;
+		next = now + ENG_MAX_WAIT_NS;
 		if (!done && j->free_list) {
-			uint64_t t = iolat_workload_next_time(&j->wl, now);
+			uint64_t t = iolat_workload_next_time(&j->c.wl, now);
 
 			if (t < j->delay_until)
 				t = j->delay_until;
@@ -315,26 +299,26 @@ void *rn_job_main(void *arg)
 			next = j->delay_until;
 		wait = next > now ? next - now : 0;
 		min = wait ? 1 : 0;
-		n = iolat_eng_reap(j->eng, out, RUNNER_REAP_BATCH, min, wait);
+		n = iolat_eng_reap(j->eng, out, ENG_REAP_BATCH, min, wait);
 		if (n < 0) {
 			/* The engine failed as a whole: end this job. */
 			if (!j->first_error[0])
 				snprintf(j->first_error, sizeof(j->first_error),
-					 "job '%s': engine %s: %s", j->job->name,
+					 "job '%s': engine %s: %s", j->c.job->name,
 					 iolat_eng_name(j->eng), strerror(-n));
-			atomic_store(&r->stop_all, true);
+			atomic_store(&e->stop_all, true);
 			continue;
 		}
 		for (int i = 0; i < n; i++) {
-			struct rslot *s = (struct rslot *)out[i]->user;
+			struct eslot *s = (struct eslot *)out[i]->user;
 
 			j->inflight--;
 			finish_io(j, s, out[i]->done_ns, true);
 		}
 	}
-	pthread_mutex_lock(&r->lock);
-	r->nr_finished++;
-	pthread_cond_signal(&r->cv);
-	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_lock(&e->lock);
+	e->nr_finished++;
+	pthread_cond_signal(&e->cv);
+	pthread_mutex_unlock(&e->lock);
 	return NULL;
 }
