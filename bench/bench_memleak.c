@@ -7,7 +7,8 @@
  * runs it (one process per device) and aggregates the seeds.
  *
  * usage: bench_memleak [--device ssd|hdd] [--seeds N] [--speeds a,b,...]
- *                      [--modes none,full,...] [--no-bg] [--oomd PRESET] [--timeout S]
+ *                      [--modes none,full,...] [--no-bg] [--kernel-5pct] [--web W] [--oomd PRESET]
+ *                      [--timeout S]
  *                      [--stock-timeout S]
  * Context: a benchmark program, one thread.
  */
@@ -25,8 +26,9 @@ struct sweep {
 	double speeds[8];
 	int nr_speeds;
 	double timeout, stock_timeout;
-	bool want[IOLAT_ML_NR_MODES], bg;
+	bool want[IOLAT_ML_NR_MODES], bg, kernel_five_pct;
 	int oomd;
+	const char *web;
 };
 
 /* --modes LIST: the modes to run. 0, or 2 for an unknown mode. */
@@ -67,6 +69,16 @@ static int parse_args(int argc, char **argv, struct sweep *w)
 			}
 		} else if (!strcmp(argv[i], "--no-bg")) {
 			w->bg = false;
+		} else if (!strcmp(argv[i], "--web") && i + 1 < argc) {
+			struct iolat_ml_config t;
+
+			w->web = argv[++i];
+			if (iolat_ml_web_preset(&t, w->web)) {
+				fprintf(stderr, "bench_memleak: unknown web preset '%s'\n", w->web);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--kernel-5pct")) {
+			w->kernel_five_pct = true;
 		} else if (!strcmp(argv[i], "--modes") && i + 1 < argc) {
 			if (parse_modes(argv[++i], w))
 				return 2;
@@ -78,7 +90,8 @@ static int parse_args(int argc, char **argv, struct sweep *w)
 				w->speeds[w->nr_speeds++] = atof(t);
 		} else {
 			fprintf(stderr, "usage: bench_memleak [--device ssd|hdd] [--seeds N] "
-					"[--speeds a,b] [--modes LIST] [--no-bg] [--oomd P] [--timeout S] "
+					"[--speeds a,b] [--modes LIST] [--no-bg] [--kernel-5pct] [--web W] [--oomd P] "
+					"[--timeout S] "
 					"[--stock-timeout S]\n");
 			return 2;
 		}
@@ -103,8 +116,12 @@ static int run_one(const struct sweep *w, const char *device, double speed, int 
 	c.speed = speed;
 	c.seed = (uint64_t)seed;
 	c.bg = w->bg;
+	c.kernel_five_pct = w->kernel_five_pct;
+	if (w->web)
+		iolat_ml_web_preset(&c, w->web);
 	c.oomd = w->oomd;
-	c.timeout_ns = (uint64_t)((m == IOLAT_ML_STOCK ? w->stock_timeout : w->timeout) * 1e9);
+	c.timeout_ns = (uint64_t)(w->timeout * 1e9);
+	c.stock_timeout_ns = (uint64_t)(w->stock_timeout * 1e9);
 	ret = iolat_ml_run(&c, &r, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "bench_memleak: %s %g %s seed %d: %s\n", device,
@@ -126,7 +143,7 @@ int main(int argc, char **argv)
 		.want = { true, true, true, true, true }, .bg = true,
 	};
 
-	iolat_ml_oomd_parse("fb2018", &w.oomd);
+	iolat_ml_oomd_parse("percgroup", &w.oomd);
 	if (parse_args(argc, argv, &w))
 		return 2;
 	for (int d = 0; d < w.nr_dev; d++)

@@ -1009,7 +1009,8 @@ def sec_scale(doc, res):
 def _kill_cell(a):
     if not a["killed"]:
         return "none (0/%d)" % a["seeds"]
-    who = ", ".join("%s ×%d" % (k.replace("fb2018:", ""), n) for k, n in sorted(a["killers"].items()))
+    who = ", ".join("%s ×%d" % (k.replace("fb2018:", "").replace("percgroup:", ""), n)
+                    for k, n in sorted(a["killers"].items()))
     return "%s s (%d/%d: %s)" % (f_num(a["kill_s"]["median"]), a["killed"], a["seeds"], who)
 
 
@@ -1021,144 +1022,241 @@ def _isol(x):
     return "%.2f (%.2f–%.2f)" % (x["median"], x["min"], x["max"])
 
 
+def _minutes(s):
+    return "%s min" % f_num(s / 60.0, 1) if s >= 600 else "%s s" % f_num(s)
+
+
 def memleak_table(doc, rows):
-    doc.w("| speed | mode | RPS ÷ baseline: mean (min–max over seeds) | p10 | min | latency impact "
-          "| kill: median time after the leak started (killed/seeds: rule) | group killed "
-          "| downtime-equivalent s | leak's delay slept s | max use_delay |")
-    doc.w("|---:|---|---:|---:|---:|---:|---|---|---:|---:|---:|")
+    doc.w("| speed | mode | RPS ÷ baseline over the leak's life: mean (min–max over seeds) | p10 "
+          "| min | latency impact | leak killed: median time after it started (killed/seeds: rule) "
+          "| group killed | downtime (below half + outage) | web output lost, s | leak's delay "
+          "slept s | max use_delay |")
+    doc.w("|---:|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|")
     for a in rows:
-        doc.w("| %g× | %s | %s | %.2f | %.2f | %.1f | %s | %s | %s | %s | %d |" % (
+        doc.w("| %g× | %s | %s | %.2f | %.2f | %.1f | %s | %s | %s | %s | %s | %d |" % (
             a["speed"], a["mode"], _isol(a["isol_mean"]), a["isol_p10"]["median"],
             a["isol_min"]["median"], a["lat_imp"]["median"], _kill_cell(a), _victims(a),
-            f_num(a["downtime_s"]["median"]), f_num(a["hog_slept_s"]["median"]), a["max_use_delay"]))
+            _minutes(a["downtime_s"]["median"]), f_num(a["loss_s"]["median"]),
+            f_num(a["hog_slept_s"]["median"]), a["max_use_delay"]))
     doc.w()
 
 
-def sec_memleak(doc, res, md_dir):
-    doc.w("## 6. The leaking service: the article's production result, in the simulator")
-    doc.w()
-    d = load_json(os.path.join(res, "memleak.json"))
-    goal = ("full mode: web ≥ 85% of its baseline RPS over the leak's life and oomd kills the "
-            "leak within 5 min, at leak speeds ≤ 1× on ssd and hdd")
-    if not d:
-        doc.w("_Not run (no `memleak.json`)._")
-        doc.goal("6", goal, "-", None, "section not run")
-        doc.w()
-        return
+def _memleak_intro(doc, d, res, md_dir):
     c = d["config"]
-    mode_order = {m: i for i, m in enumerate(c["modes"])}
     doc.w("The model is described in [docs/memleak-model.md](docs/memleak-model.md). A web "
-          "server (cgroup `workload`: memory.low = 75%% of its footprint, an io.latency target of "
-          "4× the disk's unloaded 128 KiB read p90) serves %d requests/s on a %d GiB machine "
-          "with %d GiB of swap on the same simulated disk; a leak (`system/hog`) allocates "
-          "anonymous memory at a multiple of the disk's write bandwidth and never touches it "
-          "again; a small background service (`system/bg`) does a little I/O beside it "
-          "(`system` has a target 10× the web's). oomd runs the `%s` preset. Everything in "
-          "virtual time; %d seeds per cell (medians, min–max over seeds); the leak may live "
-          "%d s (stock: %d s). The whole sweep (%d runs) took %.0f s of wall time." % (
-              c["rps"], c["memory_gib"], c["swap_gib"], c["oomd"], c["seeds"], c["timeout_s"],
-              c["stock_timeout_s"], len(d["runs"]), d["wall_s"]))
+          "server (cgroup `workload`, the `%s` calibration: 10%% of its memory file-backed; "
+          "memory.low = 75%% of its footprint; an io.latency target of 4× the disk's unloaded "
+          "128 KiB read p90) serves %d requests/s on a %d GiB machine with %d GiB of swap on the "
+          "same simulated disk; a leak (`system/hog`) allocates anonymous memory at a multiple of "
+          "the disk's write bandwidth and never touches it again; a small background service "
+          "(`system/bg`) does a little I/O beside it (`system` has a target 10× the web's). oomd "
+          "runs the `%s` preset: the 2018 ruleset (R1–R3) plus R4, `pressure_above` on each child "
+          "of `system` (60%% for 30 s) with `kill_by_pressure`. io.latency counts a group's "
+          "bypassed swap in its share of the I/O (`IOLAT_CTL_BYPASS_SHARE`). Virtual time; %d "
+          "seeds per cell (medians, min–max over seeds); the leak may live %d s (stock: %d s). "
+          "The sweep (%d runs) took %.0f s of wall time." % (
+              c["web"], c["rps"], c["memory_gib"], c["swap_gib"], c["oomd"], c["seeds"],
+              c["timeout_s"], c["stock_timeout_s"], d["nr_runs"], d["wall_s"]))
     doc.w()
     doc.w("Modes: **none** (no io.latency; memory.low and oomd on); **block** (io.latency's "
           "block side: clamp, swap bypass, delay charged but nobody throttled at a fault); "
           "**full** (block + memory side: the congested leak sleeps its group's delay at each "
           "fault, counted as memory stall); **stock** (no io.latency, no memory.low, no oomd: "
           "the kernel's OOM killer when nothing is reclaimable, and a health checker that "
-          "reboots after 5 min below 10%% of the baseline, costing 10 min); **nobypass** "
-          "(ablation: swap writes admitted like normal I/O of their owner). Figures per run, "
-          "over the leak's life (start to kill, or timeout): RPS ÷ baseline each second "
-          "(capped at 1; mean, 10th percentile, min), latency impact (mean of p95 ÷ baseline "
-          "p95 − 1), downtime-equivalent (seconds below half the baseline, plus a reboot's "
-          "cost). Calibration: ssd write bandwidth %s MiB/s, web target %s; hdd %s MiB/s, %s." % (
+          "reboots after 5 min below 10%% of the baseline); **nobypass** (ablation: swap writes "
+          "admitted like normal I/O of their owner). Downtime the way the article counts it: "
+          "seconds below half the baseline, plus %d min to reboot and %d min to rejoin the "
+          "cluster after a reboot (the article's 45–50 min), or the %d min to rejoin when the "
+          "web's own process was killed. *Web output lost*: the sum over the run of (1 − RPS ÷ "
+          "baseline) plus the outage, in seconds of the web's baseline output. Calibration: ssd "
+          "write bandwidth %s MiB/s, web target %s; hdd %s MiB/s, %s." % (
+              c["reboot_min"], c["rejoin_min"], c["rejoin_min"],
               f_num(d["calibration"]["ssd"]["wbps"] / 1048576),
               f_us(d["calibration"]["ssd"]["target_workload_ms"] * 1000),
               f_num(d["calibration"]["hdd"]["wbps"] / 1048576),
               f_us(d["calibration"]["hdd"]["target_workload_ms"] * 1000)))
     doc.w()
     files = c["plot"].get("files") or {}
-    if "png" in files:
-        doc.w("![web RPS over time, every mode](%s)" % os.path.relpath(
-            os.path.join(res, files["png"]), md_dir))
+    img = files.get("png") or files.get("svg")
+    if img:
+        doc.w("![web RPS over time, every mode](%s)" % os.path.relpath(os.path.join(res, img), md_dir))
         doc.w()
-        doc.w("(One seed, %s, leak at %g× its write bandwidth; also `%s`.)" % (
-            c["plot"]["device"], c["plot"]["speed"],
-            os.path.relpath(os.path.join(res, files.get("svg", "")), md_dir)))
+        doc.w("(`iolat demo --memleak --device %s --speed %g --log DIR`, seed 1: its plot%s; its "
+              "screen is `bench/results/memleak_demo.txt`.)" % (
+                  c["plot"]["device"], c["plot"]["speed"],
+                  ", also `bench/results/memleak.svg`" if "png" in files and "svg" in files else ""))
         doc.w()
-    by = {}
-    for a in d["agg"]:
-        by.setdefault(a["device"], []).append(a)
-    met = True
-    worst = []
+
+
+def _rules(a):
+    return ", ".join(sorted(k.replace("fb2018:", "").replace("percgroup:", "")
+                            for k in a["killers"])) or "-"
+
+
+def _cells(d):
+    return {(a["device"], a["speed"], a["mode"]): a for a in d["agg"]}
+
+
+def _goal_full(doc, d):
+    """Goal 1: full mode keeps the web and oomd kills the leak, both disks."""
+    cell, bad, figs = _cells(d), [], []
     for dev in ("hdd", "ssd"):
-        rows = sorted(by.get(dev, []), key=lambda a: (a["speed"], mode_order[a["mode"]]))
+        for sp in d["config"]["speeds"]:
+            a = cell.get((dev, sp, "full"))
+            if not a:
+                continue
+            ok = (a["isol_mean"]["median"] >= 0.85 and a["killed_5min"] >= 4 and
+                  all(v.startswith("system/") for v in a["victims"]))
+            figs.append("%s %g× %.2f, %d/5 killed ≤ 5 min" % (dev, sp, a["isol_mean"]["median"],
+                                                          a["killed_5min"]))
+            if not ok:
+                bad.append(a)
+    def none_kill(a):
+        n = cell.get((a["device"], a["speed"], "none"))
+        if not n or not n["kill_s"]:
+            return "never killed"
+        return "killed at %s s by %s" % (f_num(n["kill_s"]["median"]), _rules(n))
+
+    why = "; ".join(
+        "%s %g×: the web keeps %.2f until io.latency throttles the leak (use_delay from %s s) "
+        "and %.2f after; the leak is killed at %s s (none's leak: %s: oomd sees the leak's own "
+        "stall in reclaim before any throttle), so those first seconds are %s of its life" % (
+            a["device"], a["speed"], a["isol_before"]["median"], f_num(a["engage_s"]["median"]),
+            a["isol_after"]["median"], f_num(a["kill_s"]["median"]) if a["kill_s"] else "-",
+            none_kill(a),
+            "%.0f%%" % (100 * a["engage_s"]["median"] / a["kill_s"]["median"])
+            if a["kill_s"] and a["engage_s"]["median"] and a["engage_s"]["median"] > 0 else "-")
+        for a in bad)
+    doc.goal("6", "full, leak 0.1×–2×, hdd and ssd: web ≥ 0.85× its baseline over the leak's "
+             "life, and oomd kills the leak (never the web) within 5 min in ≥ 4 of 5 seeds",
+             ", ".join(figs), not bad, why)
+    return figs, why, not bad
+
+
+def _goal_collapse(doc, d):
+    """Goal 2: none and block collapse the web on hdd at >= 0.25x."""
+    cell, figs, ok = _cells(d), [], True
+    for sp in d["config"]["speeds"]:
+        if sp < 0.25:
+            continue
+        for m in ("none", "block"):
+            a = cell.get(("hdd", sp, m))
+            if a:
+                figs.append("%g× %s %.2f" % (sp, m, a["isol_mean"]["median"]))
+                ok = ok and a["isol_mean"]["median"] <= 0.6
+    doc.goal("6", "none/block: the web collapses while the leak lives (≤ 0.6× on hdd at ≥ 0.25×)",
+             ", ".join(figs), ok, "")
+    return figs, "", ok
+
+
+def _goal_stock(doc, d):
+    """Goal 3: stock reports >= 30 min of downtime at every speed on both disks."""
+    cell, figs, ok = _cells(d), [], True
+    for dev in ("hdd", "ssd"):
+        for sp in d["config"]["speeds"]:
+            a = cell.get((dev, sp, "stock"))
+            if a:
+                figs.append("%s %g× %s (%s)" % (dev, sp, _minutes(a["downtime_s"]["median"]),
+                                               ", ".join("%s ×%d" % (k, n) for k, n in
+                                                         sorted(a["killers"].items()))))
+                ok = ok and a["downtime_s"]["median"] >= 1800
+    doc.goal("6", "stock: ≥ 30 min of downtime-equivalent at every speed on both disks",
+             "; ".join(figs), ok, "")
+    return figs, "", ok
+
+
+def _goal_ablation(doc, d):
+    """Goal 4: the ablation (no bypass) stays worse than none: more web output lost."""
+    cell, figs, bad = _cells(d), [], []
+    for sp in d["config"]["speeds"]:
+        a, n = cell.get(("hdd", sp, "nobypass")), cell.get(("hdd", sp, "none"))
+        if not a or not n:
+            continue
+        figs.append("%g× %s vs %s s lost (first 60 s: %.2f vs %.2f)" % (
+            sp, f_num(a["loss_s"]["median"]), f_num(n["loss_s"]["median"]),
+            a["isol_60s"]["median"], n["isol_60s"]["median"]))
+        if a["loss_s"]["median"] <= n["loss_s"]["median"]:
+            bad.append((sp, a, n))
+    def one(sp, a, n):
+        ka = a["kill_s"]["median"] if a["kill_s"] else None
+        kn = n["kill_s"]["median"] if n["kill_s"] else None
+        when = ("its leak is killed sooner (%s s by %s, none's at %s s by %s): its swap "
+                "writes wait behind system's clamp, so it stalls in its own reclaim and R4 sees "
+                "it" % (f_num(ka), _rules(a), f_num(kn), _rules(n))
+                if ka is not None and (kn is None or ka < kn - 2) else
+                "both leaks are killed at %s s; until then the clamp that makes the web's "
+                "reclaim wait also holds the leak's own swap writes (the leak is throttled by "
+                "its writes), which costs the web less than none's free swap flood" % (f_num(ka) if ka is not None else "-"))
+        return "%g×: %s" % (sp, when)
+
+    why = "; ".join(one(sp, a, n) for sp, a, n in bad)
+    doc.goal("6", "the ablation (no swap bypass) stays worse than none (hdd: more of the web's "
+             "output lost)", "; ".join(figs), not bad, why)
+    return figs, why, not bad
+
+
+def _memleak_sets(doc, d):
+    mode_order = {m: i for i, m in enumerate(d["config"]["modes"])}
+    titles = [
+        ("kernel5", "**hdd, full mode with the kernel's 5 % count** (no `IOLAT_CTL_BYPASS_SHARE`): "
+         "the ≥ 1× escape this section used to show. The leak's bypassed swap fills `system`'s "
+         "slots, the background service's I/O waits behind it, `system` records no sample and the "
+         "5 % rule spares it at every scale-down:"),
+        ("fb2018", "**hdd, oomd's 2018 ruleset alone** (`fb2018`: R1–R3, no per-cgroup rule): the "
+         "throttled leak is never killed at slow speeds, `system`'s pressure being diluted by the "
+         "background service's tasks waiting for I/O:"),
+        ("rdhashd_hdd", "**hdd, the rd-hashd web** (resctl-bench's calibration: 25% of its memory "
+         "file-backed):"),
+        ("rdhashd_ssd", "**ssd, the rd-hashd web**: stock's OOM killer now takes the leak (the "
+         "largest group), not the web:"),
+        ("nobg", "**hdd, a pure leak** (no background service in `system`):"),
+        ("resctl", "**hdd, resctl-demo's oomd preset** (per-slice avg10 above 50 for 30 s with "
+         "reclaim in the last 10 s):"),
+        ("desktop", "**hdd, oomd's desktop preset** (per-slice avg10 above 60 for 30 s with reclaim "
+         "in the last 10 s):"),
+    ]
+    for name, title in titles:
+        rows = d.get("sets", {}).get(name)
+        if rows:
+            doc.w(title)
+            doc.w()
+            memleak_table(doc, sorted(rows, key=lambda a: (a["speed"], mode_order[a["mode"]])))
+
+
+def sec_memleak(doc, res, md_dir):
+    doc.w("## 6. The leaking service: the article's production result, in the simulator")
+    doc.w()
+    d = load_json(os.path.join(res, "memleak.json"))
+    if not d or "sets" not in d:
+        doc.w("_Not run (no `memleak.json` of this version)._")
+        doc.goal("6", "the leaking service's goals", "-", None, "section not run")
+        doc.w()
+        return
+    _memleak_intro(doc, d, res, md_dir)
+    mode_order = {m: i for i, m in enumerate(d["config"]["modes"])}
+    for dev in ("hdd", "ssd"):
         doc.w("**%s**" % dev)
         doc.w()
-        memleak_table(doc, rows)
-        for a in rows:
-            if a["mode"] == "full" and a["speed"] <= 1:
-                ok = (a["isol_mean"]["median"] >= 0.85 and a["killed"] == a["seeds"] and
-                      a["kill_s"]["median"] <= 300 and "workload" not in a["victims"])
-                if not ok:
-                    met = False
-                    worst.append("%s %g×: %.2f, %s" % (dev, a["speed"], a["isol_mean"]["median"],
-                                                       "killed %d/%d" % (a["killed"], a["seeds"])))
-    if d.get("agg_nobg"):
-        doc.w("**hdd, a pure leak** (no background service in `system`):")
-        doc.w()
-        memleak_table(doc, sorted(d["agg_nobg"], key=lambda a: (a["speed"], mode_order[a["mode"]])))
-    if d.get("agg_presets"):
-        doc.w("**hdd, other oomd presets** (resctl-demo's and oomd's desktop config: per-slice "
-              "avg10 above 50 / 60 for 30 s with reclaim in the last 10 s; the same runs otherwise):")
-        doc.w()
-        for preset in sorted({a["oomd"] for a in d["agg_presets"]}):
-            doc.w("*%s*" % preset)
-            doc.w()
-            memleak_table(doc, sorted([a for a in d["agg_presets"] if a["oomd"] == preset],
-                                      key=lambda a: (a["speed"], mode_order[a["mode"]])))
-    doc.goal("6", goal, "; ".join(worst[:4]) + (" …" if len(worst) > 4 else "") if worst
-             else "all cells", met,
-             "see §6: on hdd the memory side protects at slow leaks but nothing then kills the "
-             "throttled leak; at ≥ 1× system escapes use_delay; on ssd the web barely notices "
-             "and swap fills in seconds" if not met else "")
-    cell = {(a["device"], a["speed"], a["mode"]): a for a in d["agg"]}
-    speeds = sorted({a["speed"] for a in d["agg"]})
-
-    def iso(dev, sp, mode):
-        a = cell.get((dev, sp, mode))
-        return "%.2f" % a["isol_mean"]["median"] if a else "-"
-
-    def down(dev, sp, mode):
-        a = cell.get((dev, sp, mode))
-        return f_num(a["downtime_s"]["median"]) if a else "-"
-
-    def kills(dev, sp, mode):
-        a = cell.get((dev, sp, mode))
-        return "%d/%d" % (a["killed"], a["seeds"]) if a else "-"
-
-    ssd_iso = [a["isol_mean"]["median"] for a in d["agg"] if a["device"] == "ssd"]
-    doc.w("Against the expected shape (predictions, checked, not tuned; medians over seeds):")
+        memleak_table(doc, sorted([a for a in d["agg"] if a["device"] == dev],
+                                  key=lambda a: (a["speed"], mode_order[a["mode"]])))
+    doc.w("The goals, from the tables above (medians over seeds):")
     doc.w()
-    doc.w("- *full keeps the web near 90%% of its baseline*: hdd full / none per speed: %s. "
-          "ssd: %s in every mode." % (
-              ", ".join("%g× %s / %s" % (sp, iso("hdd", sp, "full"), iso("hdd", sp, "none"))
-                        for sp in speeds),
-              "%.2f–%.2f" % (min(ssd_iso), max(ssd_iso)) if ssd_iso else "-"))
-    doc.w("- *oomd kills the leak within minutes* (full, runs killed): hdd %s; ssd %s." % (
-        ", ".join("%g× %s" % (sp, kills("hdd", sp, "full")) for sp in speeds),
-        ", ".join("%g× %s" % (sp, kills("ssd", sp, "full")) for sp in speeds)))
-    doc.w("- *none and block collapse the web while the leak lives* (hdd, none / block): %s." %
-          ", ".join("%g× %s / %s" % (sp, iso("hdd", sp, "none"), iso("hdd", sp, "block"))
-                    for sp in speeds))
-    doc.w("- *stock shows tens of minutes of downtime* (hdd, downtime-equivalent s): %s." %
-          ", ".join("%g× %s" % (sp, down("hdd", sp, "stock")) for sp in speeds))
-    doc.w("- *the ablation is worse than none* (hdd, nobypass against none: RPS ÷ baseline, "
-          "downtime-equivalent s): %s." % "; ".join("%g× %s vs %s, %s vs %s s" % (
-              sp, iso("hdd", sp, "nobypass"), iso("hdd", sp, "none"), down("hdd", sp, "nobypass"),
-              down("hdd", sp, "none")) for sp in speeds))
+    for text, (figs, why, ok) in (
+            ("full mode: web ≥ 0.85× over the leak's life, leak killed by oomd within 5 min in "
+             "≥ 4 of 5 seeds", _goal_full(doc, d)),
+            ("none/block: ≤ 0.6× on hdd at ≥ 0.25×", _goal_collapse(doc, d)),
+            ("stock: ≥ 30 min of downtime at every speed, both disks", _goal_stock(doc, d)),
+            ("the ablation is worse than none (web output lost, hdd)", _goal_ablation(doc, d))):
+        doc.w("- *%s* — **%s**: %s.%s" % (text, "met" if ok else "not met", "; ".join(figs),
+                                          " Why: %s." % why if why else ""))
     doc.w()
-    doc.w("The mechanism behind each line (the 5 % rule, the background service starved of "
-          "I/O slots by the bypassed swap, PSI diluted by tasks waiting for I/O, presets that "
-          "kill the web) is in docs/memleak-model.md, \"Findings\".")
+    _memleak_sets(doc, d)
+    doc.w("The ssd does not thrash in this model: its 8 GiB of swap fill in seconds at these "
+          "speeds (the leak runs at 0.1–2× of 1.9 GB/s), a refault costs it under a millisecond "
+          "and the web keeps ≥ 0.95× until the end; stock ends at the kernel's OOM killer, which "
+          "takes the largest group: the hhvm web (its anonymous memory) — an outage of the "
+          "rejoin's 30 min — or, with the rd-hashd web, the leak. The mechanisms behind every "
+          "line are in docs/memleak-model.md, \"Findings\".")
     doc.w()
 
 

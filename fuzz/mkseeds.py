@@ -39,6 +39,9 @@ seed("siblings_ssd", [64, 0, 15, 1], ops)
 # Same on a rotational device, kernel timer, B1 compat, small qd.
 seed("siblings_hdd_compat", [8, 1 | 2 | 4, 15, 0], ops)
 
+# Same in the adaptive mode (flags bit 7): watched, measured, paced, released.
+seed("siblings_adaptive", [64, 0x80, 15, 1], ops)
+
 # Three levels: a/{x,y}, x/{l0}, b; targets at two levels; bulk bursts that
 # queue, then cancel, nowait, bypass and double completion.
 ops = [CREATE, 0, 0,            # slot 0: n0 under root

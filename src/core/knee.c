@@ -24,16 +24,18 @@
  *    that missed (0.9 to 1 x it), where both stay.
  *  - futility: two back-offs in a row (no good window between them) that
  *    did not lower the protected group's mean by 15 %, or a miss at the
- *    floor, mean that lowering does not help (the target is below what the device gives the group alone, or
- *    another tenant causes the misses). The limit goes back to the highest
+ *    floor, mean that lowering does not help (the target is below what the
+ *    device gives the group alone, or another tenant causes the misses).
+ *    The limit goes back to the highest
  *    level whose mean was within 10 % of the best, and from then on periods
  *    of 3 windows are judged against 1.5 x that best mean (a LEDBAT-style
  *    base delay) until the target is met again for 5 windows in a row; if
  *    lowering stops helping again (another tenant got worse), the same rule
  *    sends the limit back up to the best level and takes its mean as the
  *    new reference.
- *  - a limit above 1.25 x the unthrottled rate, or one the siblings did not
- *    use for 4 s, is lifted.
+ *  - a limit the siblings did not use for 4 s is lifted. (One they keep
+ *    using while the protected group is fine is probed upward instead,
+ *    until it misses or goes unused.)
  *
  * Context: knee.h (the caller serialises; pure).
  */
@@ -363,10 +365,9 @@ static int verdict(struct iolat_knee *k, const struct knee_obs *o, bool ok)
 	return mean <= scale_pm(k->best_mean_ns, KNEE_WORSE_PM);
 }
 
+/* A limit the siblings have not reached for a while is no longer needed. */
 static bool should_lift(const struct iolat_knee *k, uint64_t now)
 {
-	if (k->limit_bps >= scale_pm(k->base_bps, KNEE_LIFT_PM))
-		return true;
 	return now - k->used_at >= KNEE_IDLE_LIFT_NS && now - k->changed_at >= KNEE_IDLE_LIFT_NS;
 }
 
@@ -388,6 +389,7 @@ static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, boo
 		return KNEE_NONE;
 	if (v) {
 		good_add(k, o->now, d_bps);
+		k->base_bps = max_u64(k->base_bps, d_bps); /* a base measured low (noise) grows */
 		k->futile_steps = 0; /* only back-offs in a row count */
 	}
 	if (k->probing) {

@@ -32,8 +32,7 @@
 #define KNEE_GOOD_BUCKETS     10u  /* the good-rate max filter: 10 buckets ... */
 #define KNEE_GOOD_BUCKET_NS  1000000000ull /* ... of 1 s */
 #define KNEE_FLOOR_DIV        64u  /* floor: 1/64 of the unthrottled rate */
-#define KNEE_LIFT_PM        1250u  /* a limit above 1.25 x unthrottled is lifted */
-#define KNEE_IDLE_LIFT_NS    4000000000ull /* ... as is one not used for 4 s */
+#define KNEE_IDLE_LIFT_NS    4000000000ull /* a limit not used for 4 s is lifted */
 #define KNEE_FUTILE_STEPS      2u  /* back-offs in a row that did not help */
 #define KNEE_HELP_PM         850u  /* "helped": the mean fell below 0.85 x the level before */
 #define KNEE_BEST_PM        1100u  /* a level within 1.1 x the best mean is as good */
@@ -68,7 +67,7 @@ struct iolat_knee {
 	uint32_t phase;               /* enum knee_phase */
 	uint32_t decision;            /* enum iolat_step of the last call that decided */
 	uint64_t limit_bps, limit_iops; /* the siblings' aggregate limit; 0: none */
-	uint64_t base_bps, base_iops; /* their rate measured unthrottled */
+	uint64_t base_bps, base_iops; /* their rate measured unthrottled (bps: or since, in a good window) */
 	uint64_t last_obs;            /* end of the previous call's period */
 	uint64_t changed_at;          /* the limit last changed */
 	uint32_t since_change;        /* windows seen since then */

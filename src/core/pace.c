@@ -5,10 +5,12 @@
  * the bytes and I/Os each watched level lets through (the parent's knee
  * seeker reads the counts), and spaces the submissions of each level that
  * has a rate: iocost-style virtual time, a level's next_issue is when its
- * next I/O may go; an I/O that goes moves it on by max(bytes / bps,
- * 1 / iops) from max(next_issue, now), so an idle group builds no credit and
- * one I/O of any size always fits (debt <= one I/O): at rate R with I/Os of
- * B bytes one I/O leaves every B/R, whatever the caller's queue depth.
+ * next I/O may go; an I/O that goes moves it on by its cost, max(bytes / bps,
+ * 1 / iops), from max(next_issue, now - cost), so an idle group builds a
+ * credit of one I/O at most (two may go back to back), a caller that woke up
+ * to one cost late loses nothing, and one I/O of any size always fits (debt
+ * <= one I/O): at rate R with I/Os of B bytes one I/O leaves every B/R,
+ * whatever the caller's queue depth.
  *
  * A level is not paced while the group it protects (its parent's asking
  * group) has closed no window for 250 ms past its window length: the
@@ -73,8 +75,10 @@ static void pace_charge(struct iolat_group *lvl, uint64_t bytes, uint64_t now)
 	cost = pace_cost_ns(bytes, atomic_load_explicit(&a->pace_bps, memory_order_relaxed),
 			    atomic_load_explicit(&a->pace_iops, memory_order_relaxed));
 	ni = atomic_load_explicit(&a->next_issue, memory_order_relaxed);
+	/* An I/O up to one cost late (a caller that woke late) is not lost:
+	 * the virtual time lags now by at most that much. */
 	while (!atomic_compare_exchange_weak_explicit(&a->next_issue, &ni,
-						      (ni > now ? ni : now) + cost,
+						      (ni + cost > now ? ni : now - cost) + cost,
 						      memory_order_relaxed, memory_order_relaxed))
 		;
 }

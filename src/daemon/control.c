@@ -378,8 +378,15 @@ static void apply_limits(struct iolatd *d, unsigned k, uint64_t now)
 		if (!e->used || e->dev != k)
 			continue;
 		ret = act_apply(&e->act, &d->root, &e->want, now, d->opts.dry_run, iolatd_save_state, d);
-		if (ret < 0 && e->act.write_errors == 1)
-			iolatd_logf(d, "%s: cannot write limits: %s", e->rel, strerror(-ret));
+		if (ret < 0 && !e->error_logged) {
+			e->error_logged = true;
+			if (ret == -ENOENT && d->root.version == 2 && cgfs_ino(e->act.cgdir))
+				iolatd_logf(d, "%s: cannot write limits: no io.max: the io controller is not enabled "
+					    "in its parent's cgroup.subtree_control (systemd: IOAccounting=yes on the "
+					    "unit or its slice)", e->rel);
+			else
+				iolatd_logf(d, "%s: cannot write limits: %s", e->rel, strerror(-ret));
+		}
 		if (!e->act.active && limits_empty(&e->want)) {
 			e->used = false;
 			if (was)

@@ -86,7 +86,7 @@ static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t len)
 
 		c->dev = devs[k];
 		snprintf(c->name, sizeof(c->name), "%u:%u", major(devs[k]), minor(devs[k]));
-		snprintf(c->disk, sizeof(c->disk), "%s", d->cfg.devices[k]);
+		memcpy(c->disk, d->cfg.devices[k], sizeof(c->disk)); /* same size, NUL-terminated */
 		c->rotational_configured = d->cfg.rotational >= 0;
 		c->nr_requests = d->cfg.nr_requests ? d->cfg.nr_requests :
 				 sysfs_u32(d->sysfs, devs[k], "nr_requests", 64);

@@ -29,6 +29,7 @@ struct limtab_ent {
 	char rel[IOLATD_PATH_MAX];/* the cgroup, relative to the root */
 	struct cg_limits want;    /* this round's */
 	struct act act;           /* what is written */
+	bool error_logged;        /* a failed write was said once */
 };
 
 struct limtab {

@@ -309,6 +309,18 @@ int iolat_report_sample(struct iolat_report *r, uint64_t now_ns)
 	return ret;
 }
 
+/* Adaptive: is @w's group the one its parent protects, found unattainable? */
+static void mark_unattainable(struct row *w)
+{
+	struct iolat_group *p = w->g ? iolat_group_parent(w->g) : NULL;
+	struct iolat_group_stat ps;
+
+	if (!p || iolat_group_scale_grp(p) != w->g || iolat_group_stat(p, &ps) || !ps.unattainable)
+		return;
+	w->unattainable = true;
+	w->sibling_limit_bps = ps.limit_bps;
+}
+
 int iolat_report_finish(struct iolat_report *r, uint64_t now_ns)
 {
 	int ret = 0;
@@ -331,6 +343,7 @@ int iolat_report_finish(struct iolat_report *r, uint64_t now_ns)
 			w->depth_min = w->final.depth;
 		if (iolat_group_format_stat(w->g, w->io_stat, sizeof(w->io_stat)) < 0)
 			w->io_stat[0] = '\0';
+		mark_unattainable(w);
 		w->g = NULL;
 	}
 	r->finished = true;
@@ -392,6 +405,8 @@ int iolat_report_row(const struct iolat_report *r, unsigned i, struct iolat_repo
 		out->nr_bypass = w->final.nr_bypass - w->base.nr_bypass;
 	}
 	out->io_stat = out->bound ? w->io_stat : "";
+	out->unattainable = out->bound && w->unattainable;
+	out->sibling_limit_bps = out->unattainable ? w->sibling_limit_bps : 0;
 	out->faulty = c->faulty;
 	out->faults = c->faults;
 	return 0;

@@ -148,6 +148,8 @@ struct iolat_report_row {
 	uint64_t windows_ok, windows_missed, scale_downs, scale_ups;
 	uint64_t nr_bypass;
 	const char *io_stat;            /* iolat_group_format_stat() at finish; "" if unbound */
+	bool unattainable;              /* adaptive: its target found unattainable (at finish) ... */
+	uint64_t sibling_limit_bps;     /* ... with its siblings held to this rate */
 	bool faulty;                    /* a job in this subtree ran a faulty engine */
 	struct iolat_report_faults faults; /* what it injected, subtree total */
 };

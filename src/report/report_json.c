@@ -114,6 +114,10 @@ static void json_group(FILE *f, const struct iolat_report *r, unsigned i, uint64
 		fprintf(f, ",\n      \"bypass_ios\": %llu", (unsigned long long)row.nr_bypass);
 		fprintf(f, ",\n      \"io_stat\": ");
 		json_str(f, row.io_stat);
+		if (r->adaptive)
+			fprintf(f, ",\n      \"unattainable\": %s,\n      \"sibling_limit_bps\": %llu",
+				row.unattainable ? "true" : "false",
+				(unsigned long long)row.sibling_limit_bps);
 	}
 	json_faults(f, &w->c, "      ");
 	fprintf(f, ",\n      \"samples\": %zu\n    }", w->nr_pts);

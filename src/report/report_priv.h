@@ -55,6 +55,10 @@ struct row {
 	struct iolat_group_stat final;
 	struct iolat_group_stat base;  /* at the end of ramp_time: subtracted (zero: none) */
 	char io_stat[IO_STAT_MAX];
+	/* Adaptive: the group its parent protects found its target unattainable
+	 * (lowering the siblings stopped helping), with the siblings' limit then. */
+	bool unattainable;
+	uint64_t sibling_limit_bps;
 	struct series_pt *pts;
 	size_t nr_pts, cap_pts;
 	char file[IOLAT_GROUP_PATH_MAX + 16];   /* CSV name */

@@ -73,6 +73,16 @@ int iolat_report_write_table(const struct iolat_report *r, FILE *f)
 		}
 		fprintf(f, " %6llu\n", (unsigned long long)row.errors);
 	}
+	for (unsigned i = 0; i < n; i++) {
+		struct iolat_report_row row;
+
+		iolat_report_row(r, i, &row);
+		if (row.unattainable)
+			fprintf(f, "note: %s: target unattainable: p90 %s at sibling rate %.0f MiB/s "
+				"(lowering its siblings stopped lowering its latency)\n", row.name,
+				iolat_format_latency(row.lat_p90_ns, b[0], sizeof(b[0])),
+				(double)row.sibling_limit_bps / 1048576.0);
+	}
 	if (r->interrupted)
 		fprintf(f, "interrupted: the figures above cover the %.3f s that ran\n",
 			(double)iolat_report_duration_ns(r) / 1e9);

@@ -8,7 +8,8 @@
  *   "active" time, i.e. time during burst "on" phases only, mapped to wall
  *   time; an arrival is never placed in an "off" phase.
  * - rate: a token bucket written as GCRA (a theoretical arrival time TAT that
- *   advances by len / rate per I/O; an I/O may go once now >= TAT - tau).
+ *   advances by len / rate per I/O; an I/O may go once now >= TAT - tau, tau
+ *   one I/O's cost: workload.h).
  *   Integer arithmetic with a carried remainder, so the long-run rate is exact.
  * - Three PRNG streams (offsets, read/write choice, arrivals), so changing one
  *   knob does not reshuffle the others.
@@ -104,6 +105,12 @@ int iolat_workload_init(struct iolat_workload *wl, const struct iolat_job *job,
 	wl->nr_blocks = size / job->bs;
 	wl->rate_iops = job->rate_iops;
 	wl->rate_bps = job->rate_bps;
+	if (wl->rate_bps) {
+		uint64_t cost = (uint64_t)job->bs * NSEC_PER_SEC / wl->rate_bps;
+
+		wl->gcra_tau_ns = cost < IOLAT_WL_RATE_TAU_MIN_NS ? IOLAT_WL_RATE_TAU_MIN_NS :
+				  cost > IOLAT_WL_RATE_TAU_MAX_NS ? IOLAT_WL_RATE_TAU_MAX_NS : cost;
+	}
 	wl->thinktime_ns = job->thinktime_ns;
 	wl->burst_on_ns = job->burst_on_ns;
 	wl->burst_off_ns = job->burst_off_ns;
@@ -140,8 +147,8 @@ uint64_t iolat_workload_next_time(const struct iolat_workload *wl, uint64_t now_
 	uint64_t t = max_u64(max_u64(now_ns, wl->start_ns), wl->think_until_ns);
 	if (wl->rate_iops)
 		t = max_u64(t, active_to_wall(wl, wl->arrival_active_ns));
-	if (wl->rate_bps && wl->gcra_tat_ns > IOLAT_WL_RATE_TAU_NS)
-		t = max_u64(t, wl->gcra_tat_ns - IOLAT_WL_RATE_TAU_NS);
+	if (wl->rate_bps && wl->gcra_tat_ns > wl->gcra_tau_ns)
+		t = max_u64(t, wl->gcra_tat_ns - wl->gcra_tau_ns);
 	t = gate(wl, t);
 	if (t >= wl->end_ns)
 		return UINT64_MAX;

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * oomd.c - the oomd model (see oomd.h): presets, detectors, kill ranking.
+ * The plugins' semantics follow facebookincubator/oomd (docs/core_plugins.md,
+ * plugins/PressureAbove.cpp, PressureRisingBeyond.cpp, KillPressure-inl.h,
+ * KillMemoryGrowth-inl.h; docs/memleak-model.md cites them).
  * Context: one simulation thread.
  */
 #include <errno.h>
@@ -16,7 +19,7 @@
 #define GROWING_PERCENTILE 80.0
 #define AVG_USAGE_WINDOW_S 60.0
 
-static const char *const preset_names[] = { "off", "fb2018", "resctl", "desktop" };
+static const char *const preset_names[] = { "off", "fb2018", "resctl", "desktop", "percgroup" };
 
 int iolat_oomd_preset_parse(const char *s, enum iolat_oomd_preset *out)
 {
@@ -64,6 +67,7 @@ static void add_det(struct iolat_oomd_rule *r, enum iolat_oomd_det_kind k, int g
 	d->threshold = thr;
 	d->duration_ns = dur_s * NS_PER_S;
 	d->last_avg10 = 100.0;   /* oomd starts from "100" */
+	d->watched = -1;
 }
 
 /* resctl/desktop: one rule per slice, then the swap rule. */
@@ -99,6 +103,7 @@ void iolat_oomd_init(struct iolat_oomd *o, enum iolat_oomd_preset preset, bool u
 	o->psi = psi;
 	switch (preset) {
 	case IOLAT_OOMD_FB2018:
+	case IOLAT_OOMD_PERCGROUP:
 		if (wl >= 0 && sys >= 0) {
 			r = add_rule(o, "fb2018:R1 workload>5 & system>40", OOMD_KILL_SIZE_GROWTH, sys);
 			add_det(r, OOMD_DET_RISING, wl, 5, 15);
@@ -110,6 +115,12 @@ void iolat_oomd_init(struct iolat_oomd *o, enum iolat_oomd_preset preset, bool u
 		}
 		r = add_rule(o, "fb2018:R3 swap free<15%", OOMD_KILL_SWAP, -1);
 		add_det(r, OOMD_DET_SWAP_FREE, -1, 15, 0);
+		if (preset == IOLAT_OOMD_PERCGROUP && sys >= 0) {
+			/* A ruleset after the 2018 ones: each child of system on its own
+			 * (desktop.json's 60 % for 30 s), the one under most pressure killed. */
+			r = add_rule(o, "percgroup:R4 system/* pressure>60", OOMD_KILL_PRESSURE, sys);
+			add_det(r, OOMD_DET_ABOVE_CHILDREN, sys, 60, 30);
+		}
 		break;
 	case IOLAT_OOMD_RESCTL:
 		per_slice(o, wl, sys, 50, 10);
@@ -125,11 +136,50 @@ void iolat_oomd_init(struct iolat_oomd *o, enum iolat_oomd_preset preset, bool u
 	(void)now_ns;
 }
 
+/* The pressure line oomd reads for @g ("full" by default, O4). */
+static const double *avgs(const struct iolat_oomd *o, int g)
+{
+	return o->use_full ? o->psi[g].full : o->psi[g].some;
+}
+
+/* ABOVE_CHILDREN: the live child of @parent that pressure_above compares (the
+ * highest 3 x avg10 + 2 x avg60 + avg300; the first on a tie), or -1. */
+static int most_pressured_child(const struct iolat_oomd *o, int parent)
+{
+	const struct iolat_mem *m = o->mem;
+	double best_w = 0;
+	int best = -1;
+
+	for (int i = 0; i < m->nr_groups; i++) {
+		const double *a = avgs(o, i);
+		double w = 3 * a[IOLAT_PSI_AVG10] + 2 * a[IOLAT_PSI_AVG60] + a[IOLAT_PSI_AVG300];
+
+		if (m->groups[i].parent != parent || !m->groups[i].alive)
+			continue;
+		if (best < 0 || w > best_w) {
+			best = i;
+			best_w = w;
+		}
+	}
+	return best;
+}
+
+/* avg10 of @avg above the threshold for the detector's duration (one timer). */
+static bool above_for(struct iolat_oomd_det *d, const double *avg, uint64_t now)
+{
+	if (!avg || avg[IOLAT_PSI_AVG10] <= d->threshold) {
+		d->hit_at = 0;
+		return false;
+	}
+	if (!d->hit_at)
+		d->hit_at = now;
+	return now - d->hit_at >= d->duration_ns;
+}
+
 /* Run one detector; its state moves whatever the other detectors say. */
 static bool det_run(struct iolat_oomd *o, struct iolat_oomd_det *d, uint64_t now)
 {
 	const struct iolat_mem *m = o->mem;
-	const struct iolat_psi *p;
 	const double *avg;
 	bool ok = false;
 
@@ -144,18 +194,13 @@ static bool det_run(struct iolat_oomd *o, struct iolat_oomd_det *d, uint64_t now
 		}
 		return d->scanned_at && now - d->scanned_at <= d->duration_ns;
 	}
-	p = &o->psi[d->group];
-	avg = o->use_full ? p->full : p->some;
-	if (d->kind == OOMD_DET_ABOVE) {
-		if (avg[IOLAT_PSI_AVG10] > d->threshold) {
-			if (!d->hit_at)
-				d->hit_at = now;
-			ok = now - d->hit_at >= d->duration_ns;
-		} else {
-			d->hit_at = 0;
-		}
-		return ok;
+	if (d->kind == OOMD_DET_ABOVE_CHILDREN) {
+		d->watched = most_pressured_child(o, d->group);
+		return above_for(d, d->watched >= 0 ? avgs(o, d->watched) : NULL, now);
 	}
+	avg = avgs(o, d->group);
+	if (d->kind == OOMD_DET_ABOVE)
+		return above_for(d, avg, now);
 	/* rising_beyond */
 	if (avg[IOLAT_PSI_AVG60] > d->threshold) {
 		if (!d->hit_at)
@@ -249,6 +294,39 @@ int iolat_oomd_pick_size_growth(const struct iolat_oomd *o, int parent)
 	return best;
 }
 
+int iolat_oomd_pick_pressure(const struct iolat_oomd *o, int parent)
+{
+	const struct iolat_mem *m = o->mem;
+	int best = -1, best_avg = 0;
+
+	for (int i = 0; i < m->nr_groups; i++) {
+		const double *a = avgs(o, i);
+		/* oomd ranks by an int: the average truncated */
+		int avg = (int)(a[IOLAT_PSI_AVG10] / 2 + a[IOLAT_PSI_AVG60] / 2);
+
+		if (m->groups[i].parent != parent || !m->groups[i].alive)
+			continue;
+		if (best < 0 || avg > best_avg) {
+			best = i;
+			best_avg = avg;
+		}
+	}
+	return best;
+}
+
+static int pick(const struct iolat_oomd *o, const struct iolat_oomd_rule *r)
+{
+	switch (r->action) {
+	case OOMD_KILL_SWAP:
+		return pick_swap(o);
+	case OOMD_KILL_PRESSURE:
+		return iolat_oomd_pick_pressure(o, r->kill_in);
+	case OOMD_KILL_SIZE_GROWTH:
+		break;
+	}
+	return iolat_oomd_pick_size_growth(o, r->kill_in);
+}
+
 int iolat_oomd_poll(struct iolat_oomd *o, uint64_t now_ns)
 {
 	const struct iolat_mem *m = o->mem;
@@ -264,8 +342,7 @@ int iolat_oomd_poll(struct iolat_oomd *o, uint64_t now_ns)
 			all = det_run(o, &r->det[k], now_ns) && all;
 		if (!all || now_ns < r->rest_until)
 			continue;
-		victim = r->action == OOMD_KILL_SWAP ? pick_swap(o) :
-						      iolat_oomd_pick_size_growth(o, r->kill_in);
+		victim = pick(o, r);
 		if (victim >= 0) {
 			r->rest_until = now_ns + IOLAT_OOMD_POST_ACTION_NS;
 			o->fired = r->name;

@@ -37,5 +37,17 @@ sed 's/^\[global\]$/[global]\ncontrol=fast/' "$job" >"$dir/bad.ini"
 "$IOLAT" sim "$dir/bad.ini" >"$dir/o" 2>"$dir/e"; rc=$?
 [ $rc -eq 2 ] && grep -q "key 'control': expected 0, 1, article, kernel or adaptive" "$dir/e" ||
 	fail "control=fast: rc=$rc $(cat "$dir/e")"
+# A target below what the reader gets alone: adaptive says it is unattainable
+# (table note, JSON), article mode has no such field.
+sed 's/^target=300us.*/target=30us/' examples/sim-knee.ini >"$dir/un.ini"
+"$IOLAT" sim "$dir/un.ini" --control adaptive -q >"$dir/un.txt" 2>&1 || fail "unattainable run: $?"
+grep -Eq '^note: main: target unattainable: p90 [0-9.]+us at sibling rate [0-9]+ MiB/s' "$dir/un.txt" ||
+	fail "no unattainable note: $(tail -2 "$dir/un.txt")"
+"$IOLAT" sim "$dir/un.ini" --control adaptive -q --output-format=json >"$dir/un.json" 2>&1
+grep -q '"unattainable": true' "$dir/un.json" || fail "JSON lacks unattainable: true"
+"$IOLAT" sim examples/sim-knee.ini --control adaptive -q >"$dir/at.txt" 2>&1
+grep -q 'unattainable' "$dir/at.txt" && fail "a 300us target said unattainable"
+"$IOLAT" sim "$dir/un.ini" --control article -q --output-format=json >"$dir/ar.json" 2>&1
+grep -q 'unattainable' "$dir/ar.json" && fail "article JSON has adaptive fields"
 [ $failed -eq 0 ] && echo "ok   sim --control article|kernel|adaptive"
 exit $failed

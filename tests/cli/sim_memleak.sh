@@ -5,7 +5,9 @@
 # figures (table or one JSON object), twice the same for the same seed;
 # --log writes the per-second CSV; bad shapes of such a file exit 2 with one
 # line naming the file, line and key; `iolat run` refuses it; `iolat demo
-# --memleak` prints the requested modes side by side and rejects bad options.
+# --memleak` tells the requested modes' story (a timeline per mode, the
+# table, what happened in full and stock mode), writes the plot with --log
+# (an SVG with a line per mode and the kill markers) and rejects bad options.
 # Uses $IOLAT.
 set -u
 IOLAT=${IOLAT:-build/iolat}
@@ -83,6 +85,18 @@ badjob speed "speed.ini:[0-9]+: key 'speed'" "$(job | sed 's/^speed=50/speed=0/'
 # the demo
 "$IOLAT" demo --memleak --modes none,full -q --timeout 10 >"$dir/demo" 2>&1 || fail "demo rc=$?"
 grep -q '^none ' "$dir/demo" && grep -q '^full ' "$dir/demo" || fail "demo rows: $(cat "$dir/demo")"
+grep -Eq '^none +\|[0-9K.]+$' "$dir/demo" && grep -Eq '^full +\|[0-9K.]+$' "$dir/demo" ||
+	fail "demo timelines: $(cat "$dir/demo")"
+grep -q '^full: ' "$dir/demo" || fail "demo: no full-mode story: $(cat "$dir/demo")"
+# the whole story (hdd at 0.5x): stock reboots (R), full's leak is killed (K)
+"$IOLAT" demo --memleak --modes full,stock --log "$dir/plot" >"$dir/demo2" 2>&1 || fail "demo --log rc=$?"
+grep -Eq '^stock +\|[0-9.]*R' "$dir/demo2" || fail "demo: stock's reboot not on its timeline: $(cat "$dir/demo2")"
+grep -Eq '^full +\|[0-9]*K' "$dir/demo2" || fail "demo: full's kill not on its timeline: $(cat "$dir/demo2")"
+grep -q '^stock: .*rebooted' "$dir/demo2" || fail "demo: no stock story: $(cat "$dir/demo2")"
+grep -q 'min to rejoin' "$dir/demo2" || fail "demo: the rejoin is not counted: $(cat "$dir/demo2")"
+[ "$(grep -c '<polyline' "$dir/plot/memleak_rps.svg" 2>/dev/null)" = 2 ] || fail "demo --log: no SVG with 2 lines"
+grep -q 'percgroup:R4 system/\* pressure&gt;60' "$dir/plot/memleak_rps.svg" || fail "demo --log: the SVG lacks the rule"
+for m in full stock; do [ -s "$dir/plot/memleak_$m.csv" ] || fail "demo --log: no memleak_$m.csv"; done
 for bad in "--speed x" "--modes none,half" "--device floppy" "--oomd mine" "--bogus"; do
 	"$IOLAT" demo --memleak $bad >"$dir/out" 2>"$dir/err"; rc=$?
 	[ $rc -eq 2 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] || fail "demo $bad: rc=$rc $(cat "$dir/err")"

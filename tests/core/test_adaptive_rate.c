@@ -143,6 +143,29 @@ static void test_gate_spaces_at_the_rate(void **state)
 	iolat_ctl_destroy(p.ctl);
 }
 
+/* A caller that always wakes up 40 % of a cost late still gets the rate. */
+static void test_gate_late_callers_keep_the_rate(void **state)
+{
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
+	uint64_t bps, cost, t, start;
+	unsigned n = 0;
+
+	(void)state;
+	limited(&p);
+	bps = t_stat(p.slow).pace_bps;
+	cost = MIB * T_S / bps;
+	t = start = t_now;
+	while (n < 200) {
+		uint64_t wait = iolat_group_pace_due(p.slow, MIB, t);
+
+		if (!wait)
+			n++;
+		t += wait + cost * 4 / 10; /* late by 0.4 cost after every answer */
+	}
+	assert_true(t - start <= 201 * cost); /* not 200 x 1.4 costs */
+	iolat_ctl_destroy(p.ctl);
+}
+
 static void test_iops_bound(void **state)
 {
 	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
@@ -291,6 +314,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_measure_then_limit),
 		cmocka_unit_test(test_gate_spaces_at_the_rate),
+		cmocka_unit_test(test_gate_late_callers_keep_the_rate),
 		cmocka_unit_test(test_iops_bound),
 		cmocka_unit_test(test_shares_by_water_filling),
 		cmocka_unit_test(test_tighter_target_spared),

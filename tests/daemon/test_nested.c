@@ -41,7 +41,14 @@ static char sysfs[300];
 static char run[1100], err[IOLATD_ERR_MAX];
 static struct iolatd_config cfg;
 
-static void quiet_log(void *ctx, const char *line) { (void)line; }
+static char logbuf[8192];
+static void quiet_log(void *ctx, const char *line)
+{
+	if (strlen(logbuf) + strlen(line) + 2 < sizeof(logbuf)) {
+		strcat(logbuf, line);
+		strcat(logbuf, "\n");
+	}
+}
 
 static void tree(int version, const char *extra_conf)
 {
@@ -60,6 +67,7 @@ static void tree(int version, const char *extra_conf)
 		 "cgroup_root=%s\n[group:app/main]\ntarget=1ms\n%s", f.root, extra_conf);
 	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
 	vnow = 100 * 1000 * MS;
+	logbuf[0] = '\0';
 }
 
 static int teardown(void **state)
@@ -216,6 +224,25 @@ static void test_v2_limit_on_the_clamped_parent(void **state)
 	iolatd_destroy(d);
 }
 
+/* v2 without io enabled for app/batch (no io.max): one clear line, nothing else changes. */
+static void test_v2_io_not_enabled(void **state)
+{
+	struct iolatd *d;
+	char path[1200];
+
+	tree(2, "");
+	snprintf(path, sizeof(path), "%s/io.max", t_fakecg_path(&f, "app/batch"));
+	assert_int_equal(unlink(path), 0);
+	d = start();
+	drive(d, 3000, 10, 0, false);
+	assert_non_null(strstr(logbuf, "app/batch: cannot write limits: no io.max: the io controller is not "
+					"enabled in its parent's cgroup.subtree_control"));
+	assert_null(strstr(strstr(logbuf, "no io.max") + 1, "no io.max")); /* once */
+	assert_string_equal(t_fakecg_read(&f, "app/main", "io.max"), "");
+	assert_int_equal(iolatd_stop(d, vnow), 0);
+	iolatd_destroy(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +250,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_v1_declared_children, teardown),
 		cmocka_unit_test_teardown(test_v1_budget_shared_by_use, teardown),
 		cmocka_unit_test_teardown(test_v2_limit_on_the_clamped_parent, teardown),
+		cmocka_unit_test_teardown(test_v2_io_not_enabled, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,8 +12,15 @@
  *  6. oomd timing (rising_beyond, above + reclaim, swap_free, post-action rest);
  *  7. reclaim shares under memory.low (overage-proportional, 3:1);
  *  8. a kill frees frames and swap at once, with no I/O (in the model and in a run);
- *  9. the 5 % rule: a group whose only I/O is bypassed swap escapes use_delay;
- *     recorded I/O beside it (the background service) does not let it escape.
+ *  9. the 5 % rule: a group whose only I/O is bypassed swap escapes use_delay
+ *     with the kernel's count; recorded I/O beside it (the background service),
+ *     or counting its bypassed I/O (IOLAT_CTL_BYPASS_SHARE), does not let it
+ *     escape; in a run at 2x: the kernel's count lets the leak escape, the
+ *     share holds it;
+ * 10. oomd's per-cgroup rule (percgroup R4) kills the child of system under
+ *     the most pressure, found from the figures alone (the leak, or the
+ *     background service when it is the one stalled), never the web;
+ * 11. the downtime: a reboot costs reboot + rejoin once, a killed web rejoin.
  * Plus: a run is deterministic (same seed, same figures).
  * Context: single-threaded cmocka program; virtual time only.
  */
@@ -28,24 +35,35 @@
 #include "sim/reclaim.h"
 
 /* A small machine so that a run takes a fraction of a second. */
-static struct iolat_ml_result *run_small(enum iolat_ml_mode mode, double speed, bool bg)
+static void small_config(struct iolat_ml_config *c, enum iolat_ml_mode mode, double speed, bool bg)
 {
-	struct iolat_ml_config c;
+	iolat_ml_defaults(c, "hdd");
+	c->mode = mode;
+	c->speed = speed;
+	c->bg = bg;
+	c->mem_bytes = 6ull << 30;
+	c->swap_bytes = 2ull << 30;
+	c->baseline_ns = 10 * T_S;
+	c->timeout_ns = 90 * T_S;
+	c->recovery_ns = 10 * T_S;
+}
+
+static struct iolat_ml_result *run_config(const struct iolat_ml_config *c)
+{
 	struct iolat_ml_result *r = NULL;
 	char err[256] = "";
 
-	iolat_ml_defaults(&c, "hdd");
-	c.mode = mode;
-	c.speed = speed;
-	c.bg = bg;
-	c.mem_bytes = 6ull << 30;
-	c.swap_bytes = 2ull << 30;
-	c.baseline_ns = 10 * T_S;
-	c.timeout_ns = 90 * T_S;
-	c.recovery_ns = 10 * T_S;
-	assert_int_equal(iolat_ml_run(&c, &r, err, sizeof(err)), 0);
+	assert_int_equal(iolat_ml_run(c, &r, err, sizeof(err)), 0);
 	assert_non_null(r);
 	return r;
+}
+
+static struct iolat_ml_result *run_small(enum iolat_ml_mode mode, double speed, bool bg)
+{
+	struct iolat_ml_config c;
+
+	small_config(&c, mode, speed, bg);
+	return run_config(&c);
 }
 
 /* ---- 1: owner-charged swap bypasses at depth 1 ---- */
@@ -320,6 +338,112 @@ static void test_link6_oomd_timing(void **state)
 	iolat_mem_destroy(&b.m);
 }
 
+/* ---- 10: oomd's per-cgroup rule finds the stalled child ---- */
+
+/* One task of @g stalled on memory from time 0 (counted in its ancestors too,
+ * as a cgroup's pressure includes its children's); @iowait more of its tasks
+ * waiting for I/O (nonidle, not stalled). */
+static void stall(struct box *b, int g, int iowait)
+{
+	for (int a = g; a >= 0; a = b->m.groups[a].parent)
+		iolat_psi_change(&b->psi[a], 0, 1 + iowait, 1, 0);
+}
+
+static void test_link10_percgroup_rule(void **state)
+{
+	struct box b;
+	const char *rule = NULL;
+	int victim, k = 1;
+	uint64_t s;
+
+	/* avg10 of a constant full stall first exceeds 60 at the k-th 2 s update. */
+	while (100.0 * (1 - exp(-2.0 * k / 10)) <= 60)
+		k++;
+	/* The leak stalled, the background service's two tasks waiting for I/O:
+	 * system's own full pressure is a third (R1, R2 stay quiet), the leak's
+	 * 100 %: R4 fires 30 s after its avg10 passes 60, and picks the leak. */
+	box_init(&b, 100);
+	give(&b, b.hog, 100);
+	give(&b, b.bg, 600);   /* bigger: a size ranking would pick the service */
+	stall(&b, b.hog, 0);
+	for (int a = b.bg; a >= 0; a = b.m.groups[a].parent)
+		iolat_psi_change(&b.psi[a], 0, 2, 0, 0);
+	s = run_oomd(&b, IOLAT_OOMD_PERCGROUP, &victim, &rule);
+	assert_int_equal(s, 2 * (uint64_t)k + 30);
+	assert_int_equal(victim, b.hog);
+	assert_non_null(strstr(rule, "R4"));
+	iolat_mem_destroy(&b.m);
+
+	/* The same figures on the other child: the rule names no group, so it
+	 * is now the background service that goes. */
+	box_init(&b, 100);
+	give(&b, b.hog, 600);
+	give(&b, b.bg, 100);
+	stall(&b, b.bg, 0);
+	s = run_oomd(&b, IOLAT_OOMD_PERCGROUP, &victim, &rule);
+	assert_int_equal(s, 2 * (uint64_t)k + 30);
+	assert_int_equal(victim, b.bg);
+	iolat_mem_destroy(&b.m);
+
+	/* The web stalled alone: not a child of system; nothing fires in 600 s
+	 * (R1 needs system above 40 as well). */
+	box_init(&b, 100);
+	give(&b, b.wl, 600);
+	stall(&b, b.wl, 0);
+	assert_int_equal(run_oomd(&b, IOLAT_OOMD_PERCGROUP, &victim, &rule), 0);
+	iolat_mem_destroy(&b.m);
+
+	/* kill_by_pressure's rank: (int)(avg10 / 2 + avg60 / 2), a tie to the first. */
+	box_init(&b, 100);
+	{
+		struct iolat_oomd o;
+
+		iolat_oomd_init(&o, IOLAT_OOMD_PERCGROUP, true, &b.m, b.psi, 0);
+		b.psi[b.hog].full[IOLAT_PSI_AVG10] = 41.9;
+		b.psi[b.hog].full[IOLAT_PSI_AVG60] = 20.0;  /* 30.95 -> 30 */
+		b.psi[b.bg].full[IOLAT_PSI_AVG10] = 30.0;
+		b.psi[b.bg].full[IOLAT_PSI_AVG60] = 31.0;   /* 30.5 -> 30: a tie */
+		assert_int_equal(iolat_oomd_pick_pressure(&o, b.sys), b.hog);
+		b.psi[b.bg].full[IOLAT_PSI_AVG60] = 32.0;   /* 31 */
+		assert_int_equal(iolat_oomd_pick_pressure(&o, b.sys), b.bg);
+	}
+	iolat_mem_destroy(&b.m);
+}
+
+/* ---- 11: the downtime the way the article counts it ---- */
+
+static void test_link11_downtime(void **state)
+{
+	struct iolat_ml_config c;
+	struct iolat_ml_result *r;
+
+	small_config(&c, IOLAT_ML_STOCK, 1.0, true);
+	c.reboot_ns = 7 * T_S;
+	c.rejoin_ns = 11 * T_S;
+	assert_true(iolat_ml_outage_s(&c, true, false) == 18.0);
+	assert_true(iolat_ml_outage_s(&c, true, true) == 18.0);   /* once */
+	assert_true(iolat_ml_outage_s(&c, false, true) == 11.0);  /* the web restarted */
+	assert_true(iolat_ml_outage_s(&c, false, false) == 0.0);
+	/* A stock box below 10 % of its baseline for 20 s is rebooted: the run
+	 * ends there, and the reboot and the rejoin are charged once. */
+	c.reboot_after_ns = 20 * T_S;
+	c.stock_timeout_ns = 600 * T_S;
+	r = run_config(&c);
+	assert_true(r->killed);
+	assert_string_equal(r->killer, "health-check reboot");
+	assert_true(r->kill_s < 90);
+	assert_true(r->outage_s == 18.0);
+	assert_true(r->thrash_s >= 20 && r->thrash_s <= r->kill_s);
+	assert_true(r->downtime_s == r->thrash_s + r->outage_s);
+	assert_true(r->samples[r->nr_samples - 1].t_s <= r->kill_s);   /* nothing after it */
+	iolat_ml_result_free(r);
+	/* Full mode: nothing rebooted, nothing charged. */
+	small_config(&c, IOLAT_ML_FULL, 1.0, true);
+	r = run_config(&c);
+	assert_true(r->outage_s == 0.0 && r->downtime_s == r->thrash_s);
+	iolat_ml_result_free(r);
+}
+
 /* ---- 7: reclaim shares under memory.low ---- */
 
 static void test_link7_reclaim_low_shares(void **state)
@@ -451,11 +575,12 @@ static void test_link8_kill_in_a_run(void **state)
  * @bg_ios recorded I/Os of its background service, one after the other.
  * Each of system's windows closes more than 500 ms after the last scale
  * event, so its carried stat is reset and its sample count is that window's.
+ * @flags: the controller's (IOLAT_CTL_BYPASS_SHARE or 0).
  * Return: system's use_delay at the end; *depth: its depth.
  */
-static int five_pct(unsigned bg_ios, uint32_t *depth)
+static int five_pct(unsigned bg_ios, unsigned flags, uint32_t *depth)
 {
-	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, flags);
 	struct iolat_group *web = t_grp(ctl, NULL, "workload", 1 * T_MS);
 	struct iolat_group *sys = t_grp(ctl, NULL, "system", 10 * T_MS);
 	struct iolat_group *hog = t_grp(ctl, sys, "hog", 0);
@@ -483,12 +608,38 @@ static void test_link9_five_pct_rule(void **state)
 	/* The pure leak: once throttled its swap is not recorded, its sample
 	 * count drops to 0, the 5 % rule spares it from then on: it stops
 	 * short of depth 1 and never reaches use_delay (never congested). */
-	assert_int_equal(five_pct(0, &depth), 0);
+	assert_int_equal(five_pct(0, 0, &depth), 0);
 	assert_true(depth > 1 && depth < 64);
 	/* With the background service's recorded I/O beside it, it goes down
 	 * to depth 1 and on to use_delay: the leak is congested. */
-	assert_true(five_pct(2, &depth) > 0);
+	assert_true(five_pct(2, 0, &depth) > 0);
 	assert_int_equal(depth, 1);
+	/* Counting its bypassed swap as its share of the I/O, the pure leak is
+	 * not spared either. */
+	assert_true(five_pct(0, IOLAT_CTL_BYPASS_SHARE, &depth) > 0);
+	assert_int_equal(depth, 1);
+}
+
+/* The >= 1x escape in a run: at 2x, with the kernel's count, the background
+ * service starves behind the leak's bypassed swap (system's slots), system
+ * records nothing, is spared at every scale-down and the leak hardly sleeps;
+ * with the share the leak is throttled and the web keeps far more. */
+static void test_link9_escape_in_a_run(void **state)
+{
+	struct iolat_ml_config c;
+	struct iolat_ml_result *kern, *share;
+
+	small_config(&c, IOLAT_ML_FULL, 2.0, true);
+	c.oomd = 0;   /* off: the leak lives the whole run */
+	c.kernel_five_pct = true;
+	kern = run_config(&c);
+	c.kernel_five_pct = false;
+	share = run_config(&c);
+	assert_true(kern->hog_slept_s * 5 < share->hog_slept_s);
+	assert_true(share->hog_slept_s > 30.0);
+	assert_true(share->isol_mean > kern->isol_mean + 0.3);
+	iolat_ml_result_free(kern);
+	iolat_ml_result_free(share);
 }
 
 /* ---- determinism ---- */
@@ -519,6 +670,9 @@ int main(void)
 		cmocka_unit_test(test_link8_kill_frees),
 		cmocka_unit_test(test_link8_kill_in_a_run),
 		cmocka_unit_test(test_link9_five_pct_rule),
+		cmocka_unit_test(test_link9_escape_in_a_run),
+		cmocka_unit_test(test_link10_percgroup_rule),
+		cmocka_unit_test(test_link11_downtime),
 		cmocka_unit_test(test_deterministic),
 	};
 

@@ -46,6 +46,8 @@ struct iolat_ml_config {
 	uint64_t reserve_bytes;     /* kernel and others, never reclaimable (2 GiB) */
 	uint64_t swap_bytes;        /* swap on the same disk (8 GiB) */
 	uint64_t web_bytes;         /* web footprint; 0: memory - reserve - 512 MiB */
+	double web_file_frac;       /* file-backed share of the footprint: 0.10 (iolat_ml_web_preset
+				     * "hhvm", the default), 0.25 ("rdhashd") */
 	double web_low_frac;        /* memory.low of workload / footprint (0.75) */
 	double rps;                 /* web request rate (200) */
 	unsigned workers;           /* 0: ceil(rps x 30 ms x 3) */
@@ -55,17 +57,31 @@ struct iolat_ml_config {
 	unsigned fault_pages;       /* pages per fault of the leak (1) */
 	uint64_t target_workload_ns;/* 0: 4 x the unloaded p90 of a 128 KiB read */
 	uint64_t target_system_ns;  /* 0: 10 x workload's */
-	int oomd;                   /* oomd preset, iolat_ml_oomd_parse(): fb2018
+	int oomd;                   /* oomd preset, iolat_ml_oomd_parse(): percgroup
 				     * (forced off in stock mode) */
 	bool oomd_some;             /* read the "some" line instead of "full" */
 	unsigned swappiness;        /* 60 */
 	uint64_t baseline_ns;       /* web alone before the leak starts (30 s) */
 	uint64_t timeout_ns;        /* after the leak starts (300 s) */
+	uint64_t stock_timeout_ns;  /* the same in stock mode, where nothing but the kernel's
+				     * OOM killer and the health checker ends it (3 600 s) */
 	uint64_t recovery_ns;       /* kept after a kill (60 s) */
 	uint64_t reboot_after_ns;   /* stock: RPS < 10 % this long reboots (300 s) */
-	uint64_t reboot_cost_ns;    /* stock: downtime of a reboot (600 s) */
+	uint64_t reboot_ns;         /* a reboot: the machine is down (600 s) */
+	uint64_t rejoin_ns;         /* then the web rejoins its cluster; also after the
+				     * web's process was killed (1 800 s) */
+	bool kernel_five_pct;       /* the kernel's 5 % count (no IOLAT_CTL_BYPASS_SHARE):
+				     * the >= 1x escape, for comparison */
 	uint64_t sample_ns;         /* series step (1 s) */
 };
+
+/*
+ * The web's calibration by name: "hhvm" (the default: an anonymous-heavy web
+ * tier, 10 % of its footprint file-backed) or "rdhashd" (resctl-bench's
+ * rd-hashd: 25 %). Return: 0, or -EINVAL for another name.
+ */
+int iolat_ml_web_preset(struct iolat_ml_config *c, const char *name);
+const char *iolat_ml_web_preset_name(const struct iolat_ml_config *c);
 
 /** iolat_ml_defaults() - the defaults above, for @device. */
 void iolat_ml_defaults(struct iolat_ml_config *c, const char *device);
@@ -78,6 +94,7 @@ struct iolat_ml_sample {
 	uint64_t lost;              /* requests refused (no free worker) */
 	double free_mib, web_mib, hog_mib, sys_mib, swap_mib, hog_swap_mib;
 	double psi_wl_some10, psi_wl_full10, psi_sys_some10, psi_sys_full10, psi_sys_full60;
+	double psi_hog_full10, psi_bg_full10;  /* system's children, each on its own */
 	uint32_t sys_depth;         /* io.latency depth of system (UINT32_MAX: max) */
 	int sys_use_delay;
 	bool hog_congested;
@@ -88,16 +105,24 @@ struct iolat_ml_sample {
 
 struct iolat_ml_result {
 	char device[16];
+	char web[16];               /* the web's calibration ("hhvm") */
 	enum iolat_ml_mode mode;
 	uint64_t seed;
-	bool bg;
+	bool bg, kernel_five_pct;
 	int oomd;                   /* the preset */
 	double speed, wbps;
 	uint64_t target_workload_ns, target_system_ns;
 	double base_rps, base_p95_ms;
 	/* over the leak's life (start to kill, or to the timeout) */
 	double isol_mean, isol_p10, isol_min, lat_imp_mean;
-	double downtime_s;          /* seconds with isol < 0.5, plus the reboot cost */
+	double engage_s;            /* first second system had use_delay (-1: never) */
+	double isol_before, isol_after; /* mean isolation before engage_s and from it on */
+	double isol_60s;            /* mean isolation over the first 60 s, whatever happened */
+	double downtime_s;          /* thrash_s + outage_s */
+	double thrash_s;            /* seconds with isol < 0.5 since the leak started */
+	double outage_s;            /* charged: reboot + rejoin, or rejoin after the web's kill */
+	double loss_s;              /* the web's output lost from the leak's start to the end,
+				     * in seconds of its baseline: sum of (1 - isol) + outage_s */
 	bool killed;
 	double kill_s;              /* leak start to kill (or reboot) */
 	char killer[48];            /* oomd rule, "kernel OOM", "reboot" or "" */
@@ -132,6 +157,13 @@ int iolat_ml_run(const struct iolat_ml_config *c, struct iolat_ml_result **out,
 void iolat_ml_result_free(struct iolat_ml_result *r);
 
 /**
+ * iolat_ml_outage_s() - the downtime charged beyond the thrash, the way the
+ * article counts it: a reboot costs reboot_ns + rejoin_ns (once: it ends the
+ * run); a killed web (its process restarted) costs rejoin_ns; else 0.
+ */
+double iolat_ml_outage_s(const struct iolat_ml_config *c, bool rebooted, bool web_killed);
+
+/**
  * iolat_ml_calibrate() - on a fresh @device: the 128 KiB sequential write
  * bandwidth (bytes/s, deep queue) and the unloaded p90 of a 128 KiB random
  * read (ns). Return: 0 or -errno.
@@ -140,6 +172,14 @@ int iolat_ml_calibrate(const char *device, uint64_t seed, double *wbps, uint64_t
 
 /** iolat_ml_write_csv() - the series of @r as CSV (header line first). */
 int iolat_ml_write_csv(const struct iolat_ml_result *r, const char *path);
+
+/**
+ * iolat_ml_write_svg() - @n runs as one SVG chart at @path: the web's RPS
+ * (share of its baseline) over time, a marker at each kill labelled with its
+ * rule. Return: 0 or -errno.
+ */
+int iolat_ml_write_svg(const struct iolat_ml_result *const *runs, size_t n, const char *path,
+		       const char *title);
 
 /** iolat_ml_write_json() - @r's figures as one JSON object on one line. */
 void iolat_ml_write_json(const struct iolat_ml_result *r, FILE *f);

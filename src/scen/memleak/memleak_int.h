@@ -49,6 +49,8 @@ struct ml {
 	uint64_t t0, hog_start;
 	uint64_t kill_at;            /* 0: no kill yet */
 	bool stopped;
+	bool web_killed;             /* the web's group was killed: an outage */
+	bool rebooted;               /* the stock health checker rebooted the machine */
 	uint64_t low_rps_since;      /* stock health checker */
 	/* counters for the result (the machine's own are in mm) */
 	uint64_t swap_by[3], hog_swap_at_depth1, hog_swap_by_web, io_at_kill;

@@ -5,7 +5,7 @@
  * parser (struct iolat_jobfile_scen); recognising such a file, checking its
  * shape, and turning it into a struct iolat_ml_config for iolat_ml_run().
  *
- *   [global]  device= seed= memory= swap= memleak_mode= oomd= control=
+ *   [global]  device= seed= memory= swap= memleak_mode= oomd= web= control=
  *   [group:workload] target= memory_low=      [group:system] target=
  *   [web] rw=hashd group=workload rps=
  *   [hog] rw=memhog group=system/hog speed=(% of the write bandwidth)
@@ -37,8 +37,11 @@ static const struct iolat_jobopt keys[] = {
 	  .min = 0, .choices = "none|block|full|stock|nobypass", .def = "full",
 	  .help = "leaking service: io.latency off, block side, block + memory side, stock, no bypass" },
 	{ .name = "oomd", .type = IOLAT_OPT_ENUM, .where = IOLAT_OPT_IN_GLOBAL,
-	  .min = 0, .choices = "off|fb2018|resctl|desktop", .def = "fb2018",
+	  .min = 0, .choices = "off|fb2018|resctl|desktop|percgroup", .def = "percgroup",
 	  .help = "leaking service: the oomd preset" },
+	{ .name = "web", .type = IOLAT_OPT_ENUM, .where = IOLAT_OPT_IN_GLOBAL,
+	  .min = 0, .choices = "hhvm|rdhashd", .def = "hhvm",
+	  .help = "leaking service: the web's calibration (10 % or 25 % of its memory file-backed)" },
 	{ .name = "memory_low", .type = IOLAT_OPT_SIZE, .where = IOLAT_OPT_IN_GROUP,
 	  .help = "leaking service: memory.low of workload (default 75% of the web's footprint)" },
 	{ .name = "rps", .type = IOLAT_OPT_UINT, .where = IN_JOBS, .min = 1, .max = 100000,
@@ -154,6 +157,7 @@ int iolat_ml_config_from_jobfile(const struct iolat_jobfile *jf, struct iolat_ml
 	c->seed = jf->global.seed;
 	c->mode = jf->global.control ? (enum iolat_ml_mode)val(g, "memleak_mode") : IOLAT_ML_NONE;
 	c->oomd = (int)val(g, "oomd");
+	iolat_ml_web_preset(c, val(g, "web") ? "rdhashd" : "hhvm");
 	if (val(g, "memory"))
 		c->mem_bytes = val(g, "memory");
 	if (val(g, "swap"))
@@ -164,7 +168,7 @@ int iolat_ml_config_from_jobfile(const struct iolat_jobfile *jf, struct iolat_ml
 	if (h->startdelay_ns)
 		c->baseline_ns = h->startdelay_ns;
 	if (h->runtime_ns)
-		c->timeout_ns = h->runtime_ns;
+		c->timeout_ns = c->stock_timeout_ns = h->runtime_ns;
 	c->target_workload_ns = group_target(jf, "workload");
 	c->target_system_ns = group_target(jf, "system");
 	wl = iolat_jobfile_find_group(jf, "workload");

@@ -55,16 +55,40 @@ const char *iolat_ml_oomd_name(int preset)
 	return iolat_oomd_preset_name((enum iolat_oomd_preset)preset);
 }
 
+static const struct { const char *name; double file_frac; } web_presets[] = {
+	{ "hhvm", 0.10 }, { "rdhashd", 0.25 },
+};
+
+int iolat_ml_web_preset(struct iolat_ml_config *c, const char *name)
+{
+	for (size_t i = 0; i < sizeof(web_presets) / sizeof(web_presets[0]); i++)
+		if (!strcmp(name, web_presets[i].name)) {
+			c->web_file_frac = web_presets[i].file_frac;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *iolat_ml_web_preset_name(const struct iolat_ml_config *c)
+{
+	for (size_t i = 0; i < sizeof(web_presets) / sizeof(web_presets[0]); i++)
+		if (c->web_file_frac == web_presets[i].file_frac)
+			return web_presets[i].name;
+	return "custom";
+}
+
 void iolat_ml_defaults(struct iolat_ml_config *c, const char *device)
 {
 	*c = (struct iolat_ml_config){
 		.device = device ? device : "ssd", .seed = 1, .mode = IOLAT_ML_FULL,
 		.mem_bytes = 16 * GIB, .reserve_bytes = 2 * GIB, .swap_bytes = 8 * GIB,
-		.web_low_frac = 0.75, .rps = 200, .speed = 2.0, .bg = true, .fault_pages = 1,
-		.oomd = IOLAT_OOMD_FB2018, .swappiness = 60,
+		.web_low_frac = 0.75, .web_file_frac = 0.10, .rps = 200, .speed = 2.0, .bg = true, .fault_pages = 1,
+		.oomd = IOLAT_OOMD_PERCGROUP, .swappiness = 60,
 		.baseline_ns = 30 * ML_NS_PER_S, .timeout_ns = 300 * ML_NS_PER_S,
+		.stock_timeout_ns = 3600 * ML_NS_PER_S,
 		.recovery_ns = 60 * ML_NS_PER_S, .reboot_after_ns = 300 * ML_NS_PER_S,
-		.reboot_cost_ns = 600 * ML_NS_PER_S, .sample_ns = ML_NS_PER_S,
+		.reboot_ns = 600 * ML_NS_PER_S, .rejoin_ns = 1800 * ML_NS_PER_S,
+		.sample_ns = ML_NS_PER_S,
 	};
 }
 
@@ -186,8 +210,10 @@ void ml_kill(struct ml *ml, int mg, const char *who, uint64_t now)
 		ml_hog_kill(ml, now);
 	if (ml->bg && iolat_mem_is_ancestor(&ml->mm.mem, mg, ml->mg_bg))
 		ml_bg_kill(ml, now);
-	if (iolat_mem_is_ancestor(&ml->mm.mem, mg, ml->mg_wl))
+	if (iolat_mem_is_ancestor(&ml->mm.mem, mg, ml->mg_wl)) {
 		ml_web_kill(ml, now);
+		ml->web_killed = true;   /* an outage: the run ends at the next sample */
+	}
 	if (!ml->kill_at) {
 		ml->kill_at = now;
 		r->killed = true;
@@ -292,6 +318,8 @@ static void fill_sample(struct ml *ml, struct iolat_ml_sample *s, uint64_t now)
 	s->psi_sys_some10 = ml->mm.psi[ml->mg_sys].some[IOLAT_PSI_AVG10];
 	s->psi_sys_full10 = ml->mm.psi[ml->mg_sys].full[IOLAT_PSI_AVG10];
 	s->psi_sys_full60 = ml->mm.psi[ml->mg_sys].full[IOLAT_PSI_AVG60];
+	s->psi_hog_full10 = ml->mm.psi[ml->mg_hog].full[IOLAT_PSI_AVG10];
+	s->psi_bg_full10 = ml->mg_bg >= 0 ? ml->mm.psi[ml->mg_bg].full[IOLAT_PSI_AVG10] : 0;
 	s->sys_depth = IOLAT_DEPTH_MAX;
 	if (!iolat_group_stat(ml->g_sys, &st)) {
 		s->sys_depth = st.depth;
@@ -347,11 +375,13 @@ static void sample_ev(void *arg, uint64_t data, uint64_t now)
 			r->killed = true;
 			snprintf(r->killer, sizeof(r->killer), "health-check reboot");
 			snprintf(r->victim, sizeof(r->victim), "(machine)");
+			ml->rebooted = true;
 			stop(ml);
 			return;
 		}
 	}
-	if ((now >= ml->hog_start + ml->c.timeout_ns) ||
+	if ((now >= ml->hog_start + (ml->c.mode == IOLAT_ML_STOCK ? ml->c.stock_timeout_ns :
+				     ml->c.timeout_ns)) || ml->web_killed ||
 	    (ml->kill_at && now >= ml->kill_at + ml->c.recovery_ns) || ml->mm.error) {
 		stop(ml);
 		return;
@@ -381,6 +411,10 @@ static int validate(const struct iolat_ml_config *c, char *err, size_t errlen)
 		set_err(err, errlen, "web footprint: expected less than memory minus the reserve");
 		return -EINVAL;
 	}
+	if (!(c->web_file_frac >= 0 && c->web_file_frac <= 1)) {
+		set_err(err, errlen, "web file share: expected 0 to 1");
+		return -EINVAL;
+	}
 	if (c->swap_bytes < 64 * MIB || c->rps <= 0 || c->speed <= 0 || c->web_low_frac < 0 ||
 	    c->web_low_frac > 1 || c->swappiness > 200 || !c->sample_ns) {
 		set_err(err, errlen, "swap >= 64m, rps > 0, speed > 0, 0 <= low <= 1, swappiness <= 200 expected");
@@ -392,7 +426,8 @@ static int validate(const struct iolat_ml_config *c, char *err, size_t errlen)
 static int setup_ctl(struct ml *ml, uint64_t t_wl, uint64_t t_sys)
 {
 	struct iolat_ctl_config cfg = { .nr_requests = ml->dev->nr_requests,
-					.rotational = ml->dev->model->rotational, .clock = &ml->clk };
+					.rotational = ml->dev->model->rotational, .clock = &ml->clk,
+					.flags = ml->c.kernel_five_pct ? 0 : IOLAT_CTL_BYPASS_SHARE };
 	bool control = ml->c.mode == IOLAT_ML_BLOCK || ml->c.mode == IOLAT_ML_FULL ||
 		       ml->c.mode == IOLAT_ML_NOBYPASS;
 	int ret;

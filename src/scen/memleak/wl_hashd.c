@@ -28,7 +28,6 @@
 #define CPU_NS (10 * ML_NS_PER_MS)
 #define SLEEP_MEAN_NS (20.0 * ML_NS_PER_MS)
 #define BUSY_POLL_NS ML_NS_PER_MS
-#define FILE_FRAC 0.25
 
 struct ml_worker {
 	struct iolat_mm_task t;     /* first: the task's address is the worker's */
@@ -86,7 +85,7 @@ int ml_web_create(struct ml *ml)
 	iolat_rng_seed(&web->rng_time, ml->c.seed, 103);
 	iolat_hist_reset(&web->h_sample);
 	iolat_hist_reset(&web->h_all);
-	web->nr_file = (uint32_t)((double)units * FILE_FRAC);
+	web->nr_file = (uint32_t)((double)units * ml->c.web_file_frac);
 	web->nr_anon = (uint32_t)units - web->nr_file;
 	/* File units first: unit id x 128 KiB is its place in the data region. */
 	web->file_first = m->nr_units;
