@@ -24,7 +24,7 @@ struct null_priv {
 };
 
 static int null_init(struct iolat_eng *e, const struct iolat_eng_config *cfg,
-		     const char *inner)
+		     const struct iolat_eng_spec *spec)
 {
 	struct null_priv *p = calloc(1, sizeof(*p));
 

@@ -142,6 +142,8 @@ static int finish_job(struct parser *p)
 	memcpy(j->key_line, p->cur_lines, sizeof(p->cur_lines));
 	int r = jf_check_job(p, j);
 
+	if (!r)
+		r = jf_engopt_resolve(p, j);
 	return r ? r : jf_engopt_finish_job(p, j);
 }
 
@@ -480,6 +482,7 @@ void iolat_jobfile_free(struct iolat_jobfile *jf)
 		return;
 	for (unsigned i = 0; i < jf->nr_jobs; i++) {
 		free(jf->jobs[i].filename);
+		free((void *)jf->jobs[i].spec);
 		free(jf->jobs[i].engopts);
 		jf_scen_free(&jf->jobs[i].scen_vals);
 	}

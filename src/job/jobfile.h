@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/optval.h"
+
 #define IOLAT_JOB_NAME_MAX   64     /* job section name, NUL included */
 #define IOLAT_GROUP_PATH_MAX 256    /* "a/b/c", NUL included */
 #define IOLAT_GROUP_NAME_MAX 64     /* one path component, NUL included (core: 63 bytes) */
@@ -84,12 +86,15 @@ struct iolat_jobfile_group {
 /*
  * An engine option a job file set, ENGINE.OPTION=VALUE ("faulty.rate=0.01"):
  * an option of the table the engine declares (src/engine/engopt.h), its value
- * checked by the engine's own parser and kept as written.
+ * read once by the engine's own parser into its typed form, and kept as
+ * written for messages and iolat_job_engine_options().
  */
 struct iolat_job_engopt {
 	const char *engine;              /* the engine's registry name ("faulty"): constant */
 	const char *name;                /* the option's name in that table: constant */
-	char value[IOLAT_ENGOPT_VAL_MAX];
+	unsigned index;                  /* its position in that table */
+	union iolat_optval v;            /* its value, typed */
+	char value[IOLAT_ENGOPT_VAL_MAX];/* as written */
 	unsigned line;                   /* the line that set it */
 	bool inherited;                  /* from a [global] section above the job */
 	bool used;                       /* the parser's: a [global] one a job used */
@@ -102,6 +107,7 @@ struct iolat_job_engopt {
  * Runners expand numjobs themselves (clone 0..numjobs-1 of the same job).
  */
 struct iolat_jobfile_scen;
+struct iolat_eng_spec;
 
 struct iolat_job {
 	char name[IOLAT_JOB_NAME_MAX];   /* section name */
@@ -125,6 +131,10 @@ struct iolat_job {
 	const char *engine;              /* the (inner) engine's registry name ("uring" for
 					  * io_uring), "sim", NULL: not given (job/engines.h) */
 	const char *engine_wrapper;      /* "faulty" for faulty:<inner>, else NULL */
+	const struct iolat_eng_spec *spec; /* the engine to create and its options, typed,
+					  * the default engine when ioengine= is not given
+					  * (engine/engspec.h; owned by the jobfile); NULL
+					  * for ioengine=sim */
 	uint32_t numjobs;                /* >= 1 */
 	enum iolat_verify verify;
 	int group;                       /* index in groups[], or IOLAT_GROUP_ROOT */
@@ -238,10 +248,11 @@ void iolat_jobfile_free(struct iolat_jobfile *jf);
 unsigned iolat_job_key_line(const struct iolat_job *job, const char *key);
 
 /**
- * iolat_job_engine_options() - the options string ("kind=eio,rate=0.1") that
- * @job hands engine @engine ("faulty"): its ENGINE.OPTION keys for that
- * engine, in the order written, then @extra (the command line's --faults,
- * or NULL), so that the engine's parser lets @extra win key by key. As
+ * iolat_job_engine_options() - @job's options for engine @engine ("faulty")
+ * as the job file wrote them, "kind=eio,rate=0.1": its ENGINE.OPTION keys
+ * for that engine, in the order written, then @extra (the command line's
+ * --faults, or NULL), which wins key by key when the engine reads it. (A
+ * runner takes the typed spec, @job->spec, instead.) As
  * snprintf: the length needed.
  */
 int iolat_job_engine_options(const struct iolat_job *job, const char *engine, const char *extra,

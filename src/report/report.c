@@ -133,6 +133,8 @@ void iolat_report_add_faults(struct iolat_report *r, unsigned job_index,
 
 	pthread_mutex_lock(&r->lock);
 	faults_add(&r->jobs[job_index], f);
+	if (f->engine)
+		snprintf(r->jobs[job_index].engine, sizeof(r->jobs[job_index].engine), "%s", f->engine);
 	for (;;) {
 		faults_add(&r->rows[row].c, f);
 		if (r->rows[row].parent < 0)

@@ -79,16 +79,22 @@ void iolat_report_add_io(struct iolat_report *r, unsigned job_index, bool write,
 			 uint32_t bytes, uint64_t lat_ns, int err);
 
 /* What a fault-injecting engine (faulty:<engine>) did to one job's I/O. */
+#define IOLAT_REPORT_ENGINE_MAX 128 /* a job's engine as printed, NUL included */
+
 struct iolat_report_faults {
 	uint64_t eio, enospc, short_io;  /* failed I/Os it caused */
 	uint64_t spikes, stalls, held;   /* delays: spikes, stalls started, completions held */
+	const char *engine;              /* the engine and the options it ran with, as
+					  * engine/engspec.h prints them ("faulty:null
+					  * kind=eio,rate=0.3"); copied; NULL: not said */
 };
 
 /**
  * iolat_report_add_faults() - add what an engine of job @job_index injected
  * (call once per clone); the job's row and its ancestors' add it up, and the
  * JSON shows an "injected" object for them (only rows and jobs that had a
- * faulty engine, so reports without one are unchanged).
+ * faulty engine, so reports without one are unchanged); a job's says the
+ * engine and its options (@f->engine) too.
  * Context: the runner's thread, before the outputs.
  */
 void iolat_report_add_faults(struct iolat_report *r, unsigned job_index,

@@ -67,11 +67,16 @@ static void json_faults(FILE *f, const struct io_counts *c, const char *ind)
 	if (!c->faulty)
 		return;
 	fprintf(f, ",\n%s\"injected\": {\"errors\": %llu, \"eio\": %llu, \"enospc\": %llu, "
-		"\"short\": %llu, \"spikes\": %llu, \"stalls\": %llu, \"held\": %llu}", ind,
+		"\"short\": %llu, \"spikes\": %llu, \"stalls\": %llu, \"held\": %llu", ind,
 		(unsigned long long)(x->eio + x->enospc + x->short_io), (unsigned long long)x->eio,
 		(unsigned long long)x->enospc, (unsigned long long)x->short_io,
 		(unsigned long long)x->spikes, (unsigned long long)x->stalls,
 		(unsigned long long)x->held);
+	if (c->engine[0]) {
+		fprintf(f, ", \"engine\": ");
+		json_str(f, c->engine);
+	}
+	fputc('}', f);
 }
 
 /* A depth: an integer, -1 for unlimited ("max"), as in the CSV. */

@@ -38,7 +38,8 @@ struct io_counts {
 	uint64_t ios_r, ios_w, bytes_r, bytes_w, errors;
 	struct iolat_hist hist;   /* cumulative */
 	bool faulty;              /* iolat_report_add_faults() was called for it */
-	struct iolat_report_faults faults;
+	struct iolat_report_faults faults;  /* its engine: the copy below */
+	char engine[IOLAT_REPORT_ENGINE_MAX]; /* a job's: its engine and options, "" if not said */
 };
 
 struct row {

@@ -16,6 +16,7 @@
 
 #include "engine/eng_faulty.h"
 #include "engine/engine.h"
+#include "engine/engspec.h"
 #include "engine/verify.h"
 #include "iolatency.h"
 #include "iolatency_internal.h"   /* iolat_ctl_check_invariants() */
@@ -88,7 +89,8 @@ int eng_check_final(struct erun *e, char *err, size_t errlen)
 	return 0;
 }
 
-/* What each faulty:<engine> job injected: into the report and the result. */
+/* What each faulty:<engine> job injected, and the engine with the options it
+ * ran with: into the report and the result. */
 void eng_collect_faults(struct erun *e)
 {
 	struct iolat_run_result *res = e->r->res;
@@ -97,12 +99,14 @@ void eng_collect_faults(struct erun *e)
 		struct eclone *j = eng_clone(e, i);
 		struct iolat_eng_fault_stats st;
 		struct iolat_report_faults f;
+		char engine[IOLAT_REPORT_ENGINE_MAX];
 
 		if (!j->eng || iolat_eng_faulty_stats(j->eng, &st))
 			continue;
+		iolat_eng_spec_format(iolat_eng_spec_of(j->eng), engine, sizeof(engine));
 		f = (struct iolat_report_faults){
 			.eio = st.eio, .enospc = st.enospc, .short_io = st.short_io,
-			.spikes = st.spikes, .stalls = st.stalls, .held = st.held,
+			.spikes = st.spikes, .stalls = st.stalls, .held = st.held, .engine = engine,
 		};
 		iolat_report_add_faults(e->r->rep, j->c.job_index, &f);
 		res->inj_eio += st.eio;

@@ -15,6 +15,7 @@
 
 #include "engine/devinfo.h"
 #include "engine/engine.h"
+#include "engine/engspec.h"
 #include "engine/verify.h"
 #include "iolatency.h"
 #include "job/engines.h"
@@ -25,64 +26,49 @@
 
 bool eng_diskless(const struct iolat_job *job)
 {
-	return iolat_job_engine_diskless(job->engine);
+	return job->spec && iolat_eng_spec_diskless(job->spec);
 }
 
-/* The engine name for a job ("faulty:psync"...); -EINVAL for sim's. */
-static int engine_name(const struct iolat_job *job, char *buf, size_t len)
-{
-	const char *inner = job->engine ? job->engine : iolat_job_engine_default();
-
-	if (!strcmp(inner, IOLAT_JOB_ENGINE_SIM))
-		return -EINVAL;
-	if (job->engine_wrapper)
-		snprintf(buf, len, "%s:%s", job->engine_wrapper, inner);
-	else
-		snprintf(buf, len, "%s", inner);
-	return 0;
-}
-
+/*
+ * A clone's engine, from its job's spec (engine/engspec.h: read once from
+ * ioengine= and the job's ENGINE.OPTION keys), with --faults over a faulty
+ * wrapper's options; refused (io_uring: ENOSYS, EPERM in containers...),
+ * its fallback instead, said once.
+ */
 static int create_engine(struct erun *e, struct eclone *j, char *err, size_t errlen)
 {
 	const struct iolat_job *job = j->c.job;
 	struct iolat_eng_config cfg = {
 		.depth = j->nr_slots, .bufs = j->iov, .nr_bufs = j->nr_slots,
 	};
-	const char *inner = job->engine ? job->engine : iolat_job_engine_default();
-	const char *fallback, *label = NULL;
-	char name[64], msg[IOLAT_ENG_ERRMSG_MAX], opts[IOLAT_ENG_OPTIONS_MAX];
+	struct iolat_eng_spec spec;
+	const struct iolat_engine_ops *fallback;
+	char name[IOLAT_ENG_NAME_MAX], msg[IOLAT_ENG_ERRMSG_MAX];
 	int ret;
 
-	/* The job's ENGINE.OPTION keys for the engine ioengine= names first,
-	 * then --faults (the faulty engine's shortcut), which wins key by key. */
-	ret = iolat_job_engine_options(job, job->engine_wrapper ? job->engine_wrapper : inner,
-				       job->engine_wrapper && !strcmp(job->engine_wrapper,
-					   IOLAT_JOB_ENGINE_FAULTS) ? e->r->o.fault_options : NULL,
-				       opts, sizeof(opts));
-	if ((size_t)ret >= sizeof(opts))
-		return iolat_errf(err, errlen, -EINVAL, "job '%s': its engine options and --faults "
-				  "are longer than %zu bytes", job->name, sizeof(opts) - 1);
-	cfg.options = ret ? opts : NULL;
-
-	if (engine_name(job, name, sizeof(name)))
-		return iolat_errf(err, errlen, -EINVAL,
-			       "%s:%u: key 'ioengine': '%s' runs only in iolat sim",
-			       e->r->jf->file, iolat_job_key_line(job, "ioengine"), job->ioengine);
-	cfg.name = name;
-	ret = iolat_eng_create(&cfg, &j->eng, msg, sizeof(msg));
-	fallback = iolat_job_engine_fallback(inner, &label);
+	if (!job->spec)
+		return iolat_errf(err, errlen, -EINVAL, "%s:%u: key 'ioengine': '%s' runs only in "
+				  "iolat sim", e->r->jf->file, iolat_job_key_line(job, "ioengine"),
+				  job->ioengine);
+	spec = *job->spec;
+	if (spec.wrapper && e->pf.faults && !strcmp(spec.wrapper->name, IOLAT_JOB_ENGINE_FAULTS))
+		iolat_eng_optset_merge(&spec.opts, e->pf.faults);
+	ret = iolat_eng_create_spec(&spec, &cfg, &j->eng, msg, sizeof(msg));
+	fallback = spec.engine->fallback ? iolat_eng_lookup(spec.engine->fallback,
+							    strlen(spec.engine->fallback)) : NULL;
 	if (ret < 0 && fallback && ret != -EINVAL) {
-		/* Refused (io_uring: ENOSYS, EPERM in containers...): its fallback instead. */
 		if (!e->fallback_noted)
-			run_note(e->r, "%s unavailable (%s); using %s", label, msg, fallback);
+			run_note(e->r, "%s unavailable (%s); using %s",
+				 spec.engine->alias ? spec.engine->alias : spec.engine->name, msg,
+				 fallback->name);
 		e->fallback_noted = true;
-		snprintf(name, sizeof(name), "%s%s%s", job->engine_wrapper ? job->engine_wrapper : "",
-			 job->engine_wrapper ? ":" : "", fallback);
-		ret = iolat_eng_create(&cfg, &j->eng, msg, sizeof(msg));
+		spec.engine = fallback;
+		ret = iolat_eng_create_spec(&spec, &cfg, &j->eng, msg, sizeof(msg));
 	}
+	iolat_eng_spec_name(&spec, name, sizeof(name));
 	if (ret == -EINVAL)
 		return iolat_errf(err, errlen, ret, "%s:%u: key 'ioengine': %s", e->r->jf->file,
-			       iolat_job_key_line(job, "ioengine"), msg);
+				  iolat_job_key_line(job, "ioengine"), msg);
 	if (ret < 0)
 		return iolat_errf(err, errlen, ret, "job '%s': engine %s: %s", job->name, name, msg);
 	return 0;

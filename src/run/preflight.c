@@ -2,8 +2,8 @@
 /*
  * preflight.c - the checks `iolat run` makes before any side effect (see
  * preflight.h). Order: each job's engine and file name, the --faults
- * options, each wrapped job's engine options (its faulty.* keys with
- * --faults, as its engine will take them), then each file once (kind,
+ * options (read once into the plan, to go over a faulty job's own options:
+ * those were read when the job file was), then each file once (kind,
  * block-device safety, size, space, O_DIRECT). Messages name the key's own
  * line (iolat_job_key_line()).
  * Context: any thread; only stat, statvfs, getrlimit, read-only opens and an
@@ -27,9 +27,11 @@
 #include "engine/blkdev.h"
 #include "engine/devinfo.h"
 #include "engine/engine.h"
+#include "engine/engspec.h"
 #include "engine/layout.h"
 #include "engine/verify.h"
 #include "job/engines.h"
+#include "util/errmsg.h"
 
 struct pf {
 	const struct iolat_jobfile *jf;
@@ -77,7 +79,7 @@ const char *iolat_format_bytes(uint64_t bytes, char *buf, size_t len)
 
 static bool diskless(const struct iolat_job *job)
 {
-	return iolat_job_engine_diskless(job->engine);
+	return job->spec && iolat_eng_spec_diskless(job->spec);
 }
 
 /* What can be refused from the job alone. */
@@ -94,58 +96,33 @@ static int check_job(struct pf *p, const struct iolat_job *job)
 	return 0;
 }
 
-/* A wrapped job's engine options (its faulty.* keys, then --faults) as the
- * wrapper will parse them: created once on a null engine, before any file. */
-static int check_engine_options(struct pf *p, const struct iolat_job *job, const char *extra)
-{
-	char opts[IOLAT_ENG_OPTIONS_MAX], name[64], msg[IOLAT_ENG_ERRMSG_MAX];
-	struct iolat_eng_config cfg = { .name = name, .options = opts, .depth = 1 };
-	struct iolat_eng *e = NULL;
-	bool faulty = !strcmp(job->engine_wrapper, IOLAT_JOB_ENGINE_FAULTS);
-	int n = iolat_job_engine_options(job, job->engine_wrapper, faulty ? extra : NULL, opts,
-					 sizeof(opts));
-	int ret;
-
-	if (!n)
-		return 0;
-	if ((size_t)n >= sizeof(opts))
-		return pf_err(p, job, "ioengine", "engine options and --faults of at most %zu bytes "
-			      "for job '%s'", sizeof(opts) - 1, job->name);
-	snprintf(name, sizeof(name), "%s:null", job->engine_wrapper);
-	ret = iolat_eng_create(&cfg, &e, msg, sizeof(msg));
-	iolat_eng_destroy(e);
-	if (ret == -EINVAL)
-		return pf_err(p, job, "ioengine", "%s", msg);
-	return ret == -ENOMEM ? ret : 0;
-}
-
-/* --faults: only with a faulty:<engine> job, and parsed by the engine itself. */
+/* --faults: only with a faulty:<engine> job; read once, by the engine's own
+ * table, into @p->out->faults. */
 static int check_faults(struct pf *p, const char *opts)
 {
-	struct iolat_eng_config cfg = { .name = IOLAT_JOB_ENGINE_FAULTS ":null", .options = opts,
-					.depth = 1 };
-	char msg[IOLAT_ENG_ERRMSG_MAX];
-	struct iolat_eng *e = NULL;
-	bool any = false;
+	struct iolat_eng_spec spec = { 0 };
+	char why[IOLAT_JOBFILE_ERR_MAX];
 	int ret;
 
-	for (unsigned i = 0; i < p->jf->nr_jobs; i++)
-		any |= p->jf->jobs[i].engine_wrapper && !strcmp(p->jf->jobs[i].engine_wrapper,
-							       IOLAT_JOB_ENGINE_FAULTS);
+	for (unsigned i = 0; i < p->jf->nr_jobs; i++) {
+		const struct iolat_eng_spec *s = p->jf->jobs[i].spec;
+
+		if (s && s->wrapper && !strcmp(s->wrapper->name, IOLAT_JOB_ENGINE_FAULTS))
+			spec.wrapper = s->wrapper;
+	}
 	if (!opts)
 		return 0;
-	if (!any) {
-		snprintf(p->err, p->errlen, "--faults: no job has ioengine=faulty:<engine>, so the "
-			 "options would do nothing");
-		return -EINVAL;
-	}
-	ret = iolat_eng_create(&cfg, &e, msg, sizeof(msg));
-	iolat_eng_destroy(e);
-	if (ret == -EINVAL) {
-		snprintf(p->err, p->errlen, "--faults: %s", msg);
-		return -EINVAL;
-	}
-	return ret == -ENOMEM ? ret : 0;
+	if (!spec.wrapper)
+		return iolat_errf(p->err, p->errlen, -EINVAL, "--faults: no job has "
+				  "ioengine=faulty:<engine>, so the options would do nothing");
+	ret = iolat_eng_spec_options(&spec, opts, why, sizeof(why));
+	if (ret)
+		return iolat_errf(p->err, p->errlen, ret, "--faults: %s", why);
+	p->out->faults = malloc(sizeof(*p->out->faults));
+	if (!p->out->faults)
+		return -ENOMEM;
+	*p->out->faults = spec.opts;
+	return 0;
 }
 
 /* The directory holding @path ("." when it has none; see preflight.h). */
@@ -405,9 +382,6 @@ int iolat_preflight_check(const struct iolat_jobfile *jf, const char *fault_opti
 		ret = check_job(&p, &jf->jobs[i]);
 	if (!ret)
 		ret = check_faults(&p, fault_options);
-	for (unsigned i = 0; i < jf->nr_jobs && !ret; i++)
-		if (jf->jobs[i].engine_wrapper)
-			ret = check_engine_options(&p, &jf->jobs[i], fault_options);
 	for (unsigned i = 0; i < jf->nr_jobs && !ret; i++) {
 		const struct iolat_job *job = &jf->jobs[i];
 		bool seen = false;
@@ -424,6 +398,8 @@ int iolat_preflight_check(const struct iolat_jobfile *jf, const char *fault_opti
 
 void iolat_preflight_free(struct iolat_preflight *pf)
 {
+	free(pf->faults);
+	pf->faults = NULL;
 	free(pf->files);
 	pf->files = NULL;
 	pf->nr_files = 0;

@@ -31,14 +31,18 @@ struct iolat_pf_file {
 	unsigned long fsid;          /* its filesystem (statvfs f_fsid), when extra > 0 */
 };
 
+struct iolat_eng_optset;
+
 struct iolat_preflight {
 	struct iolat_pf_file *files;
 	unsigned nr_files;
+	struct iolat_eng_optset *faults; /* --faults read once, typed (engine/engopt.h);
+					  * NULL: not given */
 };
 
 /**
  * iolat_preflight_check() - check @jf for `iolat run` before anything is done.
- * @fault_options: --faults, or NULL.
+ * @fault_options: --faults, or NULL; read into @pf->faults.
  * @pf: the plan, to free with iolat_preflight_free() (also after an error).
  * @err: one line, "FILE:LINE: key 'KEY': ..." naming the key's own line.
  * Return: 0; -EINVAL for a job file that cannot run safely; -ENOMEM.
