@@ -6,8 +6,9 @@
 # "../core/ctl.h" spelled relatively, angled <core/ctl.h>), run or sim
 # reaching a scenario (src/scen), the job-file parser reaching a runner, a
 # report or the simulator, a report reaching a runner, a scenario reaching
-# an engine, a daemon
-# reaching the internal header or the job layer, and a call from an engine into the
+# an engine, a daemon reaching the internal header or the job layer; a tool
+# reaching the simulator, an engine or the internal header through headers
+# it may include (two levels deep); and a call from an engine into the
 # core's internals with no include at all (seen in the object's symbols).
 # A daemon through the public header, tools through the daemon, and the real
 # tree's tools -> scen -> {job, sim}, tools -> run -> {report, job, engine,
@@ -100,6 +101,15 @@ echo '#include "iolatency_internal.h"' >>"$dir/t/src/daemon/d.h"
 echo '#include "job/jobfile.h"' >>"$dir/t/src/daemon/d.h"
 expect 1 "daemon includes the internal header" 'src/daemon/d.h: includes include/iolatency_internal.h: daemon may not reach internal'
 expect 1 "daemon includes a job header" 'src/daemon/d.h: includes src/job/jobfile.h: daemon may not reach job'
+
+# Through headers: a runner's header may include the simulator's (run may
+# reach sim), but a tool including that header would reach the simulator too.
+fresh; echo '#include "run/workload.h"' >>"$dir/t/src/run/run.h"; echo '#include "sim/event.h"' >>"$dir/t/src/run/workload.h"
+expect 1 "a tool reaches the simulator through two runner headers" 'tools/cmd_run.c: reaches src/sim/event.h through src/run/run.h: tools may not reach sim'
+fresh; echo '#include "engine/engspec.h"' >>"$dir/t/src/job/jobfile.h"
+expect 1 "a tool reaches an engine through a job header" 'tools/cli_opts.c: reaches src/engine/engspec.h through src/job/jobfile.h: tools may not reach engine'
+fresh; echo '#include "iolatency_internal.h"' >>"$dir/t/src/job/jobfile.h"
+expect 1 "a tool reaches the internal header through a job header" 'tools/cli_opts.c: reaches include/iolatency_internal.h through src/job/jobfile.h: tools may not reach internal'
 
 fresh; echo '#include "nowhere/missing.h"' >>"$dir/t/src/report/report.c"
 expect 1 "a quoted include of no file of ours" 'includes "nowhere/missing.h", not a file of this repository'
