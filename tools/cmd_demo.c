@@ -2,10 +2,10 @@
 /*
  * `iolat demo`: the article's story with no arguments. A latency-sensitive
  * 4 KiB random reader (group "main", with a target) runs beside a bulk
- * 1 MiB O_DIRECT writer at QD 32 (group "system/fbpkg", the download) three
+ * 1 MiB O_DIRECT writer at QD 32 (group "system/fbpkg", the download) four
  * times: without control, with a static rate cap on the writer (io.max's
- * answer), and with io.latency; then prints the reader's p50/p90/p99 and the
- * writer's MiB/s side by side. Real files in --dir (removed afterwards), or
+ * answer), with io.latency (the kernel's rules) and with the adaptive mode;
+ * then prints the reader's p50/p90/p99 and the writer's MiB/s side by side. Real files in --dir (removed afterwards), or
  * the simulator with --sim. Each mode's jobs are built in code (the job
  * layer's builder, jobfile_build.h), not written as text and parsed; -v
  * prints them as the job file they amount to.
@@ -104,7 +104,7 @@ static void usage(FILE *f)
 		"                 refused when the filesystem lacks the space\n"
 		"  --sim          run on the simulated device instead (virtual time, no files)\n"
 		"  --device M     the simulator's model with --sim (default: its default)\n"
-		"  --seconds N    length of each of the three runs (default 10)\n"
+		"  --seconds N    length of each of the four runs (default 10)\n"
 		"  --target T     the reader's latency target (default 500us, for an SSD or a\n"
 		"                 VM disk: on a spinning disk give ~30ms; with --sim 150us on\n"
 		"                 ssd, 30ms on hdd, 25ms on bad-ssd)\n"
@@ -243,7 +243,7 @@ static void on_progress(void *ctx, const struct iolat_run_progress *p)
 
 	if (!d->tty)
 		return;
-	fprintf(stderr, "\r\033[K[%u/3 %s] %4.1fs/%us  %8.1f MiB/s", d->mode + 1,
+	fprintf(stderr, "\r\033[K[%u/%u %s] %4.1fs/%us  %8.1f MiB/s", d->mode + 1, NR_MODES,
 		mode_names[d->mode], (double)p->elapsed_ns / 1e9, d->seconds, p->mib_s);
 	fflush(stderr);
 	d->shown = true;

@@ -310,16 +310,6 @@ static void add_value(const struct iolat_eng_opt *o, union iolat_optval v, struc
 		add_names(o, &v, "+", b);
 }
 
-int iolat_eng_opt_format(const struct iolat_eng_opt *o, union iolat_optval v, char *buf,
-			 size_t len)
-{
-	struct iolat_strbuf b;
-
-	iolat_strbuf_init(&b, buf, len);
-	add_value(o, v, &b);
-	return (int)b.used;
-}
-
 int iolat_eng_optset_format(const struct iolat_eng_opt *tbl, const struct iolat_eng_optset *os,
 			    char *buf, size_t len)
 {

@@ -62,14 +62,6 @@ int iolat_eng_opt_value(const struct iolat_eng_opt *o, const char *v, size_t len
 			union iolat_optval *out);
 
 /**
- * iolat_eng_opt_format() - @v as option @o's value would be written: "12",
- * "0.25", "read", "eio+short" (flags in table order; 0: the choice worth
- * 0). As snprintf: the length needed.
- */
-int iolat_eng_opt_format(const struct iolat_eng_opt *o, union iolat_optval v, char *buf,
-			 size_t len);
-
-/**
  * iolat_eng_optset_parse() - "key=val,key=val" onto @os (a key given again,
  * or given before in @os, takes the last value).
  * @err: "option 'k' needs a value", "unknown option 'k'", "bad value in
@@ -93,7 +85,9 @@ int iolat_eng_optset_fill(const struct iolat_eng_opt *tbl, const struct iolat_en
 
 /**
  * iolat_eng_optset_format() - the options @os gives, "key=val,key=val" in
- * table order. As snprintf: the length needed.
+ * table order, each value as it would be written: "12", "0.25", "read",
+ * "eio+short" (flags in table order; 0: the choice worth 0). As snprintf:
+ * the length needed.
  */
 int iolat_eng_optset_format(const struct iolat_eng_opt *tbl, const struct iolat_eng_optset *os,
 			    char *buf, size_t len);
