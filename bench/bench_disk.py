@@ -1,96 +1,151 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""bench_disk.py - BENCHMARKS.md section 4: the demo on this machine's disk.
+"""bench_disk.py - BENCHMARKS.md section 4: `iolat run` on this machine's disk
+against the oracle, the best static cap a user could pick (design:
+oracle.py). One `iolat run` per mode and repetition, both jobs in one job
+file: the reader (group `main`, 4 KiB randread, QD 1, psync, O_DIRECT) and
+the writer (group `fbpkg`, 1 MiB write, QD 32, io_uring, O_DIRECT, started
+first: the reader has startdelay=LEAD, the report starts after
+ramp_time=LEAD+RAMP). Modes: the reader alone, no control (`--no-control`),
+static caps (`rate=` on the writer, `--no-control`; the grid goes up to 1.25x the
+uncontrolled rate, since `rate=` delivers less than its rate here), and `--control article`
+and `--control adaptive` with the reader's target. The reader's latency is
+iolat's end-to-end figure; the writer's MB/s its bytes over the same measured
+time; the adaptive runs' limit in force comes from `--log` (the writer's
+pace_mib_s, and its parent's limit_mib_s). With root, `iolat` runs in a v1
+blkio (or v2) cgroup of its own so that other traffic on the disk can be
+told apart (without root that check is left out, and the JSON says so).
+Writes bench/results/disk.json; job files and outputs of the last run go to
+bench/results/raw/disk/.
 
-Runs `iolat demo` (a 4 KiB random reader with a target beside a 1 MiB
-O_DIRECT writer at QD 32; no control, a static cap on the writer, then
-io.latency) --runs times on real files in --dir, parses its table, and
-reports per mode the median and min-max over runs of the reader's
-p50/p90/p99 and the writer's MiB/s. Writes bench/results/disk.json; the
-demo's own output goes to bench/results/raw/disk/.
-
-usage: bench_disk.py [--quick] [--iolat PATH] [--dir DIR] [--runs N] [--seconds S]
+usage: bench_disk.py [--quick] [--iolat PATH] [--dir DIR] [--out DIR] [--seconds S]
+                     [--reps N] [--caps MB/s,...] [--fractions F,...] [--targets US,...]
 """
 import argparse
+import csv
+import json
 import os
-import re
+import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as B  # noqa: E402
-
-UNITS = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
-DUR = r"([\d.]+)(ns|us|ms|s)"
-ROW = re.compile(r"^(no control|static cap.*?|io\.latency.*?|adaptive.*?)\s+" + DUR + r"\s+" + DUR +
-                 r"\s+" + DUR + r"\s+([\d.]+)\s+(\S.*)$")
-MODES = [("none", "no control"), ("cap", "static cap"), ("iolat", "io.latency"),
-         ("adaptive", "adaptive")]
+import diskdriver  # noqa: E402
+import oracle  # noqa: E402
 
 
-def us(v, unit):
-    return float(v) * UNITS[unit]
+def ms(s):
+    return "%dms" % round(s * 1000)
 
 
-def parse(text):
-    rows = {}
-    header = []
-    for line in text.splitlines():
-        m = ROW.match(line.strip())
-        if not m:
-            if line.startswith("iolat demo:") or line.startswith("on ") or \
-               line.startswith("1 MiB"):
-                header.append(line.strip())
-            continue
-        label = m.group(1).strip()
-        key = [k for k, prefix in MODES if label.startswith(prefix)][0]
-        rows[key] = {"label": label, "p50_us": us(m.group(2), m.group(3)),
-                     "p90_us": us(m.group(4), m.group(5)),
-                     "p99_us": us(m.group(6), m.group(7)),
-                     "writer_mib_s": float(m.group(8)), "writer_depth": m.group(9).strip()}
-    return rows, header
+class IolatRun(diskdriver.DiskDriver):
+    name = "iolat run"
+    children = ("run",)
+
+    def why_not(self):
+        if not os.access(self.a.iolat, os.X_OK):
+            return "%s missing (build it first)" % self.a.iolat
+        return super().why_not()
+
+    def job(self, mode, st):
+        """The job file of one mode."""
+        lead, ramp, secs = st["lead_s"], st["ramp_s"], st["seconds"]
+        t = ["[global]", "direct=1", "time_based=1", "ramp_time=" + ms(lead + ramp), "",
+             "[group:main]"]
+        if mode["kind"] == "control":
+            t.append("target=%dus" % mode["target_us"])
+        t += ["", "[group:fbpkg]", "",
+              "[reader]", "group=main", "filename=" + self.rfile, "size=%d" % st["read_size"],
+              "rw=randread", "bs=4k", "iodepth=1", "ioengine=psync", "startdelay=" + ms(lead),
+              "runtime=" + ms(secs - lead), ""]
+        if mode["kind"] != "solo":
+            t += ["[writer]", "group=fbpkg", "filename=" + self.wfile,
+                  "size=%d" % st["write_size"], "rw=write", "bs=1m", "iodepth=32",
+                  "ioengine=uring", "runtime=" + ms(secs)]
+            if mode["kind"] == "cap":
+                t.append("rate=%d" % mode["cap_bps"])
+        return "\n".join(t) + "\n"
+
+    def run_mode(self, mode, st):
+        raw = os.path.join(self.a.out, "raw", "disk")
+        os.makedirs(raw, exist_ok=True)
+        jf = os.path.join(raw, mode["key"] + ".ini")
+        out = os.path.join(raw, mode["key"] + ".json")
+        logdir = os.path.join(self.tmp, "log-" + mode["key"])
+        shutil.rmtree(logdir, ignore_errors=True)
+        B.write_text(jf, self.job(mode, st))
+        argv = [self.a.iolat, "run", jf, "-q", "--output-format=json", "--output", out]
+        if mode["kind"] == "control":
+            argv += ["--control", mode["control"]]
+            if mode["control"] == "adaptive":
+                argv += ["--log", logdir]
+        else:
+            argv.append("--no-control")
+        errf = open(os.path.join(raw, mode["key"] + ".err"), "w")
+        smp = self.sampler()
+        p = self.start("run", argv, out=errf)
+        self.wait(p, st["seconds"] + st["ramp_s"] + 120)
+        errf.close()
+        if smp:
+            smp.stop()
+        if p.returncode != 0:
+            raise SystemExit("bench: %s failed (exit %d): %s\n%s" % (
+                B.shell_join(argv), p.returncode, jf, open(errf.name).read()[-2000:]))
+        r = self.parse(out, mode)
+        if smp:
+            anchor = smp.first_io("own", 0 if mode["kind"] == "solo" else 1)
+            if anchor is None:
+                raise SystemExit("bench: no I/O of `iolat run` seen in its cgroup")
+            lead = 0 if mode["kind"] == "solo" else st["lead_s"]
+            self.foreign(smp, anchor + lead + st["ramp_s"], smp.samples[-1][0], r)
+        else:
+            self.foreign(None, 0, 0, r)
+        if mode.get("control") == "adaptive":
+            r["series"], r["limit_series"] = self.series(logdir, st["ramp_s"])
+        return r
+
+    @staticmethod
+    def parse(out, mode):
+        with open(out) as f:
+            d = json.load(f)
+        g = {x["name"]: x for x in d["groups"]}
+        lat = g["main"]["lat_us"]
+        r = {"p50_us": lat["p50"], "p90_us": lat["p90"], "p99_us": lat["p99"],
+             "reader_ios": g["main"]["read"]["ios"], "duration_s": d["duration_s"]}
+        if mode["kind"] != "solo":
+            r["writer_mb_s"] = g["fbpkg"]["write"]["bytes"] / d["duration_s"] / 1e6
+        return r
+
+    @staticmethod
+    def series(logdir, ramp_s):
+        """([t, pace bytes/s], [t, limit bytes/s]) of the writer, t since the reader started."""
+        pace, limit = [], []
+        with open(os.path.join(logdir, "fbpkg.csv")) as f:
+            for row in csv.DictReader(f):
+                t = round(float(row["time_s"]) + ramp_s, 3)
+                pace.append([t, round(float(row["pace_mib_s"]) * 1048576)])
+                limit.append([t, round(float(row["limit_mib_s"]) * 1048576)])
+        return pace, limit
+
+    def describe(self):
+        d = super().describe()
+        d.update(section=4, engine="io_uring", latency="iolat's end-to-end latency (submit to "
+                 "completion) of the reader's I/Os, from `iolat run`'s JSON",
+                 cap_how="`rate=` on the writer's job (the controller off)",
+                 series_how="the writer's `pace_mib_s` from `--log` (one sample per 100 ms)")
+        return d
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true")
+    oracle.add_args(ap)
     ap.add_argument("--iolat", default=os.path.join(B.ROOT, "build", "iolat"))
-    ap.add_argument("--dir", default="/var/tmp/iolat-bench")
-    ap.add_argument("--runs", type=int)
-    ap.add_argument("--seconds", type=int)
-    ap.add_argument("--out", default=os.path.join(B.ROOT, "bench", "results"))
     a = ap.parse_args()
-    runs = a.runs or (1 if a.quick else 3)
-    seconds = a.seconds or (3 if a.quick else 10)
-    raw = os.path.join(a.out, "raw", "disk")
-    os.makedirs(raw, exist_ok=True)
-    os.makedirs(a.dir, exist_ok=True)
-    argv = [a.iolat, "demo", "-q", "--seconds", str(seconds), "--dir", a.dir]
-    per = []
-    header = []
-    for i in range(runs):
-        B.log("disk: demo run %d/%d (%d modes x %d s)" % (i + 1, runs, len(MODES), seconds))
-        r = B.check(B.run_measured(argv), "iolat demo")
-        B.write_text(os.path.join(raw, "demo-%d.txt" % i), r["out"] + r["err"])
-        rows, header = parse(r["out"])
-        if set(rows) != {k for k, _ in MODES}:
-            raise SystemExit("bench: could not parse the demo's table:\n" + r["out"])
-        per.append(rows)
-    out = {"runs": runs, "seconds": seconds, "cmd": B.shell_join(argv), "header": header,
-           "last_output": r["out"].strip(), "modes": {}}
-    for key, _ in MODES:
-        out["modes"][key] = {
-            "label": per[-1][key]["label"],
-            **{f: B.summary([p[key][f] for p in per])
-               for f in ("p50_us", "p90_us", "p99_us", "writer_mib_s")},
-            "writer_depth": [p[key]["writer_depth"] for p in per],
-        }
-    B.write_json(os.path.join(a.out, "disk.json"), out)
-    for key, _ in MODES:
-        m = out["modes"][key]
-        print("disk %-5s reader p50 %.0f us p90 %.0f us p99 %.0f us, writer %.1f MiB/s" %
-              (key, m["p50_us"]["median"], m["p90_us"]["median"], m["p99_us"]["median"],
-               m["writer_mib_s"]["median"]))
+    # `rate=` delivers less than its rate on this disk: the sweep goes past 1x.
+    st = oracle.settings(a, fractions=oracle.FRACTIONS + (1.25,))
+    return oracle.main(IolatRun(a), st, os.path.join(a.out, "disk.json"),
+                       {"cmd": B.shell_join([os.path.relpath(sys.argv[0], B.ROOT)] + sys.argv[1:])})
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

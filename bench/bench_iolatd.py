@@ -1,83 +1,56 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""bench_iolatd.py - section 6 of BENCHMARKS.md, unmodified programs: an fio
-4 KiB random reader at QD 1 (cgroup main, target 1 ms) beside an fio 1 MiB
-O_DIRECT writer at QD 32 (cgroup fbpkg), two sibling cgroups created for the
-benchmark, with no control, a static cap on fbpkg (a quarter of its
-uncontrolled rate in the same repetition) and under iolatd; repeated (median
-of 3). Also the BPF program's cost per request (kernel.bpf_stats_enabled,
-restored after) and the daemon's CPU use (/proc/PID/stat over the reader's
-run). Needs root, fio, a cgroup hierarchy with the block throttle and an
-iolatd built with BPF; otherwise the JSON says why it was not run.
+"""bench_iolatd.py - BENCHMARKS.md section 7: iolatd with unmodified fio on
+this machine's disk against the oracle, the best static cap of the kernel's
+block throttle a user could pick (design: oracle.py). Two sibling cgroups
+made for the benchmark: `main`, the reader (fio, 4 KiB randread, QD 1,
+psync, O_DIRECT, --ramp_time RAMP), and `fbpkg`, the writer (fio, 1 MiB
+write, QD 32, libaio, O_DIRECT, started LEAD s before the reader). Modes: the
+reader alone, no control, static caps (blkio.throttle.write_bps_device, or
+io.max's wbps on cgroup v2, on `fbpkg`), and iolatd with `control=article`
+and `control=adaptive` and the reader's target. The reader's latency is
+fio's `lat` (submission + completion, --lat_percentiles=1), the writer's
+MB/s its cgroup's bytes written over the reader's measured time; under
+iolatd the write limit in force on `fbpkg` is read every 100 ms. Also, in
+the iolatd runs: the BPF completion program's cost per request
+(kernel.bpf_stats_enabled, restored after) and the daemon's CPU
+(/proc/PID/stat over the reader's run). Needs root, fio, a cgroup hierarchy
+with the block throttle and an iolatd built with BPF; otherwise the JSON
+says why it was not run. Writes bench/results/iolatd.json; the last run's fio
+and iolatd outputs go to bench/results/raw/iolatd/.
 
-  bench_iolatd.py [--quick] --iolatd build/iolatd --dir D --out bench/results
+usage: bench_iolatd.py [--quick] [--iolatd PATH] [--dir DIR] [--out DIR] [--seconds S]
+                       [--reps N] [--caps MB/s,...] [--fractions F,...] [--targets US,...]
 """
 import argparse
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 
-import benchlib as B
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib as B  # noqa: E402
+import cgroups  # noqa: E402
+import diskdriver  # noqa: E402
+import oracle  # noqa: E402
 
-TARGET = "1ms"
 TICK = os.sysconf("SC_CLK_TCK")
+BPF_STATS = "/proc/sys/kernel/bpf_stats_enabled"
 
 
-def cg_root():
-    """(path, version) of the hierarchy with the block throttle, or (None, why)."""
-    with open("/proc/self/mounts") as f:
-        mounts = [l.split() for l in f]
-    for m in mounts:
-        if m[2] == "cgroup2":
-            try:
-                if "io" in open(os.path.join(m[1], "cgroup.controllers")).read().split():
-                    return m[1], 2
-            except OSError:
-                pass
-    for m in mounts:
-        if m[2] == "cgroup" and "blkio" in m[3].split(","):
-            return m[1], 1
-    return None, "no cgroup v2 with io and no v1 blkio mount"
-
-
-def whole_disk(path):
-    st = os.stat(path)
-    dev = "%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
-    if os.path.exists("/sys/dev/block/%s/partition" % dev):
-        dev = open("/sys/dev/block/%s/../dev" % dev).read().strip()
-    return dev
-
-
-def set_cap(cg, ver, dev, bps):
-    if ver == 2:
-        line = "%s wbps=%s" % (dev, bps if bps else "max")
-        open(os.path.join(cg, "io.max"), "w").write(line)
-    else:
-        open(os.path.join(cg, "blkio.throttle.write_bps_device"), "w").write("%s %d" % (dev, bps))
-
-
-def spawn_in(cg, argv, out=None):
-    def enter():
-        open(os.path.join(cg, "cgroup.procs"), "w").write(str(os.getpid()))
-    return subprocess.Popen(argv, preexec_fn=enter, stdout=out or subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-
-
-def fio_args(name, fn, rw, bs, qd, engine, runtime, out, ramp=0, size="256m"):
-    return ["fio", "--name=" + name, "--filename=" + fn, "--size=" + size, "--rw=" + rw,
-            "--bs=" + bs, "--iodepth=%d" % qd, "--ioengine=" + engine, "--direct=1",
-            "--time_based", "--runtime=%d" % runtime, "--ramp_time=%d" % ramp,
-            "--output-format=json", "--output=" + out]
+def fio_json(path):
+    """fio's JSON output, past any note fio printed before it."""
+    with open(path) as f:
+        text = f.read()
+    return json.JSONDecoder().raw_decode(text[text.index("{"):])[0]
 
 
 def proc_cpu_s(pid):
-    f = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
-    return (int(f[11]) + int(f[12])) / TICK
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def bpf_prog_stats():
@@ -94,189 +67,183 @@ def bpf_prog_stats():
     return None
 
 
-def fio_json(path):
-    """fio's JSON output, past any note fio printed before it."""
-    text = open(path).read()
-    return json.JSONDecoder().raw_decode(text[text.index("{"):])[0]
-
-
 def status_field(run_dir, key):
     try:
-        first = open(os.path.join(run_dir, "status")).readline()
-        return B.parse_kv(first).get(key)
+        with open(os.path.join(run_dir, "status")) as f:
+            return B.parse_kv(f.readline()).get(key)
     except OSError:
         return None
 
 
-class Bench:
-    def __init__(self, a):
-        self.a = a
-        self.secs = 4 if a.quick else 8
-        self.runs = 1 if a.quick else 3
-        self.root, self.ver = cg_root()
-        self.tmp = tempfile.mkdtemp(prefix="iolat-bench-iolatd-")
-        self.base = None
+class IolatdFio(diskdriver.DiskDriver):
+    name = "iolatd + fio"
+    children = ("main", "fbpkg")
+    needs_cgroups = True
 
-    def setup(self):
-        self.base = os.path.join(self.root, "iolat-bench-%d" % os.getpid())
-        self.main = os.path.join(self.base, "main")
-        self.bg = os.path.join(self.base, "fbpkg")
-        os.mkdir(self.base)
-        if self.ver == 2:  # the children get io.max only with io enabled here
-            open(os.path.join(self.base, "cgroup.subtree_control"), "w").write("+io")
-        for d in (self.main, self.bg):
-            os.mkdir(d)
-        os.makedirs(self.a.dir, exist_ok=True)
-        self.rfile = os.path.join(self.a.dir, "iolatd-bench.read")
-        self.wfile = os.path.join(self.a.dir, "iolatd-bench.write")
-        self.dev = whole_disk(self.a.dir)
+    def __init__(self, a):
+        super().__init__(a)
+        self.old_stats = None
+
+    def why_not(self):
+        if not shutil.which("fio"):
+            return "fio not installed"
+        if not os.access(self.a.iolatd, os.X_OK) or "built" not in subprocess.run(
+                [self.a.iolatd, "--version"], capture_output=True,
+                text=True).stdout.replace("not built", ""):
+            return "%s missing or built without BPF" % self.a.iolatd
+        return super().why_not()
+
+    def setup(self, st):
+        super().setup(st)
+        with open(BPF_STATS) as f:
+            self.old_stats = f.read().strip()
+        with open(BPF_STATS, "w") as f:
+            f.write("1")
 
     def cleanup(self):
-        for f in (getattr(self, "rfile", None), getattr(self, "wfile", None)):
-            if f and os.path.exists(f):
-                os.unlink(f)
-        if self.base:
-            for cg in (self.main, self.bg, self.base):
-                for _ in range(100):
-                    try:
-                        os.rmdir(cg)
-                        break
-                    except FileNotFoundError:
-                        break
-                    except OSError:
-                        time.sleep(0.1)
-        shutil.rmtree(self.tmp, ignore_errors=True)
-        try:
-            os.rmdir(self.a.dir)  # only if empty: never what others put there
-        except OSError:
-            pass
+        super().cleanup()  # stops iolatd first: it removes the limits it wrote
+        if self.old_stats is not None:
+            with open(BPF_STATS, "w") as f:
+                f.write(self.old_stats)
 
-    def start_daemon(self, run_dir):
+    def fio(self, name, path, size, rw, bs, qd, engine, runtime, out, ramp=0.0):
+        return ["fio", "--name=" + name, "--filename=" + path, "--size=%d" % size, "--rw=" + rw,
+                "--bs=" + bs, "--iodepth=%d" % qd, "--ioengine=" + engine, "--direct=1",
+                "--time_based", "--runtime=%dms" % round(runtime * 1000),
+                "--ramp_time=%dms" % round(ramp * 1000), "--lat_percentiles=1",
+                "--percentile_list=50:90:99", "--output-format=json", "--output=" + out]
+
+    def start_daemon(self, mode, raw):
         conf = os.path.join(self.tmp, "iolatd.conf")
-        rel = os.path.relpath(self.main, self.root)
-        open(conf, "w").write("[global]\ndevice=%s\n\n[group:%s]\ntarget=%s\n" %
-                              (self.dev, rel, TARGET))
-        log = open(os.path.join(self.tmp, "iolatd.log"), "w")
-        p = subprocess.Popen([self.a.iolatd, "--foreground", "--config", conf, "--run-dir",
-                              run_dir], stdout=log, stderr=log)
-        for _ in range(100):
-            if "controlling" in open(log.name).read():
-                return p
-            if p.poll() is not None:
-                raise SystemExit("bench: iolatd did not start: " + open(log.name).read())
-            time.sleep(0.05)
-        raise SystemExit("bench: iolatd did not start in 5 s")
-
-    def one(self, mode, cap_bps):
-        """One mode: reader and writer figures (+ the daemon's costs under iolatd)."""
-        rj, wj = os.path.join(self.tmp, "r.json"), os.path.join(self.tmp, "w.json")
         run_dir = os.path.join(self.tmp, "run")
         os.makedirs(run_dir, exist_ok=True)
-        daemon = None
+        B.write_text(conf, "[global]\ndevice=%s\ncontrol=%s\n\n[group:%s]\ntarget=%dus\n" % (
+            self.dev, mode["control"], self.tree.rel("main"), mode["target_us"]))
+        log = os.path.join(raw, mode["key"] + ".iolatd.log")
+        logf = open(log, "w")
+        p = self.start(None, [self.a.iolatd, "--foreground", "--config", conf, "--run-dir",
+                              run_dir], out=logf)
+        logf.close()
+        for _ in range(200):
+            with open(log) as f:
+                if "controlling" in f.read():
+                    return p, run_dir
+            if p.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.stop(p)
+        with open(log) as f:
+            raise SystemExit("bench: iolatd did not start in 10 s: " + f.read()[-2000:])
+
+    def run_mode(self, mode, st):
+        raw = os.path.join(self.a.out, "raw", "iolatd")
+        os.makedirs(raw, exist_ok=True)
+        rj, wj = (os.path.join(raw, "%s.%s.json" % (mode["key"], w)) for w in ("reader", "writer"))
+        fbpkg = self.cg("fbpkg")
+        daemon = run_dir = None
+        if mode["kind"] == "cap":
+            cgroups.set_write_cap(fbpkg, self.ver, self.dev, mode["cap_bps"])
+        if mode["kind"] == "control":
+            daemon, run_dir = self.start_daemon(mode, raw)
+        poll = (lambda: cgroups.write_cap(fbpkg, self.ver, self.dev)) if daemon else None
+        smp = self.sampler(poll)
+        w = None
+        errs = open(os.path.join(raw, mode["key"] + ".fio.err"), "w")
+        if mode["kind"] != "solo":
+            w = self.start("fbpkg", self.fio("writer", self.wfile, st["write_size"], "write", "1m",
+                                             32, "libaio", st["lead_s"] + st["ramp_s"] +
+                                             st["seconds"] + 30, wj), out=errs)
+            time.sleep(st["lead_s"])
+            self.alive(w, "the fio writer", errs.name)
+        rd = self.start("main", self.fio("reader", self.rfile, st["read_size"], "randread", "4k",
+                                         1, "psync", st["seconds"], rj, ramp=st["ramp_s"]),
+                        out=errs)
+        r = self.measure_daemon(daemon, run_dir, rd, st) if daemon else {}
+        self.wait(rd, st["seconds"] + st["ramp_s"] + 60)
+        t_end = time.monotonic()
+        if rd.returncode != 0:
+            self.alive(rd, "the fio reader", errs.name)
+        if w:
+            self.alive(w, "the fio writer", errs.name)
+            self.stop(w)
+        errs.close()
+        smp.stop()
+        if daemon:
+            self.alive(daemon, "iolatd", os.path.join(raw, mode["key"] + ".iolatd.log"))
+            self.stop(daemon)
+        if mode["kind"] == "cap":
+            cgroups.set_write_cap(fbpkg, self.ver, self.dev, 0)
+        return self.results(mode, st, r, rj, smp, t_end)
+
+    def alive(self, p, what, log):
+        """Stop the benchmark, saying why, when a process it needs has ended."""
+        if p.poll() is None:
+            return
+        with open(log) as f:
+            tail = f.read()[-2000:]
+        raise SystemExit("bench: %s ended early (exit %d); see %s:\n%s" % (
+            what, p.returncode, log, tail))
+
+    def measure_daemon(self, daemon, run_dir, rd, st):
+        """The daemon's CPU and the BPF program's cost over the reader's measured run."""
+        time.sleep(st["ramp_s"])
+        cpu0, t0 = proc_cpu_s(daemon.pid), time.monotonic()
+        bpf0, obs0 = bpf_prog_stats(), status_field(run_dir, "observed")
+        try:
+            rd.wait(timeout=st["seconds"] + 60)
+        except subprocess.TimeoutExpired:
+            pass
         r = {}
-        if mode == "cap":
-            set_cap(self.bg, self.ver, self.dev, cap_bps)
-        if mode == "iolatd":
-            daemon = self.start_daemon(run_dir)
-        w = spawn_in(self.bg, fio_args("fbpkg", self.wfile, "write", "1m", 32, "libaio",
-                                       self.secs + 4, wj, size="1g"))
-        time.sleep(0.5)
-        rd = spawn_in(self.main, fio_args("main", self.rfile, "randread", "4k", 1, "psync",
-                                          self.secs, rj, ramp=2))
-        time.sleep(2)  # the ramp: costs are measured over the counted part
-        cpu0, t0 = (proc_cpu_s(daemon.pid), time.monotonic()) if daemon else (0, 0)
-        bpf0 = bpf_prog_stats() if daemon else None
-        obs0 = status_field(run_dir, "observed") if daemon else None
-        rd.wait()
-        if daemon:
-            r["daemon_cpu_pct"] = 100.0 * (proc_cpu_s(daemon.pid) - cpu0) / (time.monotonic() - t0)
-            bpf1 = bpf_prog_stats()
-            time.sleep(1.1)  # one more status write
-            obs1 = status_field(run_dir, "observed")
-            if bpf0 and bpf1 and bpf1[1] > bpf0[1]:
-                r["bpf_ns_per_req"] = (bpf1[0] - bpf0[0]) / (bpf1[1] - bpf0[1])
-                r["bpf_reqs"] = bpf1[1] - bpf0[1]
-            if obs0 is not None and obs1 and obs1 > obs0:
-                r["daemon_us_per_req"] = (r["daemon_cpu_pct"] / 100.0 *
-                                          (time.monotonic() - t0)) * 1e6 / (obs1 - obs0)
-        w.send_signal(signal.SIGTERM)
-        w.wait()
-        if mode == "cap":
-            set_cap(self.bg, self.ver, self.dev, 0)
-        if daemon:
-            daemon.send_signal(signal.SIGTERM)
-            daemon.wait(timeout=10)
-        rjs = fio_json(rj)["jobs"][0]["read"]["clat_ns"]["percentile"]
-        wjs = fio_json(wj)["jobs"][0]["write"]
-        r.update(p50_us=rjs["50.000000"] / 1e3, p90_us=rjs["90.000000"] / 1e3,
-                 p99_us=rjs["99.000000"] / 1e3, writer_mib_s=wjs["bw_bytes"] / 1048576.0)
+        dt = time.monotonic() - t0
+        r["daemon_cpu_pct"] = 100.0 * (proc_cpu_s(daemon.pid) - cpu0) / dt
+        bpf1 = bpf_prog_stats()
+        time.sleep(1.1)  # one more status write
+        obs1 = status_field(run_dir, "observed")
+        if bpf0 and bpf1 and bpf1[1] > bpf0[1]:
+            r["bpf_ns_per_req"] = (bpf1[0] - bpf0[0]) / (bpf1[1] - bpf0[1])
+            r["bpf_reqs"] = bpf1[1] - bpf0[1]
+        if obs0 is not None and obs1 and obs1 > obs0:
+            r["daemon_us_per_req"] = r["daemon_cpu_pct"] / 100.0 * dt * 1e6 / (obs1 - obs0)
         return r
 
-    def run(self):
-        modes = {"none": [], "cap": [], "iolatd": []}
-        caps = []
-        for i in range(self.runs):
-            for mode in ("none", "cap", "iolatd"):
-                cap = int(modes["none"][-1]["writer_mib_s"] * 1048576 / 4) if modes["none"] else 0
-                if mode == "cap":
-                    caps.append(cap / 1048576.0)
-                B.log("iolatd bench: run %d/%d, %s" % (i + 1, self.runs, mode))
-                modes[mode].append(self.one(mode, max(cap, 1 << 20)))
-        return modes, caps
+    def results(self, mode, st, r, rj, smp, t_end):
+        job = fio_json(rj)["jobs"][0]
+        pct = job["read"]["lat_ns"]["percentile"]
+        r.update(p50_us=pct["50.000000"] / 1e3, p90_us=pct["90.000000"] / 1e3,
+                 p99_us=pct["99.000000"] / 1e3, reader_ios=job["read"]["total_ios"],
+                 duration_s=job["job_runtime"] / 1e3)
+        t_first = smp.first_io("main", 0)
+        if t_first is None:
+            raise SystemExit("bench: no read of the reader seen in its cgroup")
+        t0 = t_first + st["ramp_s"]
+        t1 = min(t_end, t0 + r["duration_s"])
+        if mode["kind"] != "solo":
+            r["writer_mb_s"] = smp.cg_rate("fbpkg", 1, t0, t1) / 1e6
+        self.foreign(smp, t0, t1, r)
+        if mode["kind"] == "control":
+            r["series"] = [[t, v] for t, v in smp.polled(t_first)]
+        return r
 
-
-def summarize(modes, caps, b):
-    out = {"runs": b.runs, "seconds": b.secs, "target": TARGET, "cgroup": "v%d" % b.ver,
-           "disk": b.dev, "cap_mib_s": B.summary(caps), "modes": {}}
-    labels = {"none": "no control", "cap": "static cap (25% of uncontrolled)",
-              "iolatd": "iolatd (target %s)" % TARGET}
-    for m, rs in modes.items():
-        out["modes"][m] = {"label": labels[m]}
-        for k in ("p50_us", "p90_us", "p99_us", "writer_mib_s"):
-            out["modes"][m][k] = B.summary([r[k] for r in rs])
-    d = modes["iolatd"]
-    for k in ("bpf_ns_per_req", "daemon_cpu_pct", "daemon_us_per_req", "bpf_reqs"):
-        out[k] = B.summary([r.get(k) for r in d])
-    return out
+    def describe(self):
+        d = super().describe()
+        d.update(section=7, engine="libaio", latency="fio's `lat` (submission + completion, "
+                 "`--lat_percentiles=1`) of the reader's reads",
+                 cap_how="the kernel's block throttle on the writer's cgroup (%s)" % (
+                     "blkio.throttle.write_bps_device" if self.ver == 1 else "io.max wbps"),
+                 series_how="the write limit in force on the writer's cgroup, read every 100 ms",
+                 bpf_stats_restored_to=self.old_stats)
+        return d
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true")
+    oracle.add_args(ap)
     ap.add_argument("--iolatd", default=os.path.join(B.ROOT, "build", "iolatd"))
-    ap.add_argument("--dir", default="/var/tmp/iolat-bench")
-    ap.add_argument("--out", default=os.path.join(B.ROOT, "bench", "results"))
     a = ap.parse_args()
-    path = os.path.join(a.out, "iolatd.json")
-    why = None
-    if os.geteuid() != 0:
-        why = "needs root (cgroups, BPF)"
-    elif not shutil.which("fio"):
-        why = "fio not installed"
-    elif not os.access(a.iolatd, os.X_OK) or "built" not in subprocess.run(
-            [a.iolatd, "--version"], capture_output=True, text=True).stdout.replace("not built", ""):
-        why = "%s missing or built without BPF" % a.iolatd
-    elif cg_root()[0] is None:
-        why = cg_root()[1]
-    if why:
-        B.log("iolatd bench skipped: " + why)
-        B.write_json(path, {"skipped": why})
-        return
-    b = Bench(a)
-    old_stats = open("/proc/sys/kernel/bpf_stats_enabled").read().strip()
-    try:
-        open("/proc/sys/kernel/bpf_stats_enabled", "w").write("1")
-        b.setup()
-        modes, caps = b.run()
-    finally:
-        open("/proc/sys/kernel/bpf_stats_enabled", "w").write(old_stats)
-        b.cleanup()
-    res = summarize(modes, caps, b)
-    res["bpf_stats_restored_to"] = old_stats
-    res["cmd"] = " ".join(sys.argv)
-    B.write_json(path, res)
-    B.log("wrote " + path)
+    st = oracle.settings(a)
+    return oracle.main(IolatdFio(a), st, os.path.join(a.out, "iolatd.json"),
+                       {"cmd": B.shell_join([os.path.relpath(sys.argv[0], B.ROOT)] + sys.argv[1:])})
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

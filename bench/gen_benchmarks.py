@@ -22,6 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as B  # noqa: E402
+import gen_oracle  # noqa: E402  (sections 4 and 7)
 
 ENGINE_FILE_GOAL = 0.97
 FASTPATH_INSN_GOAL = 150   # instructions per throttle + done pair, one group
@@ -818,111 +819,6 @@ def control_why(sc):
     return "; ".join(parts)
 
 
-def sec_disk(doc, res, machine_):
-    doc.w("## 4. Real disk: the demo on this machine")
-    doc.w()
-    d = load_json(os.path.join(res, "disk.json"))
-    if not d:
-        doc.w("_Not run (no `disk.json`)._")
-        doc.w()
-        return
-    doc.w("`iolat demo` on real files on this machine's disk (%s, %s, nr_requests %s): a 4 KiB "
-          "random reader at QD 1 (group `main`, the demo's default target, 500 µs) beside a 1 MiB O_DIRECT "
-          "sequential writer at QD 32 (group `system/fbpkg`), %d s per mode; no control, a "
-          "static cap on the writer (the demo's default: 25%% of its uncontrolled MiB/s, "
-          "measured in each run's first mode), io.latency, and the adaptive mode. Median (min–max) of %d run%s:" %
-          (machine_.get("disk", "?"),
-           "rotational" if machine_.get("disk_rotational") == "1" else "non-rotational",
-           machine_.get("disk_nr_requests", "?"), d["seconds"], d["runs"],
-           "" if d["runs"] == 1 else "s"))
-    doc.w()
-    doc.w("| mode | reader p50 | reader p90 | reader p99 | writer MiB/s | writer depth (per run) |")
-    doc.w("|---|---:|---:|---:|---:|---|")
-    for key in [k for k in ("none", "cap", "iolat", "adaptive") if k in d["modes"]]:
-        m = d["modes"][key]
-        doc.w("| %s | %s | %s | %s | %s | %s |" % (
-            m["label"], rng(m["p50_us"], f_us), rng(m["p90_us"], f_us), rng(m["p99_us"], f_us),
-            rng(m["writer_mib_s"], lambda v: f_num(v)), ", ".join(m["writer_depth"])))
-    doc.w()
-    doc.w("The disk reports itself as rotational, so the controller uses the mean rule (a "
-          "window is good when the reader's mean latency is within the target), not the p90. "
-          "This is a virtual disk on a shared host: absolute figures move a lot between runs. "
-          "Last run's own output:" if machine_.get("disk_rotational") == "1" else
-          "Last run's own output:")
-    doc.w()
-    doc.w("```")
-    doc.w(d["last_output"])
-    doc.w("```")
-    doc.w()
-    doc.w("Command: `%s`" % d["cmd"].replace(B.ROOT + "/", ""))
-    doc.w()
-    if "adaptive" in d["modes"]:
-        ad, none = d["modes"]["adaptive"], d["modes"]["none"]
-        p90 = ad["p90_us"]["median"]
-        # The writer's share side by side in each run (the uncontrolled writer moves a
-        # lot between runs on this shared disk), then the median over runs.
-        shares = [a / n for a, n in zip(ad["writer_mib_s"]["values"], none["writer_mib_s"]["values"])]
-        share = B.median(shares)
-        ok = p90 <= 1.2 * 500 and share >= 0.5
-        doc.w("Adaptive goal (target 500 µs): reader p90 ≤ 1.2× target with the writer keeping "
-              "≥ 50%% of its uncontrolled MiB/s (the ratio taken within each run, median over "
-              "runs): p90 %s (%.2f× target; per run %s), writer %.0f%% (per run %s; the ratio of "
-              "the medians above is %.0f%%) — %s. io.latency, for comparison: p90 %s (%.2f×)." %
-              (f_us(p90), p90 / 500, ", ".join(f_us(v) for v in ad["p90_us"]["values"]),
-               100 * share, ", ".join("%.0f%%" % (100 * s) for s in shares),
-               100 * ad["writer_mib_s"]["median"] / none["writer_mib_s"]["median"],
-               "met" if ok else "**not met**", f_us(d["modes"]["iolat"]["p90_us"]["median"]),
-               d["modes"]["iolat"]["p90_us"]["median"] / 500))
-        doc.w()
-        doc.goal("4", "adaptive on the real disk: reader p90 ≤ 1.2× 500 µs, writer ≥ 50% of "
-                 "uncontrolled", "p90 %s (%.2f×), writer %.0f%%" % (f_us(p90), p90 / 500, 100 * share),
-                 ok, "" if ok else "see section 4")
-
-
-def sec_iolatd(doc, res):
-    doc.w("## 7. Unmodified programs: iolatd")
-    doc.w()
-    d = load_json(os.path.join(res, "iolatd.json"))
-    if not d or "modes" not in d:
-        doc.w("_Not run%s._" % ((": " + d["skipped"]) if d and "skipped" in d else
-                                " (no `iolatd.json`)"))
-        doc.w()
-        return
-    doc.w("`bench/bench_iolatd.py`: unmodified fio processes in two sibling cgroups (%s, disk %s) "
-          "created for the benchmark: a 4 KiB random reader at QD 1 (cgroup `main`, target %s) "
-          "beside a 1 MiB O_DIRECT sequential writer at QD 32 (cgroup `fbpkg`), %d s per mode "
-          "after a 2 s ramp; no control, a static cap on `fbpkg` written to the block throttle "
-          "(a quarter of its uncontrolled rate in the same repetition: %s MiB/s), and under "
-          "iolatd. Median (min–max) of %d run%s:" %
-          (d["cgroup"], d["disk"], d["target"], d["seconds"],
-           rng(d["cap_mib_s"], lambda v: f_num(v)), d["runs"], "" if d["runs"] == 1 else "s"))
-    doc.w()
-    doc.w("| mode | reader p50 | reader p90 | reader p99 | writer MiB/s |")
-    doc.w("|---|---:|---:|---:|---:|")
-    for key in ("none", "cap", "iolatd"):
-        m = d["modes"][key]
-        doc.w("| %s | %s | %s | %s | %s |" % (
-            m["label"], rng(m["p50_us"], f_us), rng(m["p90_us"], f_us), rng(m["p99_us"], f_us),
-            rng(m["writer_mib_s"], lambda v: f_num(v))))
-    doc.w()
-    doc.w("Costs, measured during the iolatd runs: the BPF completion program **%s ns per "
-          "request** (`kernel.bpf_stats_enabled`, run time over run count, %s requests a run; the "
-          "setting was restored to %s after), the daemon **%s%% of one CPU**, %s µs of its CPU per "
-          "request it handled (`/proc/PID/stat` over the reader's counted run)." % (
-              rng(d["bpf_ns_per_req"], lambda v: f_num(v)), rng(d["bpf_reqs"], lambda v: f_num(v)),
-              d.get("bpf_stats_restored_to", "?"), rng(d["daemon_cpu_pct"], lambda v: f_num(v, 2)),
-              rng(d["daemon_us_per_req"], lambda v: f_num(v, 2))))
-    doc.w()
-    doc.w("The static cap holds the reader at its unloaded latency but costs the writer three "
-          "quarters of its bandwidth all the time; iolatd clamps the writer only while the "
-          "reader misses its target. A rate derived from depth acts 100–200 ms after the "
-          "decision and does not shape bursts shorter than that, hence a wider reader p99 than "
-          "under the cap. See docs/iolatd.md.")
-    doc.w()
-    doc.w("Command: `%s`" % d["cmd"].replace(B.ROOT + "/", ""))
-    doc.w()
-
-
 def sec_scale(doc, res):
     doc.w("## 5. Scale")
     doc.w()
@@ -1380,14 +1276,10 @@ def headlines(res):
                    "work): " + ", ".join(bits) + ". %d of %d scenarios meet the goal." % (
                        sum(1 for sc in c["scenarios"] if sc["goal"]["met"]),
                        len(c["scenarios"])))
-    d = load_json(os.path.join(res, "disk.json"))
-    if d:
-        md = d["modes"]
-        out.append("**Real disk** (demo, reader p90 / writer MiB/s): none %s / %s, static cap "
-                   "%s / %s, io.latency %s / %s." % tuple(
-                       x for k in ("none", "cap", "iolat")
-                       for x in (f_us(md[k]["p90_us"]["median"]),
-                                 f_num(md[k]["writer_mib_s"]["median"]))))
+    for fname in ("disk.json", "iolatd.json"):
+        h = gen_oracle.headline(res, fname)
+        if h:
+            out.append(h)
     text = load_text(os.path.join(res, "scale.txt")) or ""
     rows = {}
     for l in text.splitlines():
@@ -1423,10 +1315,10 @@ def generate(res, out, quick):
     sec_fastpath(body, res)
     sec_engines(body, res)
     sec_control(body, res, md_dir)
-    sec_disk(body, res, m)
+    gen_oracle.section(body, res, "disk.json")
     sec_scale(body, res)
     sec_memleak(body, res, md_dir)
-    sec_iolatd(body, res)
+    gen_oracle.section(body, res, "iolatd.json")
 
     doc = Doc()
     doc.w("# Benchmarks")
@@ -1448,8 +1340,8 @@ def generate(res, out, quick):
         doc.w("| %s | %s | %s | %s | %s |" % (sec, goal, measured, status, why))
     doc.w()
     n_met = sum(1 for g in body.goals if g[3] == "**met**")
-    doc.w("%d of %d goals met. Sections 4 (real disk), 5 (scale) and 7 (iolatd) have no pass/fail goal: "
-          "their figures are reported below." % (n_met, len(body.goals)))
+    doc.w("%d of %d goals met. Section 5 (scale) has no pass/fail goal: its figures are reported "
+          "below." % (n_met, len(body.goals)))
     doc.w()
     heads = headlines(res)
     if heads:

@@ -5,15 +5,17 @@
 # raw outputs in bench/results/ and regenerates BENCHMARKS.md with
 # bench/gen_benchmarks.py.
 #
-#   bench/run_all.sh            the full suite (~14-17 min on 2 cores), writes BENCHMARKS.md
-#   bench/run_all.sh --quick    a smoke run (~1.5-2 min): short runs, fewer repeats;
+#   bench/run_all.sh            the full suite (~40 min on 2 cores: sections 4 and 7 take
+#                               ~12 min each, more when runs disturbed by other traffic
+#                               on the disk are run again), writes BENCHMARKS.md
+#   bench/run_all.sh --quick    a smoke run (~5 min): short runs, fewer repeats;
 #                               results and markdown go to bench/results/quick/
 #                               (BENCHMARKS.md is left alone)
 # options:
 #   --sections LIST   run only these sections (e.g. 1,5); the others are taken
 #                     from the results already in the results folder
 #   --dir D           where the real-disk files go (default /var/tmp/iolat-bench;
-#                     about 2.5 GiB, removed at the end)
+#                     up to about 6 GiB, removed at the end)
 #   --no-build        reuse the build in $BENCH_O (default build-bench)
 #   --gen-only        only regenerate the markdown from existing results
 #
@@ -37,7 +39,7 @@ while [ $# -gt 0 ]; do
 	--dir=*) DIR=${1#*=} ;;
 	--no-build) BUILD=0 ;;
 	--gen-only) GEN_ONLY=1; BUILD=0 ;;
-	-h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run_all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -129,7 +131,7 @@ if [ "$GEN_ONLY" = 0 ]; then
 		section 3 control $PY bench/bench_control.py $Q --iolat "$IOLAT" --out "$RES"
 	fi
 	if want 4; then
-		section 4 demo $PY bench/bench_disk.py $Q --iolat "$IOLAT" --dir "$DIR" --out "$RES"
+		section 4 oracle $PY bench/bench_disk.py $Q --iolat "$IOLAT" --dir "$DIR" --out "$RES"
 	fi
 	if want 5; then
 		section 5 bench_scale sh -c "$O/bench/bench_scale $Q >$RES/scale.txt"
@@ -140,7 +142,7 @@ if [ "$GEN_ONLY" = 0 ]; then
 	fi
 	if want 7; then
 		# root, fio, a cgroup hierarchy with the block throttle, iolatd with BPF; else it says why
-		section 7 iolatd $PY bench/bench_iolatd.py $Q --iolatd "$O/iolatd" --dir "$DIR" --out "$RES"
+		section 7 oracle $PY bench/bench_iolatd.py $Q --iolatd "$O/iolatd" --dir "$DIR" --out "$RES"
 	fi
 	rm -f "$DIR/engine.dat"
 	rmdir "$DIR" 2>/dev/null || true

@@ -32,7 +32,7 @@
  *
  * Context: any thread, off the fast path, and never on a thread inside its
  * own odd sequence (it would wait for itself): admit.c closes the sequence
- * before any out-of-line call. Lock order: (adapt_lock, tree_lock) before
+ * before any out-of-line call. Lock order: tree_lock before
  * depth_lock before wq_lock. The wait under depth_lock is for fast paths,
  * which never block inside their sequence.
  */

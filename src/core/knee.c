@@ -5,9 +5,11 @@
  * anchors: io.cost's vrate, BBR, LEDBAT, TCP Vegas):
  *
  *  - off: a missed window starts a measurement of what the siblings do
- *    unthrottled; a second missed window sets the first limit at 0.9 x that.
- *    A lone miss limits nothing.
- *  - limited, a miss (after the last change has settled): back off to
+ *    unthrottled; after two more missed windows the first limit is 0.9 x the
+ *    best of them (one may be a hiccup of the device). A lone miss (a good
+ *    window while measuring) limits nothing.
+ *  - limited, a miss (after the last change has settled and the level has
+ *    been seen for 3 windows more): back off to
  *    0.9 x min(limit, what the siblings were delivered in that window, but
  *    at least half the limit) - a small factor, not halving, and never above
  *    what they actually did.
@@ -23,7 +25,8 @@
  *    success halves the hold and doubles the step, except just under a rate
  *    that missed (0.9 to 1 x it), where both stay.
  *  - futility: two back-offs in a row (no good window between them) that
- *    did not lower the protected group's mean by 15 %, or a miss at the
+ *    did not lower the protected group's mean by 15 % (each level judged on
+ *    at least 3 windows after it settled), or a miss at the
  *    floor, mean that lowering does not help (the target is below what the
  *    device gives the group alone, or another tenant causes the misses).
  *    The limit goes back to the highest
@@ -129,6 +132,19 @@ static void level_push(struct iolat_knee *k)
 		k->nr_lv++;
 }
 
+static void level_add(struct knee_level *l, const struct knee_obs *o)
+{
+	l->nr += o->nr;
+	l->sum_ns += o->sum_ns;
+	l->windows++;
+}
+
+/* Has the level been seen long enough for its mean to say something? */
+static bool level_known(const struct knee_level *l)
+{
+	return l->nr && l->windows >= KNEE_LEVEL_WINDOWS;
+}
+
 static uint64_t level_mean(const struct knee_level *l)
 {
 	return mean_of(l->nr, l->sum_ns);
@@ -195,12 +211,13 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 		k->decision = IOLAT_STEP_RESET;
 		return KNEE_RELEASE;
 	}
-	k->lv[0].nr += o->nr;
-	k->lv[0].sum_ns += o->sum_ns;
-	if (!d_bps && !d_iops)
-		return KNEE_NONE; /* the siblings did nothing: not theirs (yet) */
-	k->base_bps = d_bps;
-	k->base_iops = d_iops;
+	level_add(&k->lv[0], o);
+	k->base_bps = max_u64(k->base_bps, d_bps);
+	k->base_iops = max_u64(k->base_iops, d_iops);
+	if (++k->since_change < KNEE_MEASURE_WINDOWS || (!k->base_bps && !k->base_iops))
+		return KNEE_NONE; /* measuring; or the siblings did nothing: not theirs (yet) */
+	d_bps = k->base_bps;
+	d_iops = k->base_iops;
 	k->lv[0].bps = d_bps;
 	k->lv[0].iops = d_iops;
 	k->nr_lv = 1;
@@ -221,10 +238,10 @@ static enum knee_act go_futile(struct iolat_knee *k, uint64_t now)
 	uint64_t best = UINT64_MAX, bps = 0, iops = 0;
 
 	for (uint32_t i = 0; i < k->nr_lv; i++)
-		if (k->lv[i].nr && level_mean(&k->lv[i]) < best)
+		if (level_known(&k->lv[i]) && level_mean(&k->lv[i]) < best)
 			best = level_mean(&k->lv[i]);
 	for (uint32_t i = 0; i < k->nr_lv; i++)
-		if (k->lv[i].nr && level_mean(&k->lv[i]) <= scale_pm(best, KNEE_BEST_PM) &&
+		if (level_known(&k->lv[i]) && level_mean(&k->lv[i]) <= scale_pm(best, KNEE_BEST_PM) &&
 		    k->lv[i].bps > bps) {
 			bps = k->lv[i].bps;
 			iops = k->lv[i].iops;
@@ -242,7 +259,7 @@ static enum knee_act go_futile(struct iolat_knee *k, uint64_t now)
 	set_limit(k, bps, iops, now, IOLAT_STEP_FUTILE);
 	/* Latencies seen before are no evidence for a later re-entry. */
 	for (uint32_t i = 1; i < k->nr_lv; i++)
-		k->lv[i].nr = k->lv[i].sum_ns = 0;
+		k->lv[i].nr = k->lv[i].sum_ns = k->lv[i].windows = 0;
 	return KNEE_SET;
 }
 
@@ -252,7 +269,7 @@ static enum knee_act back_off(struct iolat_knee *k, const struct knee_obs *o, ui
 	bool at_floor = k->limit_bps <= floor_bps(k);
 	uint64_t bps, iops;
 
-	if (k->nr_lv > 1 && k->lv[0].nr && k->lv[1].nr) {
+	if (k->nr_lv > 1 && level_known(&k->lv[0]) && level_known(&k->lv[1])) {
 		if (level_mean(&k->lv[0]) > scale_pm(level_mean(&k->lv[1]), KNEE_HELP_PM))
 			k->futile_steps++;
 		else
@@ -380,10 +397,8 @@ static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, boo
 	if (o->waited || d_bps >= scale_pm(k->limit_bps, 900) ||
 	    (k->limit_iops && d_iops >= scale_pm(k->limit_iops, 900)))
 		k->used_at = o->now;
-	if (k->since_change > KNEE_SETTLE_WINDOWS) {
-		k->lv[0].nr += o->nr;
-		k->lv[0].sum_ns += o->sum_ns;
-	}
+	if (k->since_change > KNEE_SETTLE_WINDOWS)
+		level_add(&k->lv[0], o);
 	v = verdict(k, o, ok);
 	if (v < 0)
 		return KNEE_NONE;
@@ -402,8 +417,10 @@ static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, boo
 		return KNEE_NONE;
 	}
 	if (!v) {
-		if (k->since_change <= KNEE_SETTLE_WINDOWS)
-			return KNEE_NONE; /* the last change is still settling */
+		/* Not while the last change settles, nor before this level has
+		 * been seen long enough to say whether lowering helped. */
+		if (k->since_change <= KNEE_SETTLE_WINDOWS || !level_known(&k->lv[0]))
+			return KNEE_NONE;
 		return back_off(k, o, d_bps, d_iops);
 	}
 	if (should_lift(k, o->now)) {
@@ -431,8 +448,7 @@ enum knee_act knee_window(struct iolat_knee *k, const struct knee_obs *o, bool o
 		knee_reset(k);
 		k->phase = KNEE_MEASURE;
 		k->decision = IOLAT_STEP_MEASURE;
-		k->lv[0].nr = o->nr; /* the unthrottled level's latencies */
-		k->lv[0].sum_ns = o->sum_ns;
+		level_add(&k->lv[0], o); /* the unthrottled level's latencies */
 		return KNEE_WATCH;
 	case KNEE_MEASURE:
 		return measure(k, o, ok, d_bps, d_iops);

@@ -15,7 +15,8 @@
 #include <stdint.h>
 
 /* Constants (docs/controller-adaptive.md says why each). */
-#define KNEE_FIRST_PM        900u  /* first limit: 0.9 x the siblings' unthrottled rate */
+#define KNEE_FIRST_PM        900u  /* first limit: 0.9 x the siblings' unthrottled rate ... */
+#define KNEE_MEASURE_WINDOWS   2u  /* ... the best of this many windows (one may be a hiccup) */
 #define KNEE_BACKOFF_PM      900u  /* a miss: 0.9 x min(limit, delivered) */
 #define KNEE_GAIN_MIN_PM      50u  /* first probe step: +5 % */
 #define KNEE_GAIN_MAX_PM     400u  /* probe step doubles per success, up to +40 % */
@@ -38,7 +39,8 @@
 #define KNEE_BEST_PM        1100u  /* a level within 1.1 x the best mean is as good */
 #define KNEE_WORSE_PM       1500u  /* unattainable: a period 1.5 x the best mean is a miss */
 #define KNEE_ATTAIN_WINDOWS    5u  /* unattainable ends after this many windows within */
-#define KNEE_HISTORY           8u  /* levels remembered for the futility rule */
+#define KNEE_HISTORY           8u  /* levels remembered for the futility rule ... */
+#define KNEE_LEVEL_WINDOWS     3u  /* ... each judged once it has this many settled windows */
 
 enum knee_phase {
 	KNEE_OFF = 0,   /* nothing limited */
@@ -61,6 +63,7 @@ struct knee_obs {
 struct knee_level {
 	uint64_t bps, iops;
 	uint64_t nr, sum_ns;   /* latencies seen while at it (after it settled) */
+	uint32_t windows;      /* how many windows that was */
 };
 
 struct iolat_knee {
