@@ -350,7 +350,7 @@ struct iolat_jobfile_scen {
 					   * off and fsize are not used */
 	/* iolat sim --parse-only's check of a file of this scenario: 0, or
 	 * -EINVAL with one line in @err. */
-	int (*check)(const struct iolat_jobfile *jf, char *err, size_t len);
+	int (*check)(const struct iolat_jobfile *jf, char *err, size_t errlen);
 };
 
 /**
@@ -376,7 +376,7 @@ int iolat_scen_value(const struct iolat_scen_vals *vals, const char *key, uint64
  * @err when the file mixes them with ordinary jobs or another scenario's.
  */
 int iolat_jobfile_scenario(const struct iolat_jobfile *jf, const struct iolat_jobfile_scen **out,
-			   char *err, size_t len);
+			   char *err, size_t errlen);
 
 /** iolat_jobfile_options() - the option table, ended by an entry with name NULL. */
 const struct iolat_jobopt *iolat_jobfile_options(void);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "report/report_priv.h"
+#include "util/errmsg.h"
 
 static const char csv_header[] =
 	"time_s,ios,iops,mib_s,p50_us,p90_us,p99_us,max_us,depth,inflight,use_delay,"
@@ -68,17 +69,13 @@ static int write_file(const char *dir, const char *name, int (*fn)(const struct 
 		      unsigned, FILE *), const struct iolat_report *r, unsigned i, char *err, size_t errlen)
 {
 	char path[4096];
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path)) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: path too long", dir);
-		return -ENAMETOOLONG;
-	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return iolat_errf(err, errlen, -ENAMETOOLONG, "%s: path too long", dir);
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		int e = errno;
-		if (err && errlen)
-			snprintf(err, errlen, "%s: cannot create: %s", path, strerror(e));
-		return -e;
+
+		return iolat_errf(err, errlen, -e, "%s: cannot create: %s", path, strerror(e));
 	}
 	int ret = fn(r, i, f);
 	if (fclose(f) != 0 && !ret)
@@ -243,15 +240,11 @@ int iolat_report_write_log(const struct iolat_report *r, const char *dir, unsign
 		return -EINVAL;
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
 		ret = -errno;
-		if (err && errlen)
-			snprintf(err, errlen, "%s: cannot create directory: %s", dir, strerror(-ret));
-		return ret;
+		return iolat_errf(err, errlen, ret, "%s: cannot create directory: %s", dir,
+				  strerror(-ret));
 	}
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: not a directory", dir);
-		return -ENOTDIR;
-	}
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return iolat_errf(err, errlen, -ENOTDIR, "%s: not a directory", dir);
 	unsigned n = iolat_report_nr_rows(r);
 	for (unsigned i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "%s.csv", r->rows[report_visible_row(r, i)].file);

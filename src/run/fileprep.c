@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine/layout.h"
+#include "util/errmsg.h"
 
 static void say(void (*note)(void *, const char *), void *ctx, const char *line)
 {
@@ -76,10 +77,9 @@ int iolat_fileprep_layout(struct iolat_fileprep *fp, const struct iolat_prefligh
 			e->old_size = f->have;
 		}
 		if (ret) {
-			if (err && errlen)
-				snprintf(err, errlen, ret == -EINTR ?
-					 "%.400s: layout interrupted" : "%.400s: cannot lay out: %s",
-					 f->path, strerror(-ret));
+			iolat_errf(err, errlen, 0, ret == -EINTR ?
+				   "%.400s: layout interrupted" : "%.400s: cannot lay out: %s",
+				   f->path, strerror(-ret));
 			iolat_fileprep_undo(fp, note, ctx);
 			return ret;
 		}

@@ -52,10 +52,8 @@ static int pf_err(struct pf *p, const struct iolat_job *job, const char *key, co
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (p->err && p->errlen)
-		snprintf(p->err, p->errlen, "%s:%u: key '%s': %s", p->jf->file,
-			 iolat_job_key_line(job, key), key, msg);
-	return -EINVAL;
+	return iolat_errf(p->err, p->errlen, -EINVAL, "%s:%u: key '%s': %s", p->jf->file,
+			  iolat_job_key_line(job, key), key, msg);
 }
 
 const char *iolat_format_bytes(uint64_t bytes, char *buf, size_t len)
