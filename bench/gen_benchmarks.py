@@ -22,12 +22,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as B  # noqa: E402
+import gen_control  # noqa: E402  (section 3)
 import gen_oracle  # noqa: E402  (sections 4 and 7)
 
 ENGINE_FILE_GOAL = 0.97
 FASTPATH_INSN_GOAL = 150   # instructions per throttle + done pair, one group
 DISABLED_INSN_GOAL = 60
-WITHIN_GOAL = 95.0
 
 
 # ---------------------------------------------------------------- machine
@@ -561,264 +561,6 @@ def engines_cause_shallow(doc, c):
     doc.w()
 
 
-def mode_name(m):
-    if m.startswith("cap:"):
-        return "static cap %g%%" % (float(m[4:]) * 100)
-    return {"none": "none", "iolat": "io.latency", "adaptive": "adaptive"}[m]
-
-
-def sec_control(doc, res, md_dir):
-    doc.w("## 3. Control quality on the simulator")
-    doc.w()
-    d = load_json(os.path.join(res, "control.json"))
-    if not d:
-        doc.w("_Not run (no `control.json`)._")
-        doc.goal("3", "io.latency: p90 within target in ≥ 95% of windows, work ≥ best equal cap",
-                 "-", None, "section not run")
-        doc.w()
-        return
-    doc.w("In the style of Meta's resctl-bench protection benchmark. A protected reader "
-          "(group `main`, 4 KiB random reads, closed loop, with a latency target) runs beside a "
-          "bulk writer (group `system/fbpkg`, sequential writes) on a simulated device, %d "
-          "virtual seconds per run, %d seeds per configuration (medians; min–max over seeds in "
-          "the detailed tables). Modes: **none** (no control); **static cap**: the writer "
-          "limited with `rate=` (the io.max way; controller off) at %s of its uncontrolled "
-          "throughput; **io.latency** (controller on, no cap)." %
-          (d["runtime_s"], len(d["seeds"]), ", ".join("%g%%" % (f * 100) for f in d["cap_fracs"])))
-    doc.w()
-    doc.w("Per run, from the reader's per-window CSV (`iolat sim --log DIR`: one row per "
-          "sample, and the sample period is the reader's controller window — 100 ms for the "
-          "SSD targets, 480 ms for 30 ms, 400 ms for 25 ms), ignoring the first %g s "
-          "(convergence):" % d["conv_s"])
-    doc.w()
-    doc.w("- **within**: % of windows whose p90 is within the target; a window in which the "
-          "reader completed nothing counts as missed;")
-    doc.w("- **isolation**: per window, the reader's IOPS ÷ its IOPS alone on the device "
-          "(\"solo\"); mean and 10th percentile over windows;")
-    doc.w("- **latency impact**: per window, (p90 − solo p90) ÷ solo p90; median and 90th "
-          "percentile over windows;")
-    doc.w("- **work**: the writer's bytes ÷ its bytes in mode none (same seed).")
-    doc.w()
-    doc.w("Goal per scenario: io.latency keeps p90 within target in ≥ 95%% of windows, and its "
-          "work is at least that of the best static cap (most work) that protects as well "
-          "(within ≥ io.latency's). The writer ramp offers the writer's I/O as a Poisson stream "
-          "(`rate_iops=`, 1 MiB writes, QD ≤ 32) at a share of the ssd model's write bandwidth, "
-          "measured here with the writer alone: %s MiB/s." %
-          f_num(d["ssd_write_bw_mib_s"]["median"]))
-    doc.w()
-    plots = d.get("plots") or []
-    if "control.png" in plots:
-        rel = os.path.relpath(os.path.join(res, "control.png"), md_dir)
-        doc.w("![protection against work per scenario](%s)" % rel)
-        doc.w()
-        doc.w("(Also `%s`. Grey: the 8 static caps; red: none; blue: io.latency, drawn over "
-              "none where it throttles nothing; dashed: 95%%.)" %
-              os.path.relpath(os.path.join(res, "control.svg"), md_dir))
-        doc.w()
-    doc.w("| scenario | target | solo p90 | none: within, reader p90 | io.latency: within | "
-          "io.latency: work | io.latency: isolation mean (p10) | io.latency: lat. impact p50 (p90) "
-          "| best cap protecting as well: within, work | best cap ≥ 95%: work | goal |")
-    doc.w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    for sc in d["scenarios"]:
-        md = sc["modes"]
-        io, none = md["iolat"], md["none"]
-        bc = md.get(sc["best_cap_as_well"]) if sc["best_cap_as_well"] else None
-        b95 = md.get(sc["best_cap_95"]) if sc["best_cap_95"] else None
-        name = sc["id"] if not sc.get("offered_pct") else \
-            "ssd, writer ramp %d%%" % sc["offered_pct"]
-        doc.w("| %s | %s | %s | %s, %s | %s | %s | %s (%s) | %s (%s) | %s | %s | %s |" % (
-            name, sc["target"], f_us(sc["solo"]["p90_us"]["median"]),
-            f_pct(none["within_pct"]["median"]), f_us(none["reader_p90_us"]["median"]),
-            f_pct(io["within_pct"]["median"]), f_x(io["work"]["median"]),
-            f_x(io["iso_mean"]["median"]), f_x(io["iso_p10"]["median"]),
-            f_x(io["lat_imp_p50"]["median"]), f_x(io["lat_imp_p90"]["median"]),
-            "%s: %s, %s" % (mode_name(sc["best_cap_as_well"]), f_pct(bc["within_pct"]["median"]),
-                            f_x(bc["work"]["median"])) if bc else "none does",
-            "%s (%s)" % (f_x(b95["work"]["median"]), mode_name(sc["best_cap_95"])) if b95 else "no cap",
-            "met" if sc["goal"]["met"] else "**not met**"))
-        doc.goal("3", "%s: p90 within %s in ≥ 95%% of windows; work ≥ best cap as protective" %
-                 (name, sc["target"]),
-                 "within %s, work %s%s" % (f_pct(io["within_pct"]["median"]), f_x(io["work"]["median"]),
-                                           "; cap %s: within %s, work %s" % (
-                                               mode_name(sc["best_cap_as_well"]),
-                                               f_pct(bc["within_pct"]["median"]),
-                                               f_x(bc["work"]["median"])) if bc else ""),
-                 sc["goal"]["met"], control_why(sc))
-    doc.w()
-    doc.w("Scenarios: %s." % "; ".join(
-        "**%s**: reader %s, writer %s — %s" % (
-            sc["id"], ", ".join("%s=%s" % kv for kv in sc["reader"].items()),
-            ", ".join("%s=%s" % kv for kv in sc["writer"].items()) +
-            (", rate_iops=%d" % sc["rate_iops"] if sc.get("rate_iops") else ""), sc["why"])
-        for sc in d["scenarios"]))
-    doc.w()
-    sec_control_adaptive(doc, d)
-    hdd = [sc for sc in d["scenarios"] if sc["device"] == "hdd"]
-    if hdd:
-        io = hdd[0]["modes"]["iolat"]
-        doc.w("On the HDD model the controller judges a window by its *mean* latency, not its "
-              "p90 (the kernel's rule for rotational devices). Judged by the mean (estimated per "
-              "window with Little's law, depth ÷ IOPS, exact for a closed-loop reader), "
-              "io.latency keeps %s of the windows within target, against %s by p90." %
-              (f_pct(io["within_mean_pct"]["median"]), f_pct(io["within_pct"]["median"])))
-        doc.w()
-    doc.w("<details><summary>Every mode of every scenario (median, min–max over seeds)</summary>")
-    doc.w()
-    for sc in d["scenarios"]:
-        name = sc["id"] if not sc.get("offered_pct") else \
-            "ssd, writer ramp %d%% (rate_iops=%d)" % (sc["offered_pct"], sc["rate_iops"])
-        doc.w("**%s** — target %s; solo: %s IOPS, p50 %s, p90 %s; writer uncontrolled %s MiB/s" % (
-            name, sc["target"], f_big(sc["solo"]["iops"]["median"]),
-            f_us(sc["solo"]["p50_us"]["median"]), f_us(sc["solo"]["p90_us"]["median"]),
-            f_num(sc["writer_none_bps"] / 1048576.0)))
-        doc.w()
-        doc.w("| mode | within | isolation mean | isolation p10 | lat. impact p50 | lat. impact p90 "
-              "| reader p90 | writer MiB/s | work | writer depth (min–max) |")
-        doc.w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-        order = ["none"] + sorted([m for m in sc["modes"] if m.startswith("cap:")],
-                                  key=lambda m: float(m[4:])) + \
-            [m for m in ("iolat", "adaptive") if m in sc["modes"]]
-        for m in order:
-            r = sc["modes"][m]
-            depth = "-"
-            dmin, dmax = r.get("writer_depth_min"), r.get("writer_depth_max")
-            if m in ("iolat", "adaptive") and dmax and dmax["median"] is not None:
-                depth = "%s–%s" % ("%.0f" % dmin["median"] if dmin and dmin["median"] is not None
-                                   else "max",
-                                   "max" if dmax["median"] < 0 else "%.0f" % dmax["median"])
-            doc.w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                mode_name(m), rng(r["within_pct"], f_pct), rng(r["iso_mean"], f_x),
-                rng(r["iso_p10"], f_x), rng(r["lat_imp_p50"], f_x), rng(r["lat_imp_p90"], f_x),
-                rng(r["reader_p90_us"], f_us), rng(r["writer_mib_s"], lambda v: f_num(v)),
-                rng(r["work"], f_x), depth))
-        doc.w()
-    doc.w("</details>")
-    doc.w()
-    doc.w("Commands (one of each; job files and per-window CSVs are kept in "
-          "`bench/results/raw/control/SCENARIO/MODE/seedN/` after a run):")
-    doc.w()
-    doc.w("```sh")
-    sc = d["scenarios"][0]
-    for m in ("none", "cap:0.5", "iolat", "adaptive"):
-        if m in sc["modes"]:
-            doc.w(sc["modes"][m]["cmd"].replace(B.ROOT + "/", ""))
-    doc.w("```")
-    doc.w()
-    doc.w("(%d simulator runs, %.0f s of wall time in all.)" % (d["sim_runs"], d["sim_wall_s"]))
-    doc.w()
-
-
-def sec_control_adaptive(doc, d):
-    """The adaptive mode's column: its own goals (issue #12), measured."""
-    scs = [sc for sc in d["scenarios"] if "adaptive" in sc["modes"] and sc.get("goal_adaptive")]
-    if not scs:
-        return
-    doc.w("**adaptive** (`--control adaptive`, docs/controller-adaptive.md): the same signals "
-          "plus pace rungs below depth 1 and probe back-off. Same seeds and runs. Its goals: "
-          "ssd (and the 100%/200% ramps) ≥ 95% within with work ≥ the best cap protecting as "
-          "well; ramps 10–50% throttle nothing; hdd ≥ 90% within by the controller's own mean "
-          "rule with work ≥ 5× the best cap protecting as well (caps judged by the same rule); "
-          "bad-ssd ≥ 95% within with work above the best cap reaching 95%.")
-    doc.w()
-    doc.w("| scenario | adaptive: within (p90) | within (mean rule) | work | isolation mean (p10) "
-          "| reader p90 | writer depth (min–max) | best cap protecting as well (same rule): work "
-          "| best cap ≥ 95%: work | goal | |")
-    doc.w("|---|---:|---:|---:|---:|---:|---|---:|---:|---|---|")
-    for sc in scs:
-        r = sc["modes"]["adaptive"]
-        g = sc["goal_adaptive"]
-        name = sc["id"] if not sc.get("offered_pct") else \
-            "ssd, writer ramp %d%%" % sc["offered_pct"]
-        dmin, dmax = r.get("writer_depth_min"), r.get("writer_depth_max")
-        depth = "-"
-        if dmax and dmax["median"] is not None:
-            depth = "%s–%s" % ("%.0f" % dmin["median"] if dmin and dmin["median"] is not None
-                               else "max", "max" if dmax["median"] < 0 else "%.0f" % dmax["median"])
-        doc.w("| %s | %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s |" % (
-            name, f_pct(r["within_pct"]["median"]), f_pct(r["within_mean_pct"]["median"]),
-            f_x(r["work"]["median"]), f_x(r["iso_mean"]["median"]), f_x(r["iso_p10"]["median"]),
-            f_us(r["reader_p90_us"]["median"]), depth,
-            "%s (%s)" % (f_x(g["best_cap_work"]), mode_name(g["best_cap_as_well"]))
-            if g["best_cap_as_well"] else "none does",
-            "%s (%s)" % (f_x(g["best_cap_95_work"]), mode_name(g["best_cap_95"]))
-            if g["best_cap_95"] else "no cap",
-            g["text"], "met" if g["met"] else "**not met**"))
-        doc.goal("3", "adaptive, %s: %s" % (name, g["text"]),
-                 "within %s (%s), work %s%s" % (
-                     f_pct(g["within"]), "mean rule" if g["rule"] == "within_mean_pct" else "p90",
-                     f_x(g["work"]),
-                     "; cap %s: work %s" % (mode_name(g["best_cap_as_well"]), f_x(g["best_cap_work"]))
-                     if g["best_cap_as_well"] else ""),
-                 g["met"], "" if g["met"] else adaptive_why(sc))
-    doc.w()
-
-
-def adaptive_why(sc):
-    g = sc["goal_adaptive"]
-    if sc["device"] == "hdd":
-        caps = [(m, r) for m, r in sc["modes"].items() if m.startswith("cap:")]
-        p90ok = [r["work"]["median"] for m, r in caps if r["within_pct"]["median"] >= 90.0]
-        alt = (" (judging the caps by their p90 instead, the best cap with ≥ 90%% of windows "
-               "within has work %s: 5× is %s)" % (f_x(max(p90ok)), f_x(5 * max(p90ok)))
-               if p90ok else "")
-        return ("by the mean rule, caps up to 10%% keep ≥ 94%% of windows within, so 5× means "
-                "0.50%s; on this model depth 1 leaves the writer ~6%% of its bandwidth and "
-                "depth 2 already starves the reader (elevator + 500 ms read deadline), so the "
-                "work above that comes from probes, each failed one costing a 480 ms window" % alt)
-    if sc["device"] == "bad-ssd":
-        return ("the misses are the drive's stalls, one per 256 MiB programmed whatever the "
-                "rate: only fewer bytes (a cap near 50%) avoid them, and a feedback controller "
-                "sees nothing until a stall has happened")
-    if g["within"] >= 95.0:
-        return ("the writer converges to depth 28 (30 and 32 hurt); a static cap at exactly "
-                "90% is a smoother limit than a whole depth step at this border")
-    return ""
-
-
-def control_why(sc):
-    g = sc["goal"]
-    io = sc["modes"]["iolat"]
-    none = sc["modes"]["none"]
-    if g["met"]:
-        if none["within_pct"]["median"] >= WITHIN_GOAL:
-            return ("the writer does not hurt the reader at this load (none: %s within): "
-                    "io.latency throttles nothing and keeps all the work" %
-                    f_pct(none["within_pct"]["median"]))
-        return ""
-    parts = []
-    if not g["within_ok"]:
-        parts.append("io.latency keeps only %s of windows within target (none: %s)" %
-                     (f_pct(g["iolat_within"]), f_pct(none["within_pct"]["median"])))
-        dmin, dmax = io.get("writer_depth_min"), io.get("writer_depth_max")
-        unl = io.get("writer_unlimited_pct")
-        if dmin and dmin["median"] is not None and dmax and dmax["median"] is not None:
-            top = "unlimited" if dmax["median"] < 0 else "%.0f" % dmax["median"]
-            parts.append("the writer's depth cycles between %.0f and %s%s" % (
-                dmin["median"], top,
-                " (unlimited in %s of windows)" % f_pct(unl["median"])
-                if unl and unl["median"] else ""))
-    bc = sc["best_cap_as_well"]
-    if bc:
-        better = g["best_cap_within"] > g["iolat_within"] + 0.5
-        if not g["work_ok"]:
-            parts.append("%s protects %s (%s) with more work (%s vs %s)" % (
-                mode_name(bc), "better" if better else "as well", f_pct(g["best_cap_within"]),
-                f_x(g["best_cap_work"]), f_x(g["iolat_work"])))
-        elif better:
-            parts.append("%s protects better (%s) for %s work (%s vs io.latency's %s)" % (
-                mode_name(bc), f_pct(g["best_cap_within"]),
-                "about the same" if abs(g["best_cap_work"] - g["iolat_work"]) < 0.05 else "less",
-                f_x(g["best_cap_work"]), f_x(g["iolat_work"])))
-    b95 = sc.get("best_cap_95")
-    if b95 and b95 != bc:
-        parts.append("%s reaches %s with work %s" % (
-            mode_name(b95), f_pct(sc["modes"][b95]["within_pct"]["median"]),
-            f_x(sc["modes"][b95]["work"]["median"])))
-    elif not b95:
-        parts.append("no static cap reaches 95% either")
-    return "; ".join(parts)
-
-
 def sec_scale(doc, res):
     doc.w("## 5. Scale")
     doc.w()
@@ -1264,18 +1006,9 @@ def headlines(res):
                        f_big(nb["iolat_iops_per_core"]["median"]),
                        f_big(nb["fio_iops_per_core"]["median"]),
                        nb["ratio_iops_per_core"]["median"]))
-    c = load_json(os.path.join(res, "control.json"))
-    if c:
-        bits = []
-        for sc in c["scenarios"]:
-            io = sc["modes"]["iolat"]
-            name = sc["id"] if not sc.get("offered_pct") else "ramp %d%%" % sc["offered_pct"]
-            bits.append("%s %s/%s" % (name, f_pct(io["within_pct"]["median"]),
-                                      f_x(io["work"]["median"])))
-        out.append("**Control quality** (simulator; io.latency's windows within target / its "
-                   "work): " + ", ".join(bits) + ". %d of %d scenarios meet the goal." % (
-                       sum(1 for sc in c["scenarios"] if sc["goal"]["met"]),
-                       len(c["scenarios"])))
+    h = gen_control.headline(res)
+    if h:
+        out.append(h)
     for fname in ("disk.json", "iolatd.json"):
         h = gen_oracle.headline(res, fname)
         if h:
@@ -1314,7 +1047,7 @@ def generate(res, out, quick):
     body = Doc()
     sec_fastpath(body, res)
     sec_engines(body, res)
-    sec_control(body, res, md_dir)
+    gen_control.section(body, res, md_dir)
     gen_oracle.section(body, res, "disk.json")
     sec_scale(body, res)
     sec_memleak(body, res, md_dir)

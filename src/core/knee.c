@@ -25,7 +25,7 @@
  *    success halves the hold and doubles the step, except just under a rate
  *    that missed (0.9 to 1 x it), where both stay.
  *  - futility: two back-offs in a row (no good window between them) that
- *    did not lower the protected group's mean by 15 % (each level judged on
+ *    did not lower the protected group's mean by 10 % (each level judged on
  *    at least 3 windows after it settled), or a miss at the
  *    floor, mean that lowering does not help (the target is below what the
  *    device gives the group alone, or another tenant causes the misses).

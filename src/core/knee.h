@@ -35,7 +35,7 @@
 #define KNEE_FLOOR_DIV        64u  /* floor: 1/64 of the unthrottled rate */
 #define KNEE_IDLE_LIFT_NS    4000000000ull /* a limit not used for 4 s is lifted */
 #define KNEE_FUTILE_STEPS      2u  /* back-offs in a row that did not help */
-#define KNEE_HELP_PM         850u  /* "helped": the mean fell below 0.85 x the level before */
+#define KNEE_HELP_PM         900u  /* "helped": the mean fell below 0.9 x the level before */
 #define KNEE_BEST_PM        1100u  /* a level within 1.1 x the best mean is as good */
 #define KNEE_WORSE_PM       1500u  /* unattainable: a period 1.5 x the best mean is a miss */
 #define KNEE_ATTAIN_WINDOWS    5u  /* unattainable ends after this many windows within */
