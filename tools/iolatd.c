@@ -146,12 +146,12 @@ static void on_completion(void *ctx, const struct bpf_completion *c)
 	iolatd_observe(dm->d, c->cgid, c->dev, c->lat_ns, c->bytes, c->write, flags, c->now_ns);
 }
 
-static int open_source(struct daemon *dm, char *err, size_t len)
+static int open_source(struct daemon *dm, char *err, size_t errlen)
 {
 	dev_t devs[IOLATD_MAX_DEVICES];
 	unsigned n = iolatd_devices(dm->d, devs, IOLATD_MAX_DEVICES);
 
-	return bpf_source_open(devs, n, on_completion, dm, &dm->src, err, len);
+	return bpf_source_open(devs, n, on_completion, dm, &dm->src, err, errlen);
 }
 
 static void reload(struct daemon *dm)

@@ -75,14 +75,14 @@ static bool opts_have(const char *opts, const char *word)
 #define CGROUP2_MAGIC 0x63677270u
 
 /* An explicit cgroup_root: a cgroup filesystem whose controller throttles block I/O. */
-static int check_root(const char *dir, bool allow_plain, struct cgfs_root *root, char *why, size_t whylen)
+static int check_root(const char *dir, bool allow_plain, struct cgfs_root *root, char *err, size_t errlen)
 {
 	char ctl[IOLATD_PATH_MAX + 32];
 	struct statfs sf;
 	bool v2;
 
 	if (!cgfs_ino(dir) || statfs(dir, &sf)) {
-		snprintf(why, whylen, "cgroup_root %s: not a directory", dir);
+		snprintf(err, errlen, "cgroup_root %s: not a directory", dir);
 		return -ENOENT;
 	}
 	snprintf(ctl, sizeof(ctl), "%s/cgroup.controllers", dir);
@@ -93,18 +93,18 @@ static int check_root(const char *dir, bool allow_plain, struct cgfs_root *root,
 	else if (allow_plain)
 		v2 = access(ctl, F_OK) == 0;
 	else {
-		snprintf(why, whylen, "cgroup_root %s: not a cgroup filesystem (give the io or blkio hierarchy, "
+		snprintf(err, errlen, "cgroup_root %s: not a cgroup filesystem (give the io or blkio hierarchy, "
 			 "e.g. /sys/fs/cgroup or /sys/fs/cgroup/blkio)", dir);
 		return -EINVAL;
 	}
 	if (v2 && !file_has_word(ctl, "io")) {
-		snprintf(why, whylen, "cgroup_root %s: cgroup v2 without the io controller (not in its "
+		snprintf(err, errlen, "cgroup_root %s: cgroup v2 without the io controller (not in its "
 			 "cgroup.controllers: enable it with +io in the parent's cgroup.subtree_control)", dir);
 		return -EINVAL;
 	}
 	snprintf(ctl, sizeof(ctl), "%s/%s", dir, v1_files[0]);
 	if (!v2 && access(ctl, F_OK)) {
-		snprintf(why, whylen, "cgroup_root %s: a cgroup v1 hierarchy without blkio throttling (no %s): "
+		snprintf(err, errlen, "cgroup_root %s: a cgroup v1 hierarchy without blkio throttling (no %s): "
 			 "give the blkio hierarchy, e.g. /sys/fs/cgroup/blkio", dir, v1_files[0]);
 		return -EINVAL;
 	}

@@ -162,7 +162,7 @@ void iolatd_rescan(struct iolatd *d)
 	}
 }
 
-int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t len)
+int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t errlen)
 {
 	for (unsigned g = 0; g < cfg->nr_groups && cfg->strict; g++) {
 		char dir[IOLATD_PATH_MAX * 2];
@@ -170,7 +170,7 @@ int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg,
 		cgfs_dir(&d->root, cfg->groups[g].path, dir, sizeof(dir));
 		if (cgfs_ino(dir))
 			continue;
-		snprintf(err, len, "%s:%u: group %s: no cgroup %s (strict=1: every group's cgroup must exist)",
+		snprintf(err, errlen, "%s:%u: group %s: no cgroup %s (strict=1: every group's cgroup must exist)",
 			 cfg->file, cfg->groups[g].line, cfg->groups[g].path, dir);
 		return -EINVAL;
 	}

@@ -104,7 +104,7 @@ struct iolatd {
 /* control.c: look at the tree again (nodes added and removed, groups found or waited for). */
 void iolatd_rescan(struct iolatd *d);
 /* control.c: with strict=1, every configured group's cgroup must exist. Return: 0, -EINVAL (@err). */
-int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t len);
+int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t errlen);
 /* control.c: record every limit in force under the run dir (before a write). */
 void iolatd_save_state(void *ctx);
 /* control_second.c: what is done once a second besides the tick and rescan. */
@@ -116,7 +116,7 @@ void iolatd_second(struct iolatd *d, uint64_t now);
  * -EINVAL with strict=1 and a unit group waiting. @err says why.
  */
 int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, struct iolatd_config *eff,
-			 char *err, size_t len);
+			 char *err, size_t errlen);
 /* control_life.c: the targets of every group as the configuration now says. */
 void iolatd_apply_targets(struct iolatd *d);
 /* control.c: the target of node @node on device @k. */

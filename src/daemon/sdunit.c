@@ -77,7 +77,7 @@ int sdunit_parse_timespan(const char *s, uint64_t *ns)
 }
 
 /* One KEY=VALUE line of unit @u. */
-static int parse_line(struct sdunit *u, const char *key, const char *val, char *err, size_t len)
+static int parse_line(struct sdunit *u, const char *key, const char *val, char *err, size_t errlen)
 {
 	if (!strcmp(key, "Id"))
 		snprintf(u->id, sizeof(u->id), "%s", val);
@@ -90,13 +90,13 @@ static int parse_line(struct sdunit *u, const char *key, const char *val, char *
 		struct sdunit_target *t;
 
 		if (!sp || sp == val || (size_t)(sp - val) >= sizeof(t->dev) || u->nr_targets == SDUNIT_MAX_TARGETS) {
-			snprintf(err, len, "IODeviceLatencyTargetUSec=%s: expected DEVICE TIMESPAN", val);
+			snprintf(err, errlen, "IODeviceLatencyTargetUSec=%s: expected DEVICE TIMESPAN", val);
 			return -EINVAL;
 		}
 		t = &u->target[u->nr_targets];
 		snprintf(t->dev, sizeof(t->dev), "%.*s", (int)(sp - val), val);
 		if (sdunit_parse_timespan(sp + 1, &t->ns)) {
-			snprintf(err, len, "IODeviceLatencyTargetUSec=%s: '%s' is not a time span", val, sp + 1);
+			snprintf(err, errlen, "IODeviceLatencyTargetUSec=%s: '%s' is not a time span", val, sp + 1);
 			return -EINVAL;
 		}
 		u->nr_targets++;

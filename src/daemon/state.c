@@ -76,7 +76,7 @@ static int parse_rec(char *line, struct state_rec *r)
 	return 0;
 }
 
-int state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *why, size_t len)
+int state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *err, size_t errlen)
 {
 	char path[IOLATD_PATH_MAX + 16], line[IOLATD_PATH_MAX + 512];
 	unsigned n = 0, lineno = 1;
@@ -88,7 +88,7 @@ int state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *
 		return errno == ENOENT ? 0 : -errno;
 	if (!fgets(line, sizeof(line), f) || strncmp(line, STATE_HEADER, strlen(STATE_HEADER))) {
 		fclose(f);
-		snprintf(why, len, "%s:1: not an iolatd record file", path);
+		snprintf(err, errlen, "%s:1: not an iolatd record file", path);
 		return -EINVAL;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -98,7 +98,7 @@ int state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *
 			continue;
 		if (n == max || parse_rec(line, &recs[n])) {
 			fclose(f);
-			snprintf(why, len, "%s:%u: %s", path, lineno,
+			snprintf(err, errlen, "%s:%u: %s", path, lineno,
 				 n == max ? "too many records" : "damaged record");
 			return -EINVAL;
 		}
@@ -128,11 +128,11 @@ static int restore_one(const struct cgfs_root *root, const struct state_rec *r)
 	return n;
 }
 
-int state_cleanup(const char *run_dir, const struct cgfs_root *root, char *why, size_t len)
+int state_cleanup(const char *run_dir, const struct cgfs_root *root, char *err, size_t errlen)
 {
 	enum { MAX_RECS = 4096 };
 	static struct state_rec recs[MAX_RECS];
-	int n = state_load(run_dir, recs, MAX_RECS, why, len), restored = 0;
+	int n = state_load(run_dir, recs, MAX_RECS, err, errlen), restored = 0;
 
 	if (n < 0)
 		return n;

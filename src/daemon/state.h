@@ -32,7 +32,7 @@ int state_save(const char *run_dir, const struct state_rec *recs, unsigned n);
  * Read the records (at most @max). Return: the number read, 0 when there is
  * no file, -EINVAL for a damaged file (@why says where), -errno.
  */
-int state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *why, size_t len);
+int state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *err, size_t errlen);
 
 /*
  * state_cleanup() - put back every recorded limit that is still the one
@@ -41,6 +41,6 @@ int state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *
  * gone is skipped. Return: the number of limits restored, or -errno when
  * the records cannot be read (the file is then kept).
  */
-int state_cleanup(const char *run_dir, const struct cgfs_root *root, char *why, size_t len);
+int state_cleanup(const char *run_dir, const struct cgfs_root *root, char *err, size_t errlen);
 
 #endif

@@ -32,7 +32,7 @@ static int parse_rec(char *line, struct status_rec *r)
 	return 0;
 }
 
-int status_parse(const char *text, struct status_file *out, char *why, size_t len)
+int status_parse(const char *text, struct status_file *out, char *err, size_t errlen)
 {
 	unsigned lineno = 0;
 	char line[4096];
@@ -46,7 +46,7 @@ int status_parse(const char *text, struct status_file *out, char *why, size_t le
 
 		lineno++;
 		if (n >= sizeof(line) || out->n == STATUS_MAX_RECS) {
-			snprintf(why, len, "line %u: too long, or too many lines", lineno);
+			snprintf(err, errlen, "line %u: too long, or too many lines", lineno);
 			status_free(out);
 			return -EINVAL;
 		}
@@ -56,21 +56,21 @@ int status_parse(const char *text, struct status_file *out, char *why, size_t le
 		if (!*line)
 			continue;
 		if (parse_rec(line, &out->recs[out->n])) {
-			snprintf(why, len, "line %u: not KIND key=value ...", lineno);
+			snprintf(err, errlen, "line %u: not KIND key=value ...", lineno);
 			status_free(out);
 			return -EINVAL;
 		}
 		out->n++;
 	}
 	if (!out->n || strcmp(out->recs[0].kind, "iolatd")) {
-		snprintf(why, len, "line 1: not an iolatd status file");
+		snprintf(err, errlen, "line 1: not an iolatd status file");
 		status_free(out);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int status_read(const char *path, struct status_file *out, char *why, size_t len)
+int status_read(const char *path, struct status_file *out, char *err, size_t errlen)
 {
 	size_t n;
 	char *text;
@@ -78,10 +78,10 @@ int status_read(const char *path, struct status_file *out, char *why, size_t len
 
 	ret = iolat_read_file(path, (1 << 22) - 1, &text, &n);
 	if (ret) {
-		snprintf(why, len, "%s: %s", path, ret == -EFBIG ? "larger than 4 MiB" : strerror(-ret));
+		snprintf(err, errlen, "%s: %s", path, ret == -EFBIG ? "larger than 4 MiB" : strerror(-ret));
 		return ret;
 	}
-	ret = status_parse(text, out, why, len);
+	ret = status_parse(text, out, err, errlen);
 	free(text);
 	return ret;
 }
