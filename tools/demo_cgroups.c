@@ -240,7 +240,7 @@ static void cleanup(struct cg_demo *d)
 		d->daemon = 0;
 	}
 	if (d->made_bg)
-		cgfs_write_limits(&d->root, d->bg_cg, d->dev, &none, NULL);
+		iolatd_cgfs_write_limits(&d->root, d->bg_cg, d->dev, &none, NULL);
 	remove_cg(d->main_cg, &d->made_main);
 	remove_cg(d->bg_cg, &d->made_bg);
 	remove_cg(d->base, &d->made_base);
@@ -331,7 +331,7 @@ static int setup(struct cg_demo *d, char *err, size_t errlen)
 		snprintf(err, errlen, "needs fio (apt-get install fio)");
 		return -ENOENT;
 	}
-	if (cgfs_find_root(NULL, false, &d->root, w, sizeof(w))) {
+	if (iolatd_cgfs_find_root(NULL, false, &d->root, w, sizeof(w))) {
 		snprintf(err, errlen, "no cgroup hierarchy with the block throttle: %s", w);
 		return -ENOENT;
 	}
@@ -438,10 +438,10 @@ static void sample_depth(struct cg_demo *d)
 	struct status_file s;
 
 	snprintf(path, sizeof(path), "%s/status", d->tmp);
-	if (status_read(path, &s, why, sizeof(why)))
+	if (iolatd_status_read(path, &s, why, sizeof(why)))
 		return;
 	for (unsigned i = 1; i < s.n; i++) {
-		const char *p = status_get(&s.recs[i], "path"), *dep = status_get(&s.recs[i], "depth");
+		const char *p = iolatd_status_get(&s.recs[i], "path"), *dep = iolatd_status_get(&s.recs[i], "depth");
 
 		if (p && dep && strstr(p, "/fbpkg") && dep[0] != '-' && strcmp(dep, "max")) { /* -1: unlimited */
 			uint32_t v = (uint32_t)strtoul(dep, NULL, 10);
@@ -450,7 +450,7 @@ static void sample_depth(struct cg_demo *d)
 				d->res[CM_IOLATD].depth_min = v;
 		}
 	}
-	status_free(&s);
+	iolatd_status_free(&s);
 }
 
 static int run_mode(struct cg_demo *d, enum cg_mode m, uint64_t cap_bps, char *err, size_t errlen)
@@ -466,7 +466,7 @@ static int run_mode(struct cg_demo *d, enum cg_mode m, uint64_t cap_bps, char *e
 	int ret;
 
 	d->res[m].depth_min = IOLAT_DEPTH_MAX;
-	if (m == CM_CAP && (ret = cgfs_write_limits(&d->root, d->bg_cg, d->dev, &cap, NULL))) {
+	if (m == CM_CAP && (ret = iolatd_cgfs_write_limits(&d->root, d->bg_cg, d->dev, &cap, NULL))) {
 		snprintf(err, errlen, "cannot write the cap: %s", strerror(-ret));
 		return ret;
 	}
@@ -487,7 +487,7 @@ static int run_mode(struct cg_demo *d, enum cg_mode m, uint64_t cap_bps, char *e
 	wait_child(rpid, mono_ms());
 	wait_child(wpid, mono_ms());
 	if (m == CM_CAP)
-		cgfs_write_limits(&d->root, d->bg_cg, d->dev, &(struct cg_limits){ { 0 } }, NULL);
+		iolatd_cgfs_write_limits(&d->root, d->bg_cg, d->dev, &(struct cg_limits){ { 0 } }, NULL);
 	if (m == CM_IOLATD) {
 		kill(d->daemon, SIGTERM);
 		wait_child(d->daemon, mono_ms() + 5000);

@@ -24,22 +24,22 @@ static const char *const v1_files[CG_NR_LIMITS] = {
 	"blkio.throttle.read_iops_device", "blkio.throttle.write_iops_device",
 };
 
-const char *cg_limit_name(enum cg_limit_kind k)
+const char *iolatd_cg_limit_name(enum cg_limit_kind k)
 {
 	return k < CG_NR_LIMITS ? limit_names[k] : "?";
 }
 
-void cgfs_devstr(dev_t dev, char *buf, size_t len)
+void iolatd_cgfs_devstr(dev_t dev, char *buf, size_t len)
 {
 	snprintf(buf, len, "%u:%u", major(dev), minor(dev));
 }
 
-void cgfs_dir(const struct cgfs_root *root, const char *rel, char *out, size_t len)
+void iolatd_cgfs_dir(const struct cgfs_root *root, const char *rel, char *out, size_t len)
 {
 	snprintf(out, len, "%s%s%s", root->path, *rel ? "/" : "", rel);
 }
 
-uint64_t cgfs_ino(const char *dir)
+uint64_t iolatd_cgfs_ino(const char *dir)
 {
 	struct stat st;
 
@@ -81,7 +81,7 @@ static int check_root(const char *dir, bool allow_plain, struct cgfs_root *root,
 	struct statfs sf;
 	bool v2;
 
-	if (!cgfs_ino(dir) || statfs(dir, &sf)) {
+	if (!iolatd_cgfs_ino(dir) || statfs(dir, &sf)) {
 		snprintf(err, errlen, "cgroup_root %s: not a directory", dir);
 		return -ENOENT;
 	}
@@ -113,7 +113,7 @@ static int check_root(const char *dir, bool allow_plain, struct cgfs_root *root,
 	return 0;
 }
 
-int cgfs_find_root(const char *override, bool allow_plain, struct cgfs_root *root, char *why,
+int iolatd_cgfs_find_root(const char *override, bool allow_plain, struct cgfs_root *root, char *why,
 		   size_t whylen)
 {
 	char dev[256], dir[IOLATD_PATH_MAX], type[64], opts[512], v1[IOLATD_PATH_MAX] = "";
@@ -150,15 +150,15 @@ int cgfs_find_root(const char *override, bool allow_plain, struct cgfs_root *roo
 	return -ENOENT;
 }
 
-bool cgfs_request_based(const char *sysfs, dev_t dev)
+bool iolatd_cgfs_request_based(const char *sysfs, dev_t dev)
 {
 	char path[IOLATD_PATH_MAX + 64];
 
 	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/mq", sysfs, major(dev), minor(dev));
-	return cgfs_ino(path) != 0;
+	return iolatd_cgfs_ino(path) != 0;
 }
 
-int cgfs_parse_device(const char *name, dev_t *dev)
+int iolatd_cgfs_parse_device(const char *name, dev_t *dev)
 {
 	unsigned maj, min;
 	char path[128], buf[64];
@@ -256,13 +256,13 @@ static int read_v1(const char *cgdir, const char *devs, struct cg_limits *out)
 	return 0;
 }
 
-int cgfs_read_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
+int iolatd_cgfs_read_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
 		     struct cg_limits *out)
 {
 	char devs[32];
 
 	memset(out, 0, sizeof(*out));
-	cgfs_devstr(dev, devs, sizeof(devs));
+	iolatd_cgfs_devstr(dev, devs, sizeof(devs));
 	return root->version == 2 ? read_v2(cgdir, devs, out) : read_v1(cgdir, devs, out);
 }
 
@@ -280,13 +280,13 @@ static int write_str(const char *path, const char *s)
 	return err;
 }
 
-int cgfs_write_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
+int iolatd_cgfs_write_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
 		      const struct cg_limits *l, const bool *only)
 {
 	char devs[32], path[IOLATD_PATH_MAX + 48], line[256];
 	int first = 0;
 
-	cgfs_devstr(dev, devs, sizeof(devs));
+	iolatd_cgfs_devstr(dev, devs, sizeof(devs));
 	if (root->version == 2) {
 		size_t pos = (size_t)snprintf(line, sizeof(line), "%s", devs);
 

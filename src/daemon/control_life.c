@@ -44,12 +44,12 @@ static int resolve_devices(const struct iolatd_config *cfg, const char *sysfs, d
 			   size_t len)
 {
 	for (unsigned k = 0; k < cfg->nr_devices; k++) {
-		if (cgfs_parse_device(cfg->devices[k], &devs[k]) || !sysfs_has(sysfs, devs[k], "")) {
+		if (iolatd_cgfs_parse_device(cfg->devices[k], &devs[k]) || !sysfs_has(sysfs, devs[k], "")) {
 			snprintf(err, len, "device '%s': no such block device (give a disk name or MAJ:MIN)",
 				 cfg->devices[k]);
 			return -ENODEV;
 		}
-		if (!cgfs_request_based(sysfs, devs[k])) {
+		if (!iolatd_cgfs_request_based(sysfs, devs[k])) {
 			snprintf(err, len, "device '%s': bio-based (no /sys/dev/block/%u:%u/mq): its I/O never "
 				 "becomes block requests, which is what iolatd measures; give the disk below it",
 				 cfg->devices[k], major(devs[k]), minor(devs[k]));
@@ -183,9 +183,9 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 	d->opts.run_dir = d->run_dir;
 	snprintf(d->sysfs, sizeof(d->sysfs), "%s", opts->sysfs_root ? opts->sysfs_root : "/sys");
 	/* Before anything is looked at or put back: another daemon may own the run dir. */
-	if ((ret = d->lock_fd = runlock_take(d->run_dir, err, errlen)) < 0)
+	if ((ret = d->lock_fd = iolatd_runlock_take(d->run_dir, err, errlen)) < 0)
 		goto fail;
-	if ((ret = cgfs_find_root(cfg->cgroup_root, opts->allow_plain_root, &d->root, why, sizeof(why)))) {
+	if ((ret = iolatd_cgfs_find_root(cfg->cgroup_root, opts->allow_plain_root, &d->root, why, sizeof(why)))) {
 		snprintf(err, errlen, "cgroup hierarchy: %s", why);
 		goto fail;
 	}
@@ -201,7 +201,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 		goto fail;
 	/* What a previous run left behind goes first. */
 	if (!opts->dry_run) {
-		ret = state_cleanup(d->run_dir, &d->root, why, sizeof(why));
+		ret = iolatd_state_cleanup(d->run_dir, &d->root, why, sizeof(why));
 		if (ret < 0) {
 			snprintf(err, errlen, "stale limits: %s (move the file away to start)", why);
 			goto fail;
@@ -211,7 +211,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 			iolatd_logf(d, "removed %d stale limit(s) left by a previous run", ret);
 	}
 	log_devices(d);
-	disc_init(d->disc, &d->root);
+	iolatd_disc_init(d->disc, &d->root);
 	d->started_ns = d->last_period = d->last_second = d->last_resolve = iolat_ctl_now(d->devs[0].ctl);
 	iolatd_rescan(d);
 	iolatd_write_status(d, d->started_ns);
@@ -276,7 +276,7 @@ int iolatd_stop_limits(struct iolatd *d, uint64_t now)
 
 		if (!e->used)
 			continue;
-		ret = act_release(&e->act, &d->root, now, d->opts.dry_run);
+		ret = iolatd_act_release(&e->act, &d->root, now, d->opts.dry_run);
 		if (ret < 0 && !first) {
 			first = ret;
 			iolatd_logf(d, "%s: cannot remove a limit: %s", e->rel, strerror(-ret));
@@ -299,7 +299,7 @@ static int release_all(struct iolatd *d, uint64_t now)
 	for (int i = 0; i < LIMTAB_MAX && !left; i++)
 		left |= d->lim->e[i].used && d->lim->e[i].act.active;
 	if (!left && !d->opts.dry_run)
-		state_save(d->run_dir, NULL, 0);
+		iolatd_state_save(d->run_dir, NULL, 0);
 	return ret;
 }
 
@@ -392,7 +392,7 @@ void iolatd_counters(const struct iolatd *d, struct iolatd_counters *c)
 
 void iolatd_note_pid(struct iolatd *d)
 {
-	runlock_note_pid(d->lock_fd);
+	iolatd_runlock_note_pid(d->lock_fd);
 }
 
 void iolatd_set_source_lost(struct iolatd *d, bool lost)

@@ -145,7 +145,7 @@ static int ask_systemd(struct iolatd *d, const struct iolatd_config *user, char 
 	unsigned nargs = 0;
 
 	for (unsigned i = 0; i < user->nr_groups && nargs < 11; i++)
-		if (sdunit_is_name(user->groups[i].path))
+		if (iolatd_sdunit_is_name(user->groups[i].path))
 			args[nargs++] = user->groups[i].path;
 	if (user->systemd) {
 		args[nargs++] = "*.service";
@@ -162,7 +162,7 @@ static int ask_systemd(struct iolatd *d, const struct iolatd_config *user, char 
 		snprintf(err, errlen, "no systemctl found");
 		return -ENOENT;
 	}
-	return sdunit_show(systemctl, args, nargs, units, UNITS_MAX, err, errlen);
+	return iolatd_sdunit_show(systemctl, args, nargs, units, UNITS_MAX, err, errlen);
 }
 
 int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, struct iolatd_config *eff,
@@ -177,7 +177,7 @@ int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, str
 	eff->nr_groups = 0;
 	d->nr_unit_waits = 0;
 	for (unsigned i = 0; i < user->nr_groups; i++) {
-		if (!sdunit_is_name(user->groups[i].path)) {
+		if (!iolatd_sdunit_is_name(user->groups[i].path)) {
 			eff->groups[eff->nr_groups++] = user->groups[i];
 			continue;
 		}

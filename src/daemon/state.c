@@ -23,7 +23,7 @@ static void state_path(const char *run_dir, const char *name, char *out, size_t 
 	snprintf(out, len, "%s/%s", run_dir, name);
 }
 
-int state_save(const char *run_dir, const struct state_rec *recs, unsigned n)
+int iolatd_state_save(const char *run_dir, const struct state_rec *recs, unsigned n)
 {
 	char path[IOLATD_PATH_MAX + 16], tmp[IOLATD_PATH_MAX + 16];
 	FILE *f;
@@ -76,7 +76,7 @@ static int parse_rec(char *line, struct state_rec *r)
 	return 0;
 }
 
-int state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *err, size_t errlen)
+int iolatd_state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *err, size_t errlen)
 {
 	char path[IOLATD_PATH_MAX + 16], line[IOLATD_PATH_MAX + 512];
 	unsigned n = 0, lineno = 1;
@@ -115,7 +115,7 @@ static int restore_one(const struct cgfs_root *root, const struct state_rec *r)
 	bool only[CG_NR_LIMITS] = { false };
 	int n = 0;
 
-	if (cgfs_read_limits(root, r->cgdir, r->dev, &cur))
+	if (iolatd_cgfs_read_limits(root, r->cgdir, r->dev, &cur))
 		return 0; /* the cgroup is gone: so are its limits */
 	for (int k = 0; k < CG_NR_LIMITS; k++) {
 		if (r->written.v[k] && cur.v[k] == r->written.v[k]) {
@@ -123,21 +123,21 @@ static int restore_one(const struct cgfs_root *root, const struct state_rec *r)
 			n++;
 		}
 	}
-	if (n && cgfs_write_limits(root, r->cgdir, r->dev, &r->admin, only))
+	if (n && iolatd_cgfs_write_limits(root, r->cgdir, r->dev, &r->admin, only))
 		return 0;
 	return n;
 }
 
-int state_cleanup(const char *run_dir, const struct cgfs_root *root, char *err, size_t errlen)
+int iolatd_state_cleanup(const char *run_dir, const struct cgfs_root *root, char *err, size_t errlen)
 {
 	enum { MAX_RECS = 4096 };
 	static struct state_rec recs[MAX_RECS];
-	int n = state_load(run_dir, recs, MAX_RECS, err, errlen), restored = 0;
+	int n = iolatd_state_load(run_dir, recs, MAX_RECS, err, errlen), restored = 0;
 
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n; i++)
 		restored += restore_one(root, &recs[i]);
-	state_save(run_dir, NULL, 0);
+	iolatd_state_save(run_dir, NULL, 0);
 	return restored;
 }

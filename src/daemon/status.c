@@ -37,7 +37,7 @@ static uint64_t bucket_top(int b)
 	return (uint64_t)(1000.0 * exp2((double)(b + 1) / 8.0));
 }
 
-void lat_hist_add(struct lat_hist *h, uint64_t lat_ns)
+void iolatd_lat_hist_add(struct lat_hist *h, uint64_t lat_ns)
 {
 	h->b[bucket_of(lat_ns)]++;
 	h->n++;
@@ -56,7 +56,7 @@ static uint64_t pct(const struct lat_hist *h, double p)
 	return 0;
 }
 
-void lat_hist_roll(struct lat_hist *h)
+void iolatd_lat_hist_roll(struct lat_hist *h)
 {
 	h->last_n = h->n;
 	h->last_mean_ns = h->n ? h->sum_ns / h->n : 0;
@@ -133,7 +133,7 @@ static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint
 	fprintf(f, " limited_ms=%" PRIu64 " limited=%d",
 		(nd->limited_ns + (nd->limited ? now - nd->limited_since : 0)) / 1000000, nd->limited);
 	for (int l = 0; l < CG_NR_LIMITS; l++)
-		fprintf(f, " %s=%" PRIu64, cg_limit_name(l), nd->limited ? nd->want.v[l] : 0);
+		fprintf(f, " %s=%" PRIu64, iolatd_cg_limit_name(l), nd->limited ? nd->want.v[l] : 0);
 	fprintf(f, " carriers=%u left_out=%u holds=%d cause=%s not_holding_s=%" PRIu64
 		" misses_from_elsewhere=%d writes=%u write_errors=%u written_ago_ms=%" PRId64,
 		nd->carriers, nd->left_out, !nd->eff.ineffective, iolatd_effect_cause(d, nd),
@@ -154,7 +154,7 @@ static void write_limits(FILE *f, const struct iolatd *d, uint64_t now)
 		fprintf(f, "limit path=%s dev=%s for=%s", e->rel, d->devs[e->dev].name,
 			e->node >= 0 && d->disc->nodes[e->node].used ? d->disc->nodes[e->node].rel : "-");
 		for (int l = 0; l < CG_NR_LIMITS; l++)
-			fprintf(f, " %s=%" PRIu64, cg_limit_name(l), e->act.written.v[l]);
+			fprintf(f, " %s=%" PRIu64, iolatd_cg_limit_name(l), e->act.written.v[l]);
 		fprintf(f, " writes=%u write_errors=%u written_ago_ms=%" PRIu64 "\n", e->act.writes,
 			e->act.write_errors, (now - e->act.last_write_ns) / 1000000);
 	}
@@ -175,7 +175,7 @@ static void write_devices(FILE *f, const struct iolatd *d)
 static void write_waiting(FILE *f, const struct iolatd *d)
 {
 	for (unsigned g = 0; g < d->cfg.nr_groups; g++)
-		if (disc_find(d->disc, d->cfg.groups[g].path) < 0)
+		if (iolatd_disc_find(d->disc, d->cfg.groups[g].path) < 0)
 			fprintf(f, "waiting path=%s unit=%s reason=no_cgroup\n", d->cfg.groups[g].path,
 				d->cfg.groups[g].unit[0] ? d->cfg.groups[g].unit : "-");
 	for (unsigned u = 0; u < d->nr_unit_waits; u++) {
@@ -196,16 +196,16 @@ static int write_textfile(struct iolatd *d, const char *status_path)
 	FILE *f;
 	int err;
 
-	if ((err = status_read(status_path, &s, why, sizeof(why))))
+	if ((err = iolatd_status_read(status_path, &s, why, sizeof(why))))
 		return err;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", d->cfg.textfile);
 	f = fopen(tmp, "w");
 	if (!f) {
-		status_free(&s);
+		iolatd_status_free(&s);
 		return -errno;
 	}
-	err = prom_write(&s, f);
-	status_free(&s);
+	err = iolatd_prom_write(&s, f);
+	iolatd_status_free(&s);
 	if (fclose(f) && !err)
 		err = -errno;
 	if (!err && rename(tmp, d->cfg.textfile))
