@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "daemon/state.h"
+#include "util/atomicfile.h"
 
 #define STATE_HEADER "iolatd-limits 1"
 
@@ -25,37 +26,28 @@ static void state_path(const char *run_dir, const char *name, char *out, size_t 
 
 int iolatd_state_save(const char *run_dir, const struct state_rec *recs, unsigned n)
 {
-	char path[IOLATD_PATH_MAX + 16], tmp[IOLATD_PATH_MAX + 16];
-	FILE *f;
-	int err = 0;
+	char path[IOLATD_PATH_MAX + 16];
+	struct iolat_atomic_file af;
+	int err;
 
 	state_path(run_dir, STATE_FILE, path, sizeof(path));
 	if (!n)
 		return unlink(path) && errno != ENOENT ? -errno : 0;
-	state_path(run_dir, STATE_FILE ".tmp", tmp, sizeof(tmp));
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	fprintf(f, "%s\n", STATE_HEADER);
+	err = iolat_atomic_open(&af, path, true);   /* synced: it must survive a crash */
+	if (err)
+		return err;
+	fprintf(af.f, "%s\n", STATE_HEADER);
 	for (unsigned i = 0; i < n; i++) {
 		const struct state_rec *r = &recs[i];
 
-		fprintf(f, "%s\t%u:%u", r->cgdir, major(r->dev), minor(r->dev));
+		fprintf(af.f, "%s\t%u:%u", r->cgdir, major(r->dev), minor(r->dev));
 		for (int k = 0; k < CG_NR_LIMITS; k++)
-			fprintf(f, "%c%" PRIu64, k ? ' ' : '\t', r->admin.v[k]);
+			fprintf(af.f, "%c%" PRIu64, k ? ' ' : '\t', r->admin.v[k]);
 		for (int k = 0; k < CG_NR_LIMITS; k++)
-			fprintf(f, "%c%" PRIu64, k ? ' ' : '\t', r->written.v[k]);
-		fputc('\n', f);
+			fprintf(af.f, "%c%" PRIu64, k ? ' ' : '\t', r->written.v[k]);
+		fputc('\n', af.f);
 	}
-	if (fflush(f) || fsync(fileno(f)))
-		err = -errno;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return iolat_atomic_commit(&af, 0);
 }
 
 static int parse_rec(char *line, struct state_rec *r)

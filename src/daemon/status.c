@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * status.c - iolatd's status file under its run directory, rewritten once a
- * second (a temporary, then rename), read by `iolat status`; and the
- * per-second latency histogram behind its percentiles.
+ * second (whole or not at all: util/atomicfile.h), read by `iolat status`,
+ * and its Prometheus textfile; and the per-second latency histogram behind
+ * its percentiles.
  * Format: one record a line, "KIND key=value ...": first "iolatd ..." (the
  * daemon), then "group ..." per discovered cgroup and device. statusfile.c
  * parses it.
@@ -19,6 +20,7 @@
 #include "daemon/control_priv.h"
 #include "daemon/prom.h"
 #include "daemon/statusfile.h"
+#include "util/atomicfile.h"
 
 static int bucket_of(uint64_t lat_ns)
 {
@@ -188,61 +190,45 @@ static void write_waiting(FILE *f, const struct iolatd *d)
 	}
 }
 
-/* The metrics of the status file just written, into the configured textfile (a temporary, rename). */
+/* The metrics of the status file just written, into the configured textfile (whole or not at all). */
 static int write_textfile(struct iolatd *d, const char *status_path)
 {
-	char tmp[IOLATD_PATH_MAX + 16], why[256];
+	char why[256];
+	struct iolat_atomic_file af;
 	struct status_file s;
-	FILE *f;
 	int err;
 
 	if ((err = iolatd_status_read(status_path, &s, why, sizeof(why))))
 		return err;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", d->cfg.textfile);
-	f = fopen(tmp, "w");
-	if (!f) {
-		iolatd_status_free(&s);
-		return -errno;
-	}
-	err = iolatd_prom_write(&s, f);
+	err = iolat_atomic_open(&af, d->cfg.textfile, false);
+	if (!err)
+		err = iolat_atomic_commit(&af, iolatd_prom_write(&s, af.f));
 	iolatd_status_free(&s);
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, d->cfg.textfile))
-		err = -errno;
-	if (err)
-		unlink(tmp);
 	return err;
 }
 
 int iolatd_write_status(struct iolatd *d, uint64_t now)
 {
-	char path[IOLATD_PATH_MAX + 16], tmp[IOLATD_PATH_MAX + 16];
-	FILE *f;
-	int err = 0;
+	char path[IOLATD_PATH_MAX + 16];
+	struct iolat_atomic_file af;
+	int err;
 
 	snprintf(path, sizeof(path), "%s/%s", d->run_dir, IOLATD_STATUS_FILE);
-	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", d->run_dir, IOLATD_STATUS_FILE);
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	fprintf(f, "iolatd pid=%ld time=%lld uptime_s=%" PRIu64 " cgroup=v%d root=%s control=%d mode=%s dry_run=%d"
+	err = iolat_atomic_open(&af, path, false);
+	if (err)
+		return err;
+	fprintf(af.f, "iolatd pid=%ld time=%lld uptime_s=%" PRIu64 " cgroup=v%d root=%s control=%d mode=%s dry_run=%d"
 		" source=%s observed=%" PRIu64 " unattributed=%" PRIu64 " writeback_throttled=%d\n",
 		(long)getpid(), (long long)time(NULL), (uint64_t)((now - d->started_ns) / 1000000000u),
 		d->root.version, d->root.path, d->cfg.control, iolatd_mode_name(d->cfg.mode), d->opts.dry_run,
 		d->source_lost ? "lost" : "ok", d->observed, d->unattributed, d->root.version == 2);
-	write_devices(f, d);
-	write_waiting(f, d);
+	write_devices(af.f, d);
+	write_waiting(af.f, d);
 	for (int i = 0; i < DISC_MAX_NODES; i++)
 		for (unsigned k = 0; d->nd[i] && k < d->nr_devs; k++)
-			write_group(f, d, i, k, now);
-	write_limits(f, d, now);
-	if (fclose(f))
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
+			write_group(af.f, d, i, k, now);
+	write_limits(af.f, d, now);
+	err = iolat_atomic_commit(&af, 0);
 	if (!err && d->cfg.textfile[0] && (err = write_textfile(d, path)) && !d->textfile_logged) {
 		iolatd_logf(d, "textfile %s: cannot write: %s", d->cfg.textfile, strerror(-err));
 		d->textfile_logged = true;

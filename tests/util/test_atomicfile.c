@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -25,6 +26,10 @@
 
 static char dir[64];
 
+/* The files the tests make in the directory (a temporary left behind would
+ * fail the rmdir). */
+static const char *const names[] = { "state", "status" };
+
 static int make_dir(void **state)
 {
 	(void)state;
@@ -34,11 +39,14 @@ static int make_dir(void **state)
 
 static int remove_dir(void **state)
 {
-	char cmd[128];
+	char path[128];
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	return rmdir(dir);
 }
 
 /* The content of @path, "" when it is missing (the caller frees). */
@@ -60,29 +68,32 @@ static void expect(const char *path, const char *want)
 	free(got);
 }
 
-static void test_replace(void **state)
+/* Replace @path with @text (synced or not); while it is written, a reader
+ * still sees @before; after, @text and no temporary. */
+static void replace(const char *path, bool sync, const char *text, const char *before)
 {
 	struct iolat_atomic_file af;
-	char path[128], tmp[140];
+	char tmp[140];
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	assert_int_equal(iolat_atomic_open(&af, path, sync), 0);
+	fputs(text, af.f);
+	fflush(af.f);
+	expect(path, before);
+	assert_int_equal(iolat_atomic_commit(&af, 0), 0);
+	expect(path, text);
+	assert_int_equal(access(tmp, F_OK), -1);
+}
+
+static void test_replace(void **state)
+{
+	char path[128];
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/state", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	for (int sync = 0; sync <= 1; sync++) {
-		assert_int_equal(iolat_atomic_open(&af, path, sync), 0);
-		fprintf(af.f, "first %d\n", sync);
-		assert_int_equal(iolat_atomic_commit(&af, 0), 0);
-		expect(path, sync ? "first 1\n" : "first 0\n");
-		assert_int_equal(access(tmp, F_OK), -1);
-
-		assert_int_equal(iolat_atomic_open(&af, path, sync), 0);
-		fputs("second, being written", af.f);
-		fflush(af.f);
-		expect(path, sync ? "first 1\n" : "first 0\n");   /* the old one meanwhile */
-		assert_int_equal(iolat_atomic_commit(&af, 0), 0);
-		expect(path, "second, being written");
-		assert_int_equal(access(tmp, F_OK), -1);
-	}
+	replace(path, false, "first\n", "");
+	replace(path, false, "second, unsynced\n", "first\n");
+	replace(path, true, "third, synced", "second, unsynced\n");
 }
 
 static void test_failed_write_keeps_the_old(void **state)
@@ -93,9 +104,7 @@ static void test_failed_write_keeps_the_old(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/status", dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	assert_int_equal(iolat_atomic_open(&af, path, false), 0);
-	fputs("old", af.f);
-	assert_int_equal(iolat_atomic_commit(&af, 0), 0);
+	replace(path, false, "old", "");
 	assert_int_equal(iolat_atomic_open(&af, path, true), 0);
 	fputs("half of the new", af.f);
 	assert_int_equal(iolat_atomic_commit(&af, -EIO), -EIO);
