@@ -2,10 +2,12 @@
 /*
  * Job files: our own small INI parser for fio's job-file syntax plus our keys
  * ([group:PATH] sections, group=, burst_on/off, ioflags, device and model keys).
- * It turns a file or a buffer into plain structs (struct iolat_jobfile) that
- * the simulator and the real-I/O runner both read; it does no I/O besides
- * reading the file, never prints, and reports each error as one line
- * "FILE:LINE: key 'KEY': expected ..." in a caller buffer.
+ * It turns a file or a buffer into a typed job description (struct
+ * iolat_jobfile: settings, groups, jobs, each job's engine spec) for whoever
+ * runs it (src/run, on either backend; a scenario of src/scen); it knows no
+ * runner, does no I/O besides reading the file, never prints, and reports
+ * each error as one line "FILE:LINE: key 'KEY': expected ..." in a caller
+ * buffer (util/errmsg.h's convention).
  * The option table (iolat_jobfile_options()) drives parsing and `iolat help keys`.
  * Context: any thread; a parsed struct iolat_jobfile is immutable and may be
  * read from many threads at once.
