@@ -15,13 +15,19 @@ time; the adaptive runs' limit in force comes from `--log` (the writer's
 pace_mib_s, and its parent's limit_mib_s). With root, `iolat` runs in a v1
 blkio (or v2) cgroup of its own so that other traffic on the disk can be
 told apart (without root that check is left out, and the JSON says so).
-Writes bench/results/disk.json; job files and outputs of the last run go to
+The pacing comparison (design: pacing.py) adds, at a few rates R, runs with
+the kernel's block throttle holding `iolat run`'s cgroup to R for writes
+beside the `rate=R` runs (root needed; without it the JSON says why).
+Each run also records the disk's mean queue (aqu-sz) over the reader's
+measured time. Writes bench/results/disk.json; job files and outputs of the last run go to
 bench/results/raw/disk/.
 
 usage: bench_disk.py [--quick] [--iolat PATH] [--dir DIR] [--out DIR] [--seconds S]
                      [--reps N] [--caps MB/s,...] [--fractions F,...] [--targets US,...]
+                     [--pace-fractions F,... | --pace-rates MB/s,... | --no-pace]
 """
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -32,6 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as B  # noqa: E402
 import diskdriver  # noqa: E402
 import oracle  # noqa: E402
+import pacing  # noqa: E402
 
 
 def ms(s):
@@ -42,10 +49,27 @@ class IolatRun(diskdriver.DiskDriver):
     name = "iolat run"
     children = ("run",)
 
+    def __init__(self, a, pace):
+        super().__init__(a)
+        self.pace = pace          # pacing.settings()
+        self.pace_ref_bps = None  # the uncontrolled rate the pacing rates came from
+        self.kernel_why_not = None
+
     def why_not(self):
         if not os.access(self.a.iolat, os.X_OK):
             return "%s missing (build it first)" % self.a.iolat
         return super().why_not()
+
+    def more_modes(self, st, uncontrolled_bps, caps):
+        """The pacing comparison's `rate=` twins and kernel-throttle modes."""
+        if not self.pace["on"]:
+            return caps, []
+        self.pace_ref_bps = uncontrolled_bps
+        self.kernel_why_not = pacing.kernel_why_not(self.cg("run"), self.ver)
+        return pacing.plan(self.pace, uncontrolled_bps, caps, self.kernel_why_not)
+
+    def arrange(self, plan, extra, rep):
+        return pacing.arrange(plan, extra, rep)
 
     def job(self, mode, st):
         """The job file of one mode."""
@@ -83,8 +107,11 @@ class IolatRun(diskdriver.DiskDriver):
             argv.append("--no-control")
         errf = open(os.path.join(raw, mode["key"] + ".err"), "w")
         smp = self.sampler()
-        p = self.start("run", argv, out=errf)
-        self.wait(p, st["seconds"] + st["ramp_s"] + 120)
+        limit = pacing.throttled(self.cg("run"), self.ver, self.dev, mode["cap_bps"]) \
+            if mode["kind"] == pacing.KIND else contextlib.nullcontext()
+        with limit:
+            p = self.start("run", argv, out=errf)
+            self.wait(p, st["seconds"] + st["ramp_s"] + 120)
         errf.close()
         if smp:
             smp.stop()
@@ -97,7 +124,9 @@ class IolatRun(diskdriver.DiskDriver):
             if anchor is None:
                 raise SystemExit("bench: no I/O of `iolat run` seen in its cgroup")
             lead = 0 if mode["kind"] == "solo" else st["lead_s"]
-            self.foreign(smp, anchor + lead + st["ramp_s"], smp.samples[-1][0], r)
+            t0 = anchor + lead + st["ramp_s"]
+            self.foreign(smp, t0, smp.samples[-1][0], r)
+            r["aqu_sz"] = smp.queue(t0, smp.samples[-1][0])
         else:
             self.foreign(None, 0, 0, r)
         if mode.get("control") == "adaptive":
@@ -133,17 +162,21 @@ class IolatRun(diskdriver.DiskDriver):
                  "completion) of the reader's I/Os, from `iolat run`'s JSON",
                  cap_how="`rate=` on the writer's job (the controller off)",
                  series_how="the writer's `pace_mib_s` from `--log` (one sample per 100 ms)")
+        p = pacing.describe(self.pace, self.pace_ref_bps, self.ver, self.kernel_why_not)
+        if p:
+            d["pacing"] = p
         return d
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     oracle.add_args(ap)
+    pacing.add_args(ap)
     ap.add_argument("--iolat", default=os.path.join(B.ROOT, "build", "iolat"))
     a = ap.parse_args()
     # `rate=` delivers less than its rate on this disk: the sweep goes past 1x.
     st = oracle.settings(a, fractions=oracle.FRACTIONS + (1.25,))
-    return oracle.main(IolatRun(a), st, os.path.join(a.out, "disk.json"),
+    return oracle.main(IolatRun(a, pacing.settings(a)), st, os.path.join(a.out, "disk.json"),
                        {"cmd": B.shell_join([os.path.relpath(sys.argv[0], B.ROOT)] + sys.argv[1:])})
 
 

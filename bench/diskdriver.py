@@ -79,6 +79,17 @@ class DiskDriver:
             oracle.prepare_file(path, size)
         time.sleep(1)  # let the disk drain what the layout queued
 
+    # ------------------------------------------------------------ modes
+
+    def more_modes(self, st, uncontrolled_bps, caps):
+        """(caps, modes outside the sweep) once the uncontrolled rate is known:
+        none here; a driver with a comparison of its own adds them."""
+        return caps, []
+
+    def arrange(self, plan, extra, rep):
+        """The modes of repetition rep after solo and none, in the order run."""
+        return plan + extra
+
     def cg(self, child):
         return self.tree.paths[child] if self.tree and child else None
 

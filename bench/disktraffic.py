@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: MIT
 """disktraffic.py - what the disk did during one benchmark run, sampled every
-100 ms by a thread of its own: the disk's bytes read and written
-(/proc/diskstats), the bytes of the benchmark's own cgroups (theirs), and
-optionally a value polled from a file (the write limit in force on a cgroup).
-Then, over a time window: a cgroup's bytes, and the bytes that were not the
-benchmark's ("foreign": other tenants of the shared disk), as a mean and as
-the worst 3 s. The sampler thread only reads; everything else runs in the
+100 ms by a thread of its own: the disk's bytes read and written and its
+weighted time in queue (/proc/diskstats), the bytes of the benchmark's own
+cgroups (theirs), and optionally a value polled from a file (the write limit
+in force on a cgroup). Then, over a time window: a cgroup's bytes, the bytes
+that were not the benchmark's ("foreign": other tenants of the shared disk),
+as a mean and as the worst 3 s, and the disk's mean queue (iostat's aqu-sz). The sampler thread only reads; everything else runs in the
 driver's thread.
 """
 import threading
@@ -17,18 +17,21 @@ PERIOD_S = 0.1
 BURST_S = 3.0
 
 
-def disk_bytes(name):
-    """Bytes read + written by disk `name` since boot (sectors of 512 bytes)."""
+def disk_stats(name):
+    """(bytes read + written, weighted ms in queue) of disk `name` since boot
+    (sectors of 512 bytes; the weighted time is the sum over the time of the
+    I/Os in flight, so its rate is the mean queue)."""
     with open("/proc/diskstats") as f:
         for line in f:
             w = line.split()
-            if len(w) > 9 and w[2] == name:
-                return (int(w[5]) + int(w[9])) * 512
-    return 0
+            if len(w) > 13 and w[2] == name:
+                return (int(w[5]) + int(w[9])) * 512, int(w[13])
+    return 0, 0
 
 
 class Sampler:
-    """Samples (t, disk bytes, {cgroup: (read, written)}, polled value) until stopped.
+    """Samples (t, disk bytes, {cgroup: (read, written)}, polled value, disk
+    weighted ms in queue) until stopped.
 
     cgs: {key: cgroup path} whose bytes are counted (their subtrees); own: the
     key whose bytes are the benchmark's whole I/O (the parent of the others);
@@ -42,9 +45,10 @@ class Sampler:
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
     def sample(self):
-        return (time.monotonic(), disk_bytes(self.disk),
-                {k: cgroups.io_bytes(p, self.ver, self.dev) for k, p in self.cgs.items()},
-                self.poll() if self.poll else None)
+        t = time.monotonic()
+        nbytes, queued_ms = disk_stats(self.disk)
+        return (t, nbytes, {k: cgroups.io_bytes(p, self.ver, self.dev) for k, p in self.cgs.items()},
+                self.poll() if self.poll else None, queued_ms)
 
     def _loop(self):
         nxt = time.monotonic()
@@ -78,7 +82,7 @@ class Sampler:
     def first_io(self, key, direction):
         """Time of the first sample where cgroup `key` had done I/O (0 read, 1 write)."""
         base = self.samples[0][2][key][direction]
-        for t, _, c, _ in self.samples:
+        for t, _, c, _, _ in self.samples:
             if c[key][direction] > base:
                 return t
         return None
@@ -106,4 +110,9 @@ class Sampler:
 
     def polled(self, t_ref):
         """[(t - t_ref, value)] of the polled value."""
-        return [(round(t - t_ref, 3), v) for t, _, _, v in self.samples if v is not None]
+        return [(round(t - t_ref, 3), v) for t, _, _, v, _ in self.samples if v is not None]
+
+    def queue(self, t0, t1):
+        """The disk's mean number of I/Os in flight in [t0, t1] (iostat's aqu-sz)."""
+        got = self._at(t1, lambda s: s[4]) - self._at(t0, lambda s: s[4])
+        return got / 1000.0 / max(1e-9, t1 - t0)

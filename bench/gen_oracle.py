@@ -13,6 +13,7 @@ import os
 
 import benchlib as B
 import gen_benchmarks as G
+import gen_pacing
 
 WRITER_GOAL = 0.9        # the writer's MB/s ÷ the oracle cap's
 P99_GOAL = 2.0           # the reader's p99 ÷ the oracle cap's
@@ -179,7 +180,7 @@ def mode_label(sec, m, d):
 
 def mode_rows(d, summ, orc):
     """The modes in reading order: alone, none, caps by rate, controllers by target."""
-    rank = {"solo": 0, "none": 1, "cap": 2, "control": 3}
+    rank = {"solo": 0, "none": 1, "cap": 2, "control": 3, "kthrottle": 4}
     ctl = {"article": 0, "adaptive": 1}
     return sorted(d["modes"], key=lambda m: (rank[m["kind"]], m.get("cap_bps", 0),
                                              m.get("target_us", 0), ctl.get(m.get("control"), 2)))
@@ -252,6 +253,8 @@ def table_modes(doc, sec, d, summ, orc):
           " | ".join("p90 ≤ %s" % f_t(t) for t in ts))
     doc.w("|---|---:|---:|---:|---:|%s" % ("---|" * len(ts)))
     for m in mode_rows(d, summ, orc):
+        if m["kind"] == "kthrottle":
+            continue  # the pacing comparison's own table (gen_pacing.py)
         s = summ[m["key"]]
         within = []
         for t in ts:
@@ -426,11 +429,15 @@ def section(doc, res, fname):
     disturbance(doc, d)
     table_oracle(doc, sec, d, ctls, summ)
     series_lines(doc, sec, d)
+    if sec["no"] == "4":
+        gen_pacing.text(doc, sec, d, runs, summ)
     if sec["no"] == "7":
         costs(doc, d)
     doc.w("Command: `%s`" % d.get("cmd", "?"))
     doc.w()
     goals(doc, sec, d, ctls)
+    if sec["no"] == "4":
+        gen_pacing.goals(doc, sec, d, runs, summ)
 
 
 def headline(res, fname):
@@ -452,8 +459,9 @@ def headline(res, fname):
             G.f_us(s["p90_us"]["median"]), G.f_us(s["p99_us"]["median"]),
             f_mb(s["writer_mb_s"]["median"]),
             " (%.2f× the oracle's)" % c["w_orc"]["median"] if o else ""))
+    pace = gen_pacing.headline(d, runs, summ) if sec["no"] == "4" else None
     return "**Real disk, %s against the best static cap** (medians; no control: writer %s MB/s, " \
         "reader p90 %s; alone %s): %s." % (
             sec["who"], f_mb(summ["none"]["writer_mb_s"]["median"]),
             G.f_us(summ["none"]["p90_us"]["median"]), G.f_us(summ["solo"]["p90_us"]["median"]),
-            "; ".join(bits))
+            "; ".join(bits + ([pace] if pace else [])))

@@ -68,18 +68,21 @@ def bad(msg):
     raise SystemExit(2)
 
 
+def floats(text, what):
+    """Positive numbers, comma-separated, of option `what`; else one line and exit 2."""
+    try:
+        v = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        v = []
+    if not v or min(v) <= 0:
+        bad("%s: expected positive numbers, comma-separated, got '%s'" % (what, text))
+    return v
+
+
 def settings(a, seconds=15, reps=3, fractions=FRACTIONS):
     """The run's settings from the arguments; a bad value is one line and exit 2.
     fractions: the driver's default grid (a cap that delivers less than its
     rate, as `rate=` does, needs a sweep that goes above 1)."""
-    def floats(text, what):
-        try:
-            v = [float(x) for x in text.split(",") if x.strip()]
-        except ValueError:
-            v = []
-        if not v or min(v) <= 0:
-            bad("%s: expected positive numbers, comma-separated, got '%s'" % (what, text))
-        return v
     st = {
         "seconds": a.seconds or (3.0 if a.quick else float(seconds)),
         "reps": a.reps or (2 if a.quick else reps),
@@ -176,22 +179,31 @@ def run_one(driver, st, mode, rep, log):
 
 
 def run_all(driver, st):
-    """Every repetition, every mode; returns (modes in order, runs, discarded runs)."""
+    """Every repetition, every mode; returns (modes in order, runs, discarded runs).
+
+    After the first repetition's uncontrolled run, the driver may add modes of
+    its own (driver.more_modes: caps at more rates, and modes outside the
+    sweep) and place them in each repetition (driver.arrange)."""
     ctls = controller_modes(st["targets_us"])
-    caps = cap_modes(st["caps_bps"], [None] * len(st["caps_bps"])) if st["caps_bps"] else None
     solo = {"key": "solo", "kind": "solo"}
     none = {"key": "none", "kind": "none"}
     runs, thrown = [], []
+    plan = extra = None
     for rep in range(1, st["reps"] + 1):
         for m in (solo, none):
             runs.append(run_one(driver, st, m, rep, thrown))
-        if caps is None:
+        if plan is None:
             ref = runs[-1]["writer_mb_s"] * 1e6
-            st["uncontrolled_ref_mb_s"] = ref / 1e6
-            caps = cap_modes(grid(ref, st["fractions"]), st["fractions"])
-        for m in order(caps, ctls):
+            if st["caps_bps"]:
+                caps = cap_modes(st["caps_bps"], [None] * len(st["caps_bps"]))
+            else:
+                st["uncontrolled_ref_mb_s"] = ref / 1e6
+                caps = cap_modes(grid(ref, st["fractions"]), st["fractions"])
+            caps, extra = driver.more_modes(st, ref, caps)
+            plan = order(caps, ctls)
+        for m in driver.arrange(plan, extra, rep):
             runs.append(run_one(driver, st, m, rep, thrown))
-    return [solo, none] + order(caps, ctls), runs, thrown
+    return [solo, none] + plan + extra, runs, thrown
 
 
 def main(driver, st, path, extra=None):

@@ -5,8 +5,8 @@
 # raw outputs in bench/results/ and regenerates BENCHMARKS.md with
 # bench/gen_benchmarks.py.
 #
-#   bench/run_all.sh            the full suite (~40 min on 2 cores: sections 4 and 7 take
-#                               ~12 min each, more when runs disturbed by other traffic
+#   bench/run_all.sh            the full suite (~45 min on 2 cores: sections 4 and 7 take
+#                               ~17 and ~12 min, more when runs disturbed by other traffic
 #                               on the disk are run again), writes BENCHMARKS.md
 #   bench/run_all.sh --quick    a smoke run (~5 min): short runs, fewer repeats;
 #                               results and markdown go to bench/results/quick/
