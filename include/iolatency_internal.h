@@ -28,7 +28,7 @@ uint64_t iolat_window_ns(uint64_t target_ns);
  * Return: 0, or -EUCLEAN with the first violation in @why ("group 3 (web):
  * ..."); -EINVAL for no controller. Context: any thread but ctl_destroy's.
  */
-int iolat_ctl_check_invariants(struct iolat_ctl *ctl, char *why, size_t len);
+int iolat_ctl_check_invariants(struct iolat_ctl *ctl, char *err, size_t errlen);
 
 /*
  * iolat_parse_duration_unit() - the parser behind iolat_parse_duration(),

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # check_layers.sh - the floor plan of docs/design.md, enforced: every include
-# (quoted or angled, of a file of this repository) and every call between
-# object files must point down the layers, never up and never past the one
-# door of a layer:
+# (quoted or angled, of a file of this repository), every header a file
+# reaches through the headers it includes (a tool may not reach the
+# simulator through a runner's header), and every call between object files
+# must point down the layers, never up and never past the one door of a
+# layer:
 #
-#   tools -> scen -> job -> {engine, sim} -> util        tools -> daemon
-#   scen -> sim (a scenario's machine); tools -> job
-#   job -> sync -> core        (job reaches them through include/iolatency.h)
+#   tools -> scen -> job -> engine -> util               tools -> daemon
+#   tools -> run -> {report, job, engine, sim};  report -> job
+#   scen -> sim (a scenario's machine)
+#   run -> sync -> core        (run reaches them through include/iolatency.h)
 #   scen, engine, sim, daemon -> include/iolatency.h (the public API) only
 #   include/iolatency.h is the only way into src/core from outside src/core
-#   and src/sync, plus include/iolatency_internal.h for src/job (marked
-#   internal: the invariant check and the window formula)
+#   and src/sync, plus include/iolatency_internal.h for src/job and src/run
+#   (marked internal: the invariant check, the window formula, durations)
 #   util is the floor: anyone may include it; it includes nothing of ours.
 #
 # usage: scripts/check_layers.sh [-o OBJDIR] [ROOT]
@@ -41,6 +44,8 @@ function layer(p) {
 	if (p ~ /^src\/engine\//) return "engine"
 	if (p ~ /^src\/sim\//) return "sim"
 	if (p ~ /^src\/job\//) return "job"
+	if (p ~ /^src\/report\//) return "report"
+	if (p ~ /^src\/run\//) return "run"
 	if (p ~ /^src\/scen\//) return "scen"
 	if (p ~ /^src\/daemon\//) return "daemon"
 	if (p ~ /^tools\//) return "tools"
@@ -54,10 +59,12 @@ function allowed(l) {
 	if (l == "sync") return "sync core util api internal"
 	if (l == "engine") return "engine util api"
 	if (l == "sim") return "sim util api"
-	if (l == "job") return "job engine sim util api internal"
+	if (l == "job") return "job engine util api internal"
+	if (l == "report") return "report job util api"
+	if (l == "run") return "run report job engine sim util api internal"
 	if (l == "scen") return "scen job sim util api"
 	if (l == "daemon") return "daemon util api"
-	if (l == "tools") return "tools scen job daemon util api"
+	if (l == "tools") return "tools scen run report job daemon util api"
 	if (l == "api") return "api"
 	if (l == "internal") return "api internal"
 	return ""
@@ -104,9 +111,34 @@ inc_out=$(
 		}
 		from = layer(file); to = layer(target)
 		if (to == "outside") { printf "%s: includes %s, outside the layers\n", file, target; next }
-		if (!may(from, to))
+		if (!may(from, to)) {
 			printf "%s: includes %s: %s may not reach %s (allowed: %s)\n", file, target, from, to, allowed(from)
-	}')
+			next
+		}
+		edges[file] = edges[file] " " target
+	}
+	# Transitive: what a file reaches through the headers it may include,
+	# each header of the closure judged as if the file included it.
+	END {
+		for (f in edges) {
+			delete seen; delete via; n = 0
+			k = split(edges[f], d, " ")
+			for (i = 1; i <= k; i++) if (!(d[i] in seen)) { seen[d[i]] = 1; via[d[i]] = d[i]; queue[++n] = d[i] }
+			for (q = 1; q <= n; q++) {
+				h = queue[q]
+				if (!(h in edges)) continue
+				m = split(edges[h], e, " ")
+				for (j = 1; j <= m; j++) if (!(e[j] in seen)) {
+					seen[e[j]] = 1; via[e[j]] = via[h]; queue[++n] = e[j]
+				}
+			}
+			for (q = 1; q <= n; q++) {
+				h = queue[q]; from = layer(f); to = layer(h)
+				if (via[h] != h && !may(from, to))
+					printf "%s: reaches %s through %s: %s may not reach %s (allowed: %s)\n", f, h, via[h], from, to, allowed(from)
+			}
+		}
+	}' | sort)
 [ -n "$inc_out" ] && { sed 's/^/check-layers: /' <<<"$inc_out"; bad=1; }
 
 # ---- calls ----
@@ -142,5 +174,5 @@ if [ -n "$objdir" ]; then
 	[ -n "$call_out" ] && { sed 's/^/check-layers: /' <<<"$call_out"; bad=1; }
 fi
 
-[ $bad = 0 ] && echo "check-layers: includes${objdir:+ and calls} follow the layers (docs/design.md)"
+[ $bad = 0 ] && echo "check-layers: includes${objdir:+ and calls} follow the layers (docs/design.md), includes also through headers"
 exit $bad

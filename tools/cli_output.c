@@ -18,8 +18,8 @@
 #include "cli_output.h"
 #include "commands.h"
 #include "job/jobfile.h"
-#include "job/preflight.h"
-#include "job/report.h"
+#include "run/preflight.h"
+#include "report/report.h"
 
 static int refuse(const char *cmd, const char *opt, const char *path, const char *why)
 {

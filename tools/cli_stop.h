@@ -14,7 +14,7 @@
 
 #include <stdatomic.h>
 
-/* The flag the handlers set; the runners poll it (runner.h, sim_run.h). */
+/* The flag the handlers set; the one runner polls it (run.h: opts.stop). */
 extern atomic_bool iolat_cli_stop_flag;
 
 /* Install the handlers and clear the flag. */

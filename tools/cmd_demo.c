@@ -2,10 +2,10 @@
 /*
  * `iolat demo`: the article's story with no arguments. A latency-sensitive
  * 4 KiB random reader (group "main", with a target) runs beside a bulk
- * 1 MiB O_DIRECT writer at QD 32 (group "system/fbpkg", the download) three
+ * 1 MiB O_DIRECT writer at QD 32 (group "system/fbpkg", the download) four
  * times: without control, with a static rate cap on the writer (io.max's
- * answer), and with io.latency; then prints the reader's p50/p90/p99 and the
- * writer's MiB/s side by side. Real files in --dir (removed afterwards), or
+ * answer), with io.latency (the kernel's rules) and with the adaptive mode;
+ * then prints the reader's p50/p90/p99 and the writer's MiB/s side by side. Real files in --dir (removed afterwards), or
  * the simulator with --sim. Each mode's jobs are built in code (the job
  * layer's builder, jobfile_build.h), not written as text and parsed; -v
  * prints them as the job file they amount to.
@@ -30,10 +30,9 @@
 #include "iolatency.h"
 #include "job/jobfile.h"
 #include "job/jobfile_build.h"
-#include "job/preflight.h"
-#include "job/report.h"
-#include "job/runner.h"
-#include "job/run_sim.h"
+#include "run/preflight.h"
+#include "report/report.h"
+#include "run/run.h"
 #include "util/units.h"
 
 #define DEMO_READ_SIZE   (256ull << 20)   /* the reader's file */
@@ -61,7 +60,7 @@ struct demo {
 		bool w_bound;
 		uint64_t errors;
 	} res[NR_MODES];
-	char disk[32];
+	char disk[48];               /* "vda", "sim ssd" */
 	int rotational;
 	uint32_t nr_requests;
 	bool shown;                  /* a progress line is on screen */
@@ -105,7 +104,7 @@ static void usage(FILE *f)
 		"                 refused when the filesystem lacks the space\n"
 		"  --sim          run on the simulated device instead (virtual time, no files)\n"
 		"  --device M     the simulator's model with --sim (default: its default)\n"
-		"  --seconds N    length of each of the three runs (default 10)\n"
+		"  --seconds N    length of each of the four runs (default 10)\n"
 		"  --target T     the reader's latency target (default 500us, for an SSD or a\n"
 		"                 VM disk: on a spinning disk give ~30ms; with --sim 150us on\n"
 		"                 ssd, 30ms on hdd, 25ms on bad-ssd)\n"
@@ -238,13 +237,13 @@ static void clear_line(struct demo *d)
 	}
 }
 
-static void on_progress(void *ctx, const struct iolat_runner_progress *p)
+static void on_progress(void *ctx, const struct iolat_run_progress *p)
 {
 	struct demo *d = ctx;
 
 	if (!d->tty)
 		return;
-	fprintf(stderr, "\r\033[K[%u/3 %s] %4.1fs/%us  %8.1f MiB/s", d->mode + 1,
+	fprintf(stderr, "\r\033[K[%u/%u %s] %4.1fs/%us  %8.1f MiB/s", d->mode + 1, NR_MODES,
 		mode_names[d->mode], (double)p->elapsed_ns / 1e9, d->seconds, p->mib_s);
 	fflush(stderr);
 	d->shown = true;
@@ -295,6 +294,11 @@ static void mark_cut_short(struct demo *d, enum demo_mode m, bool interrupted)
 
 static int run_mode(struct demo *d, enum demo_mode m)
 {
+	struct iolat_run_opts ro = {
+		.control = -1, .kernel_compat = -1, .stop = &iolat_cli_stop_flag,
+		.progress = d->sim ? NULL : on_progress, .note = on_note, .ctx = d,
+	};
+	struct iolat_run_result *res = NULL;
 	char err[IOLAT_JOBFILE_ERR_MAX];
 	struct iolat_jobfile *jf = NULL;
 	int ret;
@@ -307,38 +311,18 @@ static int run_mode(struct demo *d, enum demo_mode m)
 	}
 	if (d->verbose)
 		print_jobs(stderr, jf, mode_names[m]);
-	if (d->sim) {
-		struct iolat_sim_opts so = { .control = -1, .kernel_compat = -1,
-					     .stop = &iolat_cli_stop_flag };
-		struct iolat_sim_result *sr = NULL;
-
-		ret = iolat_sim_run(jf, &so, &sr, err, sizeof(err));
-		if (!ret) {
-			collect(d, m, sr->report);
-			mark_cut_short(d, m, sr->interrupted);
-			snprintf(d->disk, sizeof(d->disk), "sim %s", sr->device);
-			d->rotational = sr->rotational;
-			d->nr_requests = sr->nr_requests;
-		}
-		iolat_sim_result_free(sr);
-	} else {
-		struct iolat_runner_opts ro = {
-			.control = -1, .kernel_compat = -1, .stop = &iolat_cli_stop_flag,
-			.progress = on_progress, .note = on_note, .ctx = d,
-		};
-		struct iolat_runner_result *rr = NULL;
-
-		ret = iolat_runner_run(jf, &ro, &rr, err, sizeof(err));
-		clear_line(d);
-		if (!ret) {
-			collect(d, m, rr->report);
-			mark_cut_short(d, m, rr->interrupted);
-			snprintf(d->disk, sizeof(d->disk), "%s", rr->disk[0] ? rr->disk : "unknown");
-			d->rotational = rr->rotational;
-			d->nr_requests = rr->nr_requests;
-		}
-		iolat_runner_result_free(rr);
+	ret = iolat_run(jf, d->sim ? &iolat_backend_sim : &iolat_backend_engines, &ro, &res, err,
+			sizeof(err));
+	clear_line(d);
+	if (!ret) {
+		collect(d, m, res->report);
+		mark_cut_short(d, m, res->interrupted);
+		snprintf(d->disk, sizeof(d->disk), "%s%s", d->sim ? "sim " : "",
+			 res->device[0] ? res->device : "unknown");
+		d->rotational = res->rotational;
+		d->nr_requests = res->nr_requests;
 	}
+	iolat_run_result_free(res);
 	if (ret && ret != -EINTR)   /* a stop is said once, at the end */
 		fprintf(stderr, "iolat demo: %s run: %s\n", mode_names[m],
 			err[0] ? err : strerror(-ret));

@@ -56,7 +56,7 @@ static void usage(FILE *f)
 
 static const char *get(const struct status_rec *r, const char *k)
 {
-	const char *v = status_get(r, k);
+	const char *v = iolatd_status_get(r, k);
 
 	return v ? v : "";
 }
@@ -282,7 +282,7 @@ static int show(const char *path, enum status_format fmt, bool watch)
 {
 	struct status_file s;
 	char why[512];
-	int ret = status_read(path, &s, why, sizeof(why));
+	int ret = iolatd_status_read(path, &s, why, sizeof(why));
 
 	if (watch)
 		printf("\033[H\033[J");
@@ -296,14 +296,14 @@ static int show(const char *path, enum status_format fmt, bool watch)
 	if (fmt == FMT_JSON)
 		print_json(&s);
 	else if (fmt == FMT_PROM)
-		prom_write(&s, stdout);
+		iolatd_prom_write(&s, stdout);
 	else
 		print_table(&s);
 	ret = stale(&s.recs[0]) ? IOLAT_EXIT_STALE : IOLAT_EXIT_OK;
 	if (ret == IOLAT_EXIT_STALE && fmt != FMT_TABLE)
 		fprintf(stderr, "iolat status: %s: stale: iolatd pid %s is not running\n", path,
 			get(&s.recs[0], "pid"));
-	status_free(&s);
+	iolatd_status_free(&s);
 	fflush(stdout);
 	return ret;
 }

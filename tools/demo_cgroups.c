@@ -240,7 +240,7 @@ static void cleanup(struct cg_demo *d)
 		d->daemon = 0;
 	}
 	if (d->made_bg)
-		cgfs_write_limits(&d->root, d->bg_cg, d->dev, &none, NULL);
+		iolatd_cgfs_write_limits(&d->root, d->bg_cg, d->dev, &none, NULL);
 	remove_cg(d->main_cg, &d->made_main);
 	remove_cg(d->bg_cg, &d->made_bg);
 	remove_cg(d->base, &d->made_base);
@@ -318,25 +318,25 @@ static int enable_io(struct cg_demo *d)
 	return write_file(path, "+io");
 }
 
-static int setup(struct cg_demo *d, char *why, size_t len)
+static int setup(struct cg_demo *d, char *err, size_t errlen)
 {
 	char w[256];
 	int ret;
 
 	if (geteuid() != 0) {
-		snprintf(why, len, "needs root (it creates cgroups and writes throttle limits)");
+		snprintf(err, errlen, "needs root (it creates cgroups and writes throttle limits)");
 		return -EPERM;
 	}
 	if (system("command -v fio >/dev/null 2>&1")) {
-		snprintf(why, len, "needs fio (apt-get install fio)");
+		snprintf(err, errlen, "needs fio (apt-get install fio)");
 		return -ENOENT;
 	}
-	if (cgfs_find_root(NULL, false, &d->root, w, sizeof(w))) {
-		snprintf(why, len, "no cgroup hierarchy with the block throttle: %s", w);
+	if (iolatd_cgfs_find_root(NULL, false, &d->root, w, sizeof(w))) {
+		snprintf(err, errlen, "no cgroup hierarchy with the block throttle: %s", w);
 		return -ENOENT;
 	}
 	if ((ret = find_disk(d))) {
-		snprintf(why, len, "--dir %s is not on a plain block device", d->dir);
+		snprintf(err, errlen, "--dir %s is not on a plain block device", d->dir);
 		return ret;
 	}
 	snprintf(d->base, sizeof(d->base), "%s/iolat-demo-%d", d->root.path, (int)getpid());
@@ -346,20 +346,20 @@ static int setup(struct cg_demo *d, char *why, size_t len)
 	snprintf(d->wfile, sizeof(d->wfile), "%s/iolat-demo-%d.write", d->dir, (int)getpid());
 	snprintf(d->tmp, sizeof(d->tmp), "/tmp/iolat-demo-cg-XXXXXX");
 	if (!mkdtemp(d->tmp)) {
-		snprintf(why, len, "cannot make a temp dir: %s", strerror(errno));
+		snprintf(err, errlen, "cannot make a temp dir: %s", strerror(errno));
 		return -errno;
 	}
 	d->made_tmp = true;
 	if ((ret = make_cg(d->base, &d->made_base)) || (ret = enable_io(d)) ||
 	    (ret = make_cg(d->main_cg, &d->made_main)) || (ret = make_cg(d->bg_cg, &d->made_bg))) {
-		snprintf(why, len, "cannot create cgroups under %s: %s", d->root.path, strerror(-ret));
+		snprintf(err, errlen, "cannot create cgroups under %s: %s", d->root.path, strerror(-ret));
 		return ret;
 	}
 	return 0;
 }
 
 /* The reader's file, written once before the modes, with nothing else running. */
-static int lay_out(struct cg_demo *d, char *why, size_t len)
+static int lay_out(struct cg_demo *d, char *err, size_t errlen)
 {
 	char fn[1100];
 	char *argv[] = { "fio", "--name=layout", fn, "--size=256m", "--rw=write", "--bs=1m",
@@ -374,7 +374,7 @@ static int lay_out(struct cg_demo *d, char *why, size_t len)
 	if (cg_stop)
 		return -EINTR;
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		snprintf(why, len, "fio could not lay out the reader's file in %.200s", d->dir);
+		snprintf(err, errlen, "fio could not lay out the reader's file in %.200s", d->dir);
 		return -EIO;
 	}
 	return 0;
@@ -382,7 +382,7 @@ static int lay_out(struct cg_demo *d, char *why, size_t len)
 
 /* ---- the modes ---- */
 
-static int start_daemon(struct cg_demo *d, char *why, size_t len)
+static int start_daemon(struct cg_demo *d, char *err, size_t errlen)
 {
 	char conf[128], log[128], text[1024], *argv[8];
 	const char *rel = d->base + strlen(d->root.path) + 1;
@@ -397,7 +397,7 @@ static int start_daemon(struct cg_demo *d, char *why, size_t len)
 		if (!f || fputs(text, f) < 0) {
 			if (f)
 				fclose(f);
-			snprintf(why, len, "cannot write %s", conf);
+			snprintf(err, errlen, "cannot write %s", conf);
 			return -EIO;
 		}
 		fclose(f);
@@ -417,7 +417,7 @@ static int start_daemon(struct cg_demo *d, char *why, size_t len)
 
 		if (l && !up && waitpid(d->daemon, &st, WNOHANG) == d->daemon) {
 			l[strcspn(l, "\n")] = '\0';
-			snprintf(why, len, "iolatd did not start: %s", l);
+			snprintf(err, errlen, "iolatd did not start: %s", l);
 			free(l);
 			d->daemon = 0;
 			return -EIO;
@@ -427,7 +427,7 @@ static int start_daemon(struct cg_demo *d, char *why, size_t len)
 			return 0;
 		usleep(50000);
 	}
-	snprintf(why, len, "iolatd did not start within 5 s");
+	snprintf(err, errlen, "iolatd did not start within 5 s");
 	return -ETIMEDOUT;
 }
 
@@ -438,10 +438,10 @@ static void sample_depth(struct cg_demo *d)
 	struct status_file s;
 
 	snprintf(path, sizeof(path), "%s/status", d->tmp);
-	if (status_read(path, &s, why, sizeof(why)))
+	if (iolatd_status_read(path, &s, why, sizeof(why)))
 		return;
 	for (unsigned i = 1; i < s.n; i++) {
-		const char *p = status_get(&s.recs[i], "path"), *dep = status_get(&s.recs[i], "depth");
+		const char *p = iolatd_status_get(&s.recs[i], "path"), *dep = iolatd_status_get(&s.recs[i], "depth");
 
 		if (p && dep && strstr(p, "/fbpkg") && dep[0] != '-' && strcmp(dep, "max")) { /* -1: unlimited */
 			uint32_t v = (uint32_t)strtoul(dep, NULL, 10);
@@ -450,10 +450,10 @@ static void sample_depth(struct cg_demo *d)
 				d->res[CM_IOLATD].depth_min = v;
 		}
 	}
-	status_free(&s);
+	iolatd_status_free(&s);
 }
 
-static int run_mode(struct cg_demo *d, enum cg_mode m, uint64_t cap_bps, char *why, size_t len)
+static int run_mode(struct cg_demo *d, enum cg_mode m, uint64_t cap_bps, char *err, size_t errlen)
 {
 	char rjson[128], wjson[128], *text;
 	static const char *const p50[] = { "read", "clat_ns", "percentile", "50.000000" };
@@ -466,11 +466,11 @@ static int run_mode(struct cg_demo *d, enum cg_mode m, uint64_t cap_bps, char *w
 	int ret;
 
 	d->res[m].depth_min = IOLAT_DEPTH_MAX;
-	if (m == CM_CAP && (ret = cgfs_write_limits(&d->root, d->bg_cg, d->dev, &cap, NULL))) {
-		snprintf(why, len, "cannot write the cap: %s", strerror(-ret));
+	if (m == CM_CAP && (ret = iolatd_cgfs_write_limits(&d->root, d->bg_cg, d->dev, &cap, NULL))) {
+		snprintf(err, errlen, "cannot write the cap: %s", strerror(-ret));
 		return ret;
 	}
-	if (m == CM_IOLATD && (ret = start_daemon(d, why, len)))
+	if (m == CM_IOLATD && (ret = start_daemon(d, err, errlen)))
 		return ret;
 	snprintf(rjson, sizeof(rjson), "%s/main.json", d->tmp);
 	snprintf(wjson, sizeof(wjson), "%s/fbpkg.json", d->tmp);
@@ -487,7 +487,7 @@ static int run_mode(struct cg_demo *d, enum cg_mode m, uint64_t cap_bps, char *w
 	wait_child(rpid, mono_ms());
 	wait_child(wpid, mono_ms());
 	if (m == CM_CAP)
-		cgfs_write_limits(&d->root, d->bg_cg, d->dev, &(struct cg_limits){ { 0 } }, NULL);
+		iolatd_cgfs_write_limits(&d->root, d->bg_cg, d->dev, &(struct cg_limits){ { 0 } }, NULL);
 	if (m == CM_IOLATD) {
 		kill(d->daemon, SIGTERM);
 		wait_child(d->daemon, mono_ms() + 5000);
@@ -504,7 +504,7 @@ static int run_mode(struct cg_demo *d, enum cg_mode m, uint64_t cap_bps, char *w
 	d->res[m].w_mib_s = text ? json_num(text, wbw, 2) / 1048576.0 : 0;
 	free(text);
 	if (!d->res[m].p50) {
-		snprintf(why, len, "%s: fio's reader reported nothing (see fio's output)", cm_names[m]);
+		snprintf(err, errlen, "%s: fio's reader reported nothing (see fio's output)", cm_names[m]);
 		return -EIO;
 	}
 	d->res[m].ran = true;

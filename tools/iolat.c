@@ -25,7 +25,7 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "run",  iolat_cmd_run,  "run JOBFILE on a real file or block device through the controller" },
 	{ "sim",  iolat_cmd_sim,  "run JOBFILE on a simulated device in virtual time (deterministic)" },
-	{ "demo", iolat_cmd_demo, "the article's story: no control, static cap, io.latency side by side" },
+	{ "demo", iolat_cmd_demo, "the article's story, four modes side by side (--sim, --memleak, --cgroups)" },
 	{ "status", iolat_cmd_status, "what iolatd is doing, per cgroup (--format=json|prometheus, --watch)" },
 };
 

@@ -81,7 +81,7 @@ static void __attribute__((format(printf, 1, 2))) notify(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	ret = sd_notify_send(msg);
+	ret = iolatd_sd_notify_send(msg);
 	if (ret < 0 && !failed) {
 		failed = true;
 		say("cannot notify systemd through $NOTIFY_SOCKET: %s", strerror(-ret));
@@ -146,12 +146,12 @@ static void on_completion(void *ctx, const struct bpf_completion *c)
 	iolatd_observe(dm->d, c->cgid, c->dev, c->lat_ns, c->bytes, c->write, flags, c->now_ns);
 }
 
-static int open_source(struct daemon *dm, char *err, size_t len)
+static int open_source(struct daemon *dm, char *err, size_t errlen)
 {
 	dev_t devs[IOLATD_MAX_DEVICES];
 	unsigned n = iolatd_devices(dm->d, devs, IOLATD_MAX_DEVICES);
 
-	return bpf_source_open(devs, n, on_completion, dm, &dm->src, err, len);
+	return iolatd_bpf_source_open(devs, n, on_completion, dm, &dm->src, err, errlen);
 }
 
 static void reload(struct daemon *dm)
@@ -174,7 +174,7 @@ static void reload(struct daemon *dm)
 static void source_lost(struct daemon *dm, int err, uint64_t now)
 {
 	say("measurement lost (%s): limits removed, retrying", strerror(-err));
-	bpf_source_close(dm->src);
+	iolatd_bpf_source_close(dm->src);
 	dm->src = NULL;
 	dm->src_lost_at = now;
 	iolatd_source_lost(dm->d, now);
@@ -231,8 +231,8 @@ static int run(struct daemon *dm)
 			iolatd_period(dm->d, mono_ns());
 			continue;
 		}
-		n = bpf_source_poll(dm->src, POLL_MS);
-		if (n < 0 || !bpf_source_alive(dm->src))
+		n = iolatd_bpf_source_poll(dm->src, POLL_MS);
+		if (n < 0 || !iolatd_bpf_source_alive(dm->src))
 			source_lost(dm, n < 0 ? n : -ENOLINK, mono_ns());
 		iolatd_period(dm->d, mono_ns());
 	}
@@ -284,7 +284,7 @@ static int parse_args(int argc, char **argv, struct daemon *dm)
 		case 'h': usage(stdout); exit(0);
 		case 'V':
 			printf("iolatd (libiolatency) BPF measurement: %s\n",
-			       bpf_source_available() ? "built" : "not built");
+			       iolatd_bpf_source_available() ? "built" : "not built");
 			exit(0);
 		default: usage(stderr); return 2;
 		}
@@ -360,7 +360,7 @@ int main(int argc, char **argv)
 	notify("READY=1\nMAINPID=%ld\nSTATUS=controlling %u device(s) on cgroup v%d%s", (long)getpid(),
 	       cfg.nr_devices, iolatd_cgroup_version(dm.d), dm.dry_run ? " (dry run)" : "");
 	ret = run(&dm);
-	bpf_source_close(dm.src);
+	iolatd_bpf_source_close(dm.src);
 	iolatd_destroy(dm.d);
 	if (log_file)
 		fclose(log_file);

@@ -248,12 +248,12 @@ static void check_group(struct check *c, struct iolat_group *g)
 		check_queue(c, g);
 }
 
-int iolat_ctl_check_invariants(struct iolat_ctl *ctl, char *why, size_t len)
+int iolat_ctl_check_invariants(struct iolat_ctl *ctl, char *err, size_t errlen)
 {
-	struct check c = { .ctl = ctl, .why = why, .len = len };
+	struct check c = { .ctl = ctl, .why = err, .len = errlen };
 
-	if (why && len)
-		why[0] = '\0';
+	if (err && errlen)
+		err[0] = '\0';
 	if (!ctl)
 		return -EINVAL;
 	iolat_spin_lock(&ctl->tree_lock);

@@ -10,14 +10,14 @@
 
 #include "daemon/actuate.h"
 
-void act_init(struct act *a, const char *cgdir, dev_t dev)
+void iolatd_act_init(struct act *a, const char *cgdir, dev_t dev)
 {
 	memset(a, 0, sizeof(*a));
 	snprintf(a->cgdir, sizeof(a->cgdir), "%s", cgdir);
 	a->dev = dev;
 }
 
-uint64_t act_min_limit(uint64_t a, uint64_t b)
+uint64_t iolatd_act_min_limit(uint64_t a, uint64_t b)
 {
 	if (!a)
 		return b;
@@ -26,7 +26,7 @@ uint64_t act_min_limit(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-uint64_t act_limited_ns(const struct act *a, uint64_t now)
+uint64_t iolatd_act_limited_ns(const struct act *a, uint64_t now)
 {
 	return a->limited_ns + (a->active && now > a->active_since_ns ? now - a->active_since_ns : 0);
 }
@@ -59,7 +59,7 @@ static void adopt_foreign(struct act *a, const struct cgfs_root *root, bool dry_
 {
 	struct cg_limits cur;
 
-	if (dry_run || cgfs_read_limits(root, a->cgdir, a->dev, &cur))
+	if (dry_run || iolatd_cgfs_read_limits(root, a->cgdir, a->dev, &cur))
 		return;
 	for (int k = 0; k < CG_NR_LIMITS; k++)
 		if (cur.v[k] != a->written.v[k])
@@ -69,7 +69,7 @@ static void adopt_foreign(struct act *a, const struct cgfs_root *root, bool dry_
 static int do_write(struct act *a, const struct cgfs_root *root, const struct cg_limits *l,
 		    uint64_t now, bool dry_run)
 {
-	int err = dry_run ? 0 : cgfs_write_limits(root, a->cgdir, a->dev, l, NULL);
+	int err = dry_run ? 0 : iolatd_cgfs_write_limits(root, a->cgdir, a->dev, l, NULL);
 
 	a->last_write_ns = now;
 	/*
@@ -184,7 +184,7 @@ static int learn_admin(struct act *a, const struct cgfs_root *root, bool dry_run
 		adopt_foreign(a, root, dry_run);
 		return 0;
 	}
-	if (!dry_run && (ret = cgfs_read_limits(root, a->cgdir, a->dev, &a->admin)))
+	if (!dry_run && (ret = iolatd_cgfs_read_limits(root, a->cgdir, a->dev, &a->admin)))
 		return ret;
 	if (dry_run)
 		memset(&a->admin, 0, sizeof(a->admin));
@@ -198,18 +198,18 @@ static void next_values(const struct act *a, const struct cg_limits *want, struc
 	for (int k = 0; k < CG_NR_LIMITS; k++) {
 		uint64_t v = want->v[k] ? (want->v[k] + ACT_ROUND - 1) / ACT_ROUND * ACT_ROUND : 0;
 
-		next->v[k] = act_min_limit(v, a->admin.v[k]);
+		next->v[k] = iolatd_act_min_limit(v, a->admin.v[k]);
 	}
 }
 
-int act_apply(struct act *a, const struct cgfs_root *root, const struct cg_limits *want,
+int iolatd_act_apply(struct act *a, const struct cgfs_root *root, const struct cg_limits *want,
 	      uint64_t now, bool dry_run, void (*before_write)(void *ctx), void *ctx)
 {
 	struct cg_limits next;
 	int ret;
 
 	if (all_zero(want))
-		return a->active ? act_release(a, root, now, dry_run) : 0;
+		return a->active ? iolatd_act_release(a, root, now, dry_run) : 0;
 	if (a->active && now - a->last_write_ns < ACT_MIN_INTERVAL_NS)
 		return 0;
 	if ((ret = learn_admin(a, root, dry_run)))
@@ -247,7 +247,7 @@ static int commit_fold(struct act *a, const struct cgfs_root *root, uint64_t now
 	return write_now(a, root, &next, now, dry_run, before_write, ctx);
 }
 
-int act_commit_due(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run,
+int iolatd_act_commit_due(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run,
 		   void (*before_write)(void *ctx), void *ctx)
 {
 	uint64_t since = now - a->primed_ns;
@@ -258,7 +258,7 @@ int act_commit_due(struct act *a, const struct cgfs_root *root, uint64_t now, bo
 		return 0;
 	adopt_foreign(a, root, dry_run);
 	for (int k = 0; k < CG_NR_LIMITS; k++)
-		a->next.v[k] = act_min_limit(a->next.v[k], a->admin.v[k]);
+		a->next.v[k] = iolatd_act_min_limit(a->next.v[k], a->admin.v[k]);
 	if (a->pending == ACT_FOLD)
 		return since < ACT_FOLD_NS ? 0 : commit_fold(a, root, now, dry_run, before_write, ctx);
 	if (since < ACT_PRIME_NS)
@@ -280,7 +280,7 @@ int act_commit_due(struct act *a, const struct cgfs_root *root, uint64_t now, bo
 	return ret;
 }
 
-int act_release(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run)
+int iolatd_act_release(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run)
 {
 	int ret;
 

@@ -52,7 +52,7 @@ struct act {
 	uint64_t limited_ns;      /* total time under a limit of ours, closed episodes */
 	unsigned writes, write_errors;
 	int last_error;           /* -errno of the last failed write, 0 */
-	enum act_pending { ACT_NONE, ACT_LOWER, ACT_FOLD } pending; /* what act_commit_due() writes */
+	enum act_pending { ACT_NONE, ACT_LOWER, ACT_FOLD } pending; /* what iolatd_act_commit_due() writes */
 	struct cg_limits next;    /* the values it commits */
 	unsigned opened;          /* ACT_FOLD: the kinds opened (bit per kind) */
 	uint64_t primed_ns;       /* when the prime (or the opening) went out */
@@ -68,34 +68,34 @@ struct act {
 #define ACT_ROUND 10
 
 /* Where the limit goes. */
-void act_init(struct act *a, const char *cgdir, dev_t dev);
+void iolatd_act_init(struct act *a, const char *cgdir, dev_t dev);
 
 /*
- * act_apply() - bring the file to @want (all 0: nothing of ours), at @now.
+ * iolatd_act_apply() - bring the file to @want (all 0: nothing of ours), at @now.
  * With @dry_run nothing is written but the bookkeeping is the same.
  * Return: 1 when a write happened (or would have; a prime counts), 0 when
  * nothing changed, -errno when the write failed (the cgroup may be gone).
  * @before_write, when not NULL, is called with the new bookkeeping before
  * the write goes out (to record it on disk first).
  */
-int act_apply(struct act *a, const struct cgfs_root *root, const struct cg_limits *want,
+int iolatd_act_apply(struct act *a, const struct cgfs_root *root, const struct cg_limits *want,
 	      uint64_t now, bool dry_run, void (*before_write)(void *ctx), void *ctx);
 
 /*
- * act_commit_due() - a primed lowering or an opened kind whose time has come
+ * iolatd_act_commit_due() - a primed lowering or an opened kind whose time has come
  * is written (a lowering that is late is primed again). Call it often: every
- * 20 ms or so. Return as act_apply (0: nothing due).
+ * 20 ms or so. Return as iolatd_act_apply (0: nothing due).
  */
-int act_commit_due(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run,
+int iolatd_act_commit_due(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run,
 		   void (*before_write)(void *ctx), void *ctx);
 
-/* Remove what we wrote, at once, restoring the administrator's limits. Return as act_apply. */
-int act_release(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run);
+/* Remove what we wrote, at once, restoring the administrator's limits. Return as iolatd_act_apply. */
+int iolatd_act_release(struct act *a, const struct cgfs_root *root, uint64_t now, bool dry_run);
 
 /* Time under a limit of ours up to @now. */
-uint64_t act_limited_ns(const struct act *a, uint64_t now);
+uint64_t iolatd_act_limited_ns(const struct act *a, uint64_t now);
 
 /* The minimum of two limits where 0 means none. */
-uint64_t act_min_limit(uint64_t a, uint64_t b);
+uint64_t iolatd_act_min_limit(uint64_t a, uint64_t b);
 
 #endif

@@ -30,7 +30,7 @@ struct bpf_source {
 	int delivered;
 };
 
-bool bpf_source_available(void)
+bool iolatd_bpf_source_available(void)
 {
 	return true;
 }
@@ -65,7 +65,7 @@ static int on_record(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-int bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_fn fn, void *ctx,
+int iolatd_bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_fn fn, void *ctx,
 		    struct bpf_source **out, char *err, size_t errlen)
 {
 	struct bpf_source *s;
@@ -108,11 +108,11 @@ int bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_fn fn, v
 	*out = s;
 	return 0;
 fail:
-	bpf_source_close(s);
+	iolatd_bpf_source_close(s);
 	return ret < 0 ? ret : -EINVAL;
 }
 
-int bpf_source_poll(struct bpf_source *s, int timeout_ms)
+int iolatd_bpf_source_poll(struct bpf_source *s, int timeout_ms)
 {
 	int ret;
 
@@ -126,27 +126,12 @@ int bpf_source_poll(struct bpf_source *s, int timeout_ms)
 	return s->delivered;
 }
 
-uint64_t bpf_source_dropped(struct bpf_source *s)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t sum = 0, *vals;
-	__u32 key = 0;
-
-	if (ncpu <= 0 || !(vals = calloc((size_t)ncpu, sizeof(*vals))))
-		return 0;
-	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.dropped), &key, vals))
-		for (int i = 0; i < ncpu; i++)
-			sum += vals[i];
-	free(vals);
-	return sum;
-}
-
-bool bpf_source_alive(struct bpf_source *s)
+bool iolatd_bpf_source_alive(struct bpf_source *s)
 {
 	return s && s->skel && s->skel->links.iolatd_rq_complete;
 }
 
-void bpf_source_close(struct bpf_source *s)
+void iolatd_bpf_source_close(struct bpf_source *s)
 {
 	if (!s)
 		return;
@@ -161,12 +146,12 @@ struct bpf_source {
 	int unused;
 };
 
-bool bpf_source_available(void)
+bool iolatd_bpf_source_available(void)
 {
 	return false;
 }
 
-int bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_fn fn, void *ctx,
+int iolatd_bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_fn fn, void *ctx,
 		    struct bpf_source **out, char *err, size_t errlen)
 {
 	snprintf(err, errlen, "this iolatd was built without BPF: building it needs clang, bpftool, "
@@ -174,22 +159,17 @@ int bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_fn fn, v
 	return -EOPNOTSUPP;
 }
 
-int bpf_source_poll(struct bpf_source *s, int timeout_ms)
+int iolatd_bpf_source_poll(struct bpf_source *s, int timeout_ms)
 {
 	return -EOPNOTSUPP;
 }
 
-uint64_t bpf_source_dropped(struct bpf_source *s)
-{
-	return 0;
-}
-
-bool bpf_source_alive(struct bpf_source *s)
+bool iolatd_bpf_source_alive(struct bpf_source *s)
 {
 	return false;
 }
 
-void bpf_source_close(struct bpf_source *s)
+void iolatd_bpf_source_close(struct bpf_source *s)
 {
 }
 

@@ -25,21 +25,18 @@ struct bpf_completion {
 
 typedef void (*bpf_completion_fn)(void *ctx, const struct bpf_completion *c);
 
-int bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_fn fn, void *ctx,
+int iolatd_bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_fn fn, void *ctx,
 		    struct bpf_source **out, char *err, size_t errlen);
 
 /* Wait up to @timeout_ms and deliver what arrived. Return: records delivered, or -errno. */
-int bpf_source_poll(struct bpf_source *s, int timeout_ms);
-
-/* Records the kernel could not queue (ring buffer full). */
-uint64_t bpf_source_dropped(struct bpf_source *s);
+int iolatd_bpf_source_poll(struct bpf_source *s, int timeout_ms);
 
 /* Is the program still attached and running? */
-bool bpf_source_alive(struct bpf_source *s);
+bool iolatd_bpf_source_alive(struct bpf_source *s);
 
-void bpf_source_close(struct bpf_source *s);
+void iolatd_bpf_source_close(struct bpf_source *s);
 
 /* Whether this build has BPF support. */
-bool bpf_source_available(void);
+bool iolatd_bpf_source_available(void);
 
 #endif

@@ -24,22 +24,22 @@ static const char *const v1_files[CG_NR_LIMITS] = {
 	"blkio.throttle.read_iops_device", "blkio.throttle.write_iops_device",
 };
 
-const char *cg_limit_name(enum cg_limit_kind k)
+const char *iolatd_cg_limit_name(enum cg_limit_kind k)
 {
 	return k < CG_NR_LIMITS ? limit_names[k] : "?";
 }
 
-void cgfs_devstr(dev_t dev, char *buf, size_t len)
+void iolatd_cgfs_devstr(dev_t dev, char *buf, size_t len)
 {
 	snprintf(buf, len, "%u:%u", major(dev), minor(dev));
 }
 
-void cgfs_dir(const struct cgfs_root *root, const char *rel, char *out, size_t len)
+void iolatd_cgfs_dir(const struct cgfs_root *root, const char *rel, char *out, size_t len)
 {
 	snprintf(out, len, "%s%s%s", root->path, *rel ? "/" : "", rel);
 }
 
-uint64_t cgfs_ino(const char *dir)
+uint64_t iolatd_cgfs_ino(const char *dir)
 {
 	struct stat st;
 
@@ -61,7 +61,7 @@ static bool file_has_word(const char *path, const char *word)
 	return found;
 }
 
-bool cgfs_has_io(const struct cgfs_root *root, const char *dir)
+bool iolatd_cgfs_has_io(const struct cgfs_root *root, const char *dir)
 {
 	char ctl[IOLATD_PATH_MAX * 2 + 32];
 
@@ -85,14 +85,14 @@ static bool opts_have(const char *opts, const char *word)
 #define CGROUP2_MAGIC 0x63677270u
 
 /* An explicit cgroup_root: a cgroup filesystem whose controller throttles block I/O. */
-static int check_root(const char *dir, bool allow_plain, struct cgfs_root *root, char *why, size_t whylen)
+static int check_root(const char *dir, bool allow_plain, struct cgfs_root *root, char *err, size_t errlen)
 {
 	char ctl[IOLATD_PATH_MAX + 32];
 	struct statfs sf;
 	bool v2;
 
-	if (!cgfs_ino(dir) || statfs(dir, &sf)) {
-		snprintf(why, whylen, "cgroup_root %s: not a directory", dir);
+	if (!iolatd_cgfs_ino(dir) || statfs(dir, &sf)) {
+		snprintf(err, errlen, "cgroup_root %s: not a directory", dir);
 		return -ENOENT;
 	}
 	snprintf(ctl, sizeof(ctl), "%s/cgroup.controllers", dir);
@@ -103,18 +103,18 @@ static int check_root(const char *dir, bool allow_plain, struct cgfs_root *root,
 	else if (allow_plain)
 		v2 = access(ctl, F_OK) == 0;
 	else {
-		snprintf(why, whylen, "cgroup_root %s: not a cgroup filesystem (give the io or blkio hierarchy, "
+		snprintf(err, errlen, "cgroup_root %s: not a cgroup filesystem (give the io or blkio hierarchy, "
 			 "e.g. /sys/fs/cgroup or /sys/fs/cgroup/blkio)", dir);
 		return -EINVAL;
 	}
 	if (v2 && !file_has_word(ctl, "io")) {
-		snprintf(why, whylen, "cgroup_root %s: cgroup v2 without the io controller (not in its "
+		snprintf(err, errlen, "cgroup_root %s: cgroup v2 without the io controller (not in its "
 			 "cgroup.controllers: enable it with +io in the parent's cgroup.subtree_control)", dir);
 		return -EINVAL;
 	}
 	snprintf(ctl, sizeof(ctl), "%s/%s", dir, v1_files[0]);
 	if (!v2 && access(ctl, F_OK)) {
-		snprintf(why, whylen, "cgroup_root %s: a cgroup v1 hierarchy without blkio throttling (no %s): "
+		snprintf(err, errlen, "cgroup_root %s: a cgroup v1 hierarchy without blkio throttling (no %s): "
 			 "give the blkio hierarchy, e.g. /sys/fs/cgroup/blkio", dir, v1_files[0]);
 		return -EINVAL;
 	}
@@ -123,7 +123,7 @@ static int check_root(const char *dir, bool allow_plain, struct cgfs_root *root,
 	return 0;
 }
 
-int cgfs_find_root(const char *override, bool allow_plain, struct cgfs_root *root, char *why,
+int iolatd_cgfs_find_root(const char *override, bool allow_plain, struct cgfs_root *root, char *why,
 		   size_t whylen)
 {
 	char dev[256], dir[IOLATD_PATH_MAX], type[64], opts[512], v1[IOLATD_PATH_MAX] = "";
@@ -160,15 +160,15 @@ int cgfs_find_root(const char *override, bool allow_plain, struct cgfs_root *roo
 	return -ENOENT;
 }
 
-bool cgfs_request_based(const char *sysfs, dev_t dev)
+bool iolatd_cgfs_request_based(const char *sysfs, dev_t dev)
 {
 	char path[IOLATD_PATH_MAX + 64];
 
 	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/mq", sysfs, major(dev), minor(dev));
-	return cgfs_ino(path) != 0;
+	return iolatd_cgfs_ino(path) != 0;
 }
 
-int cgfs_parse_device(const char *name, dev_t *dev)
+int iolatd_cgfs_parse_device(const char *name, dev_t *dev)
 {
 	unsigned maj, min;
 	char path[128], buf[64];
@@ -266,13 +266,13 @@ static int read_v1(const char *cgdir, const char *devs, struct cg_limits *out)
 	return 0;
 }
 
-int cgfs_read_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
+int iolatd_cgfs_read_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
 		     struct cg_limits *out)
 {
 	char devs[32];
 
 	memset(out, 0, sizeof(*out));
-	cgfs_devstr(dev, devs, sizeof(devs));
+	iolatd_cgfs_devstr(dev, devs, sizeof(devs));
 	return root->version == 2 ? read_v2(cgdir, devs, out) : read_v1(cgdir, devs, out);
 }
 
@@ -290,13 +290,13 @@ static int write_str(const char *path, const char *s)
 	return err;
 }
 
-int cgfs_write_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
+int iolatd_cgfs_write_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
 		      const struct cg_limits *l, const bool *only)
 {
 	char devs[32], path[IOLATD_PATH_MAX + 48], line[256];
 	int first = 0;
 
-	cgfs_devstr(dev, devs, sizeof(devs));
+	iolatd_cgfs_devstr(dev, devs, sizeof(devs));
 	if (root->version == 2) {
 		size_t pos = (size_t)snprintf(line, sizeof(line), "%s", devs);
 

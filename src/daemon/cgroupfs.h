@@ -31,10 +31,10 @@ struct cgfs_root {
 };
 
 /* "rbps", "wbps", "riops", "wiops". */
-const char *cg_limit_name(enum cg_limit_kind k);
+const char *iolatd_cg_limit_name(enum cg_limit_kind k);
 
 /*
- * cgfs_find_root() - the hierarchy that throttles block I/O: @override when
+ * iolatd_cgfs_find_root() - the hierarchy that throttles block I/O: @override when
  * given, which must be a cgroup filesystem (v2 with io in its
  * cgroup.controllers, or v1 with the blkio throttle files; with
  * @allow_plain, for tests, a plain directory laid out as one), else from
@@ -43,40 +43,40 @@ const char *cg_limit_name(enum cg_limit_kind k);
  * Return: 0, -ENOENT (none found, not a directory), -EINVAL (not such a
  * hierarchy); @why says what was wrong.
  */
-int cgfs_find_root(const char *override, bool allow_plain, struct cgfs_root *root, char *why,
+int iolatd_cgfs_find_root(const char *override, bool allow_plain, struct cgfs_root *root, char *why,
 		   size_t whylen);
 
 /* "/root/path" for a relative cgroup path ("" is the root itself). */
-void cgfs_dir(const struct cgfs_root *root, const char *rel, char *out, size_t len);
+void iolatd_cgfs_dir(const struct cgfs_root *root, const char *rel, char *out, size_t len);
 
 /*
  * Does @dev (under the sysfs at @sysfs, "/sys") take block requests (blk-mq:
  * it has a queue/../mq directory)? Bio-based devices (zram, most dm and md)
  * do not: their I/O never reaches the block_rq_complete tracepoint.
  */
-bool cgfs_request_based(const char *sysfs, dev_t dev);
+bool iolatd_cgfs_request_based(const char *sysfs, dev_t dev);
 
 /* A disk name (vda) or "MAJ:MIN" to a device number, via /sys/class/block. */
-int cgfs_parse_device(const char *name, dev_t *dev);
+int iolatd_cgfs_parse_device(const char *name, dev_t *dev);
 
 /* Read the limits set on @dev in @cgdir. Return: 0 (all 0 when none), -errno. */
-int cgfs_read_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
+int iolatd_cgfs_read_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
 		     struct cg_limits *out);
 
 /*
  * Write the limits @l on @dev to @cgdir; with @only (non-NULL), the kinds
  * whose only[k] is false are left alone. Return: 0 or the first -errno.
  */
-int cgfs_write_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
+int iolatd_cgfs_write_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
 		      const struct cg_limits *l, const bool *only);
 
 /* The inode number of a directory (the cgroup id BPF sees), or 0. */
-uint64_t cgfs_ino(const char *dir);
+uint64_t iolatd_cgfs_ino(const char *dir);
 
 /* Does cgroup @dir have the io controller? (Always on v1: blkio is the hierarchy.) */
-bool cgfs_has_io(const struct cgfs_root *root, const char *dir);
+bool iolatd_cgfs_has_io(const struct cgfs_root *root, const char *dir);
 
 /* Format / parse "MAJ:MIN". */
-void cgfs_devstr(dev_t dev, char *buf, size_t len);
+void iolatd_cgfs_devstr(dev_t dev, char *buf, size_t len);
 
 #endif

@@ -58,7 +58,7 @@ void iolatd_save_state(void *ctx)
 	}
 	if (d->opts.dry_run)
 		return;
-	err = state_save(d->opts.run_dir, d->recs, n);
+	err = iolatd_state_save(d->opts.run_dir, d->recs, n);
 	if (err && !d->state_error_logged) {
 		iolatd_logf(d, "cannot record written limits in %s: %s", d->opts.run_dir, strerror(-err));
 		d->state_error_logged = true;
@@ -112,12 +112,12 @@ static void node_removed(void *ctx, int i)
 	if (!d->nd[i])
 		return;
 	for (unsigned k = 0; k < d->nr_devs; k++) {
-		struct limtab_ent *e = limtab_find(d->lim, d->disc->nodes[i].ino, k);
+		struct limtab_ent *e = iolatd_limtab_find(d->lim, d->disc->nodes[i].ino, k);
 		struct node_dev *nd = &d->nd[i][k];
 
 		if (e) {
 			had |= e->act.active;
-			act_release(&e->act, &d->root, now, d->opts.dry_run);
+			iolatd_act_release(&e->act, &d->root, now, d->opts.dry_run);
 			if (!e->act.active)
 				e->used = false;
 		}
@@ -138,20 +138,20 @@ static const struct disc_ops *tree_ops(struct iolatd *d)
 
 void iolatd_rescan(struct iolatd *d)
 {
-	if (disc_scan(d->disc, &d->cfg, tree_ops(d)) == -ENOSPC && !d->full_logged) {
+	if (iolatd_disc_scan(d->disc, &d->cfg, tree_ops(d)) == -ENOSPC && !d->full_logged) {
 		iolatd_logf(d, "more cgroups than %d under the configured parents: some are not controlled",
 			    DISC_MAX_NODES);
 		d->full_logged = true;
 	}
 	for (unsigned g = 0; g < d->cfg.nr_groups; g++) {
 		const struct iolatd_group_cfg *gc = &d->cfg.groups[g];
-		bool present = disc_find(d->disc, gc->path) >= 0;
+		bool present = iolatd_disc_find(d->disc, gc->path) >= 0;
 		char dir[IOLATD_PATH_MAX * 2];
 
 		if (present == d->group_present[g] && d->group_checked[g])
 			continue;
-		cgfs_dir(&d->root, gc->path, dir, sizeof(dir));
-		if (present && !cgfs_has_io(&d->root, dir))
+		iolatd_cgfs_dir(&d->root, gc->path, dir, sizeof(dir));
+		if (present && !iolatd_cgfs_has_io(&d->root, dir))
 			iolatd_logf(d, "group %s: cgroup %s found, but without the io controller: its I/O is counted "
 				    "to the nearest parent that has it and cannot be measured apart; enable it with +io "
 				    "in its parent's cgroup.subtree_control (systemd: IOAccounting=yes)", gc->path, dir);
@@ -166,15 +166,15 @@ void iolatd_rescan(struct iolatd *d)
 	}
 }
 
-int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t len)
+int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t errlen)
 {
 	for (unsigned g = 0; g < cfg->nr_groups && cfg->strict; g++) {
 		char dir[IOLATD_PATH_MAX * 2];
 
-		cgfs_dir(&d->root, cfg->groups[g].path, dir, sizeof(dir));
-		if (cgfs_ino(dir))
+		iolatd_cgfs_dir(&d->root, cfg->groups[g].path, dir, sizeof(dir));
+		if (iolatd_cgfs_ino(dir))
 			continue;
-		snprintf(err, len, "%s:%u: group %s: no cgroup %s (strict=1: every group's cgroup must exist)",
+		snprintf(err, errlen, "%s:%u: group %s: no cgroup %s (strict=1: every group's cgroup must exist)",
 			 cfg->file, cfg->groups[g].line, cfg->groups[g].path, dir);
 		return -EINVAL;
 	}
@@ -200,14 +200,14 @@ void iolatd_observe(struct iolatd *d, uint64_t cgid, dev_t dev, uint64_t lat_ns,
 	if (k < 0)
 		return;
 	d->observed++;
-	node = disc_lookup(d->disc, cgid);
+	node = iolatd_disc_lookup(d->disc, cgid);
 	if (node < 0 || !d->nd[node] || !d->nd[node][k].g) {
 		d->unattributed++;
 		d->devs[k].unattr_bytes += bytes;
 		return;
 	}
 	iolat_observe_done_at(d->nd[node][k].g, lat_ns, bytes, io_flags, now_ns);
-	usage_add(d->usage, cgid, (unsigned)k, write, bytes, now_ns);
+	iolatd_usage_add(d->usage, cgid, (unsigned)k, write, bytes, now_ns);
 	/* A node's figures are its whole subtree's: its budget covers all of it. */
 	for (int i = node, depth = 0; i >= 0 && depth < DISC_MAX_DEPTH * 4; i = d->disc->nodes[i].parent, depth++) {
 		struct node_dev *nd;
@@ -218,7 +218,7 @@ void iolatd_observe(struct iolatd *d, uint64_t cgid, dev_t dev, uint64_t lat_ns,
 		nd->cur.bytes[dir] += bytes;
 		nd->cur.ios[dir]++;
 		nd->cur.lat_ns[dir] += lat_ns;
-		lat_hist_add(&nd->hist, lat_ns);
+		iolatd_lat_hist_add(&nd->hist, lat_ns);
 	}
 }
 
@@ -226,7 +226,7 @@ void iolatd_observe(struct iolatd *d, uint64_t cgid, dev_t dev, uint64_t lat_ns,
 
 /*
  * node_want() - what node @i should be held to on device @k: its allowed
- * depth (and use_delay, as effect_delay() lets it act) as rate limits, for
+ * depth (and use_delay, as iolatd_effect_delay() lets it act) as rate limits, for
  * the directions it is seen doing; not tightened while its limit does not
  * hold; in the adaptive mode the core's rate (adaptive_want). The one place
  * that decides a node's limits.
@@ -246,7 +246,7 @@ static void adaptive_want(struct iolatd *d, struct node_dev *nd,
 	nd->pace_bps = st->pace_bps;
 	nd->pace_iops = st->pace_iops;
 	nd->delay_used = 0;
-	rate_split(&nd->est, st->pace_bps, st->pace_iops, d->cfg.min_bps, d->cfg.min_iops, want);
+	iolatd_rate_split(&nd->est, st->pace_bps, st->pace_iops, d->cfg.min_bps, d->cfg.min_iops, want);
 	for (int k = 0; same && k < CG_NR_LIMITS; k++)
 		same = (want->v[k] == 0) == (prev->v[k] == 0) &&
 		       want->v[k] <= prev->v[k] + prev->v[k] / 8 &&
@@ -262,9 +262,9 @@ static void node_want(struct iolatd *d, struct node_dev *nd, const struct iolat_
 		adaptive_want(d, nd, st, prev, want);
 		return;
 	}
-	nd->delay_used = effect_delay(&nd->eff, st->use_delay,
-				      rate_at_floor(prev, d->cfg.min_bps, d->cfg.min_iops));
-	rate_limits(&nd->est, st->depth, nd->delay_used, d->cfg.min_bps, d->cfg.min_iops, want);
+	nd->delay_used = iolatd_effect_delay(&nd->eff, st->use_delay,
+				      iolatd_rate_at_floor(prev, d->cfg.min_bps, d->cfg.min_iops));
+	iolatd_rate_limits(&nd->est, st->depth, nd->delay_used, d->cfg.min_bps, d->cfg.min_iops, want);
 	if (!nd->eff.ineffective)
 		return;
 	for (int k = 0; k < CG_NR_LIMITS; k++)
@@ -279,8 +279,8 @@ static void node_round(struct iolatd *d, int i, unsigned k)
 	struct cg_limits prev = nd->want;
 	struct iolat_observe_stat st;
 
-	effect_period(&nd->eff, &nd->cur, &nd->placed, IOLATD_PERIOD_NS);
-	rate_est_update(&nd->est, &nd->cur);
+	iolatd_effect_period(&nd->eff, &nd->cur, &nd->placed, IOLATD_PERIOD_NS);
+	iolatd_rate_est_update(&nd->est, &nd->cur);
 	memset(&nd->cur, 0, sizeof(nd->cur));
 	memset(&nd->want, 0, sizeof(nd->want));
 	if (!nd->g || iolat_group_observe_stat(nd->g, &st))
@@ -296,8 +296,8 @@ static void want_on(struct iolatd *d, uint64_t ino, const char *rel, unsigned k,
 {
 	char dir[IOLATD_PATH_MAX * 2];
 
-	cgfs_dir(&d->root, rel, dir, sizeof(dir));
-	if (limtab_want(d->lim, ino, rel, dir, k, d->devs[k].dev, node, want) && !d->table_full_logged) {
+	iolatd_cgfs_dir(&d->root, rel, dir, sizeof(dir));
+	if (iolatd_limtab_want(d->lim, ino, rel, dir, k, d->devs[k].dev, node, want) && !d->table_full_logged) {
 		iolatd_logf(d, "more than %d limits in force: %s is not limited", LIMTAB_MAX, rel);
 		d->table_full_logged = true;
 	}
@@ -313,9 +313,9 @@ static unsigned gather_carriers(struct iolatd *d, int i, unsigned k, uint64_t no
 		struct usage_ent *e = &d->usage->slot[s];
 		struct carrier *c;
 
-		if (!e->ino || e->dev != k || !disc_within(d->disc, disc_lookup(d->disc, e->ino), i))
+		if (!e->ino || e->dev != k || !iolatd_disc_within(d->disc, iolatd_disc_lookup(d->disc, e->ino), i))
 			continue;
-		if (!usage_recent(e, 0, now, USAGE_ACTIVE_NS) && !usage_recent(e, 1, now, USAGE_ACTIVE_NS))
+		if (!iolatd_usage_recent(e, 0, now, USAGE_ACTIVE_NS) && !iolatd_usage_recent(e, 1, now, USAGE_ACTIVE_NS))
 			continue;
 		if (n == PLACE_MAX_CARRIERS) {
 			d->nd[i][k].left_out++;
@@ -324,8 +324,8 @@ static unsigned gather_carriers(struct iolatd *d, int i, unsigned k, uint64_t no
 		c = &d->carriers[n];
 		memcpy(c->rate, e->rate, sizeof(c->rate));
 		c->last = e->alloc;
-		c->seen[0] = usage_recent(e, 0, now, USAGE_ACTIVE_NS);
-		c->seen[1] = usage_recent(e, 1, now, USAGE_ACTIVE_NS);
+		c->seen[0] = iolatd_usage_recent(e, 0, now, USAGE_ACTIVE_NS);
+		c->seen[1] = iolatd_usage_recent(e, 1, now, USAGE_ACTIVE_NS);
 		d->carrier_ino[n++] = e->ino;
 	}
 	return n;
@@ -344,13 +344,13 @@ static void place_node(struct iolatd *d, int i, unsigned k, uint64_t now)
 		return;
 	}
 	n = gather_carriers(d, i, k, now);
-	place_split(&nd->want, d->carriers, n, d->cfg.min_bps, d->cfg.min_iops, &nd->placed);
+	iolatd_place_split(&nd->want, d->carriers, n, d->cfg.min_bps, d->cfg.min_iops, &nd->placed);
 	nd->carriers = 0;
 	for (unsigned j = 0; j < n; j++) {
-		struct usage_ent *e = usage_find(d->usage, d->carrier_ino[j], k);
-		const char *rel = disc_rel_of(d->disc, d->carrier_ino[j]);
+		struct usage_ent *e = iolatd_usage_find(d->usage, d->carrier_ino[j], k);
+		const char *rel = iolatd_disc_rel_of(d->disc, d->carrier_ino[j]);
 
-		if (!e || !rel || limits_empty(&d->carriers[j].part))
+		if (!e || !rel || iolatd_limits_empty(&d->carriers[j].part))
 			continue;
 		e->alloc = d->carriers[j].part;
 		e->carrying = true;
@@ -381,17 +381,17 @@ static void apply_limits(struct iolatd *d, unsigned k, uint64_t now)
 
 		if (!e->used || e->dev != k)
 			continue;
-		ret = act_apply(&e->act, &d->root, &e->want, now, d->opts.dry_run, iolatd_save_state, d);
+		ret = iolatd_act_apply(&e->act, &d->root, &e->want, now, d->opts.dry_run, iolatd_save_state, d);
 		if (ret < 0 && !e->error_logged) {
 			e->error_logged = true;
-			if (ret == -ENOENT && d->root.version == 2 && cgfs_ino(e->act.cgdir))
+			if (ret == -ENOENT && d->root.version == 2 && iolatd_cgfs_ino(e->act.cgdir))
 				iolatd_logf(d, "%s: cannot write limits: no io.max: the io controller is not enabled "
 					    "in its parent's cgroup.subtree_control (systemd: IOAccounting=yes on the "
 					    "unit or its slice)", e->rel);
 			else
 				iolatd_logf(d, "%s: cannot write limits: %s", e->rel, strerror(-ret));
 		}
-		if (!e->act.active && limits_empty(&e->want)) {
+		if (!e->act.active && iolatd_limits_empty(&e->want)) {
 			e->used = false;
 			if (was)
 				iolatd_save_state(d);
@@ -409,7 +409,7 @@ static void note_transitions(struct iolatd *d, unsigned k, uint64_t now)
 		if (!d->nd[i])
 			continue;
 		nd = &d->nd[i][k];
-		now_limited = !limits_empty(&nd->want) && nd->carriers > 0;
+		now_limited = !iolatd_limits_empty(&nd->want) && nd->carriers > 0;
 		if (now_limited == nd->limited)
 			continue;
 		nd->limited = now_limited;
@@ -418,7 +418,7 @@ static void note_transitions(struct iolatd *d, unsigned k, uint64_t now)
 			log_limits(d, i, k);
 		} else {
 			nd->limited_ns += now - nd->limited_since;
-			effect_reset(&nd->eff);
+			iolatd_effect_reset(&nd->eff);
 			iolatd_logf(d, "%s %s: released", d->disc->nodes[i].rel, d->devs[k].name);
 		}
 	}
@@ -426,11 +426,11 @@ static void note_transitions(struct iolatd *d, unsigned k, uint64_t now)
 
 static void control_round(struct iolatd *d, unsigned k, uint64_t now)
 {
-	limtab_clear_wants(d->lim, k);
+	iolatd_limtab_clear_wants(d->lim, k);
 	for (int i = 0; i < DISC_MAX_NODES; i++)
 		if (d->nd[i])
 			node_round(d, i, k);
-	usage_roll(d->usage, k, IOLATD_PERIOD_NS, now);
+	iolatd_usage_roll(d->usage, k, IOLATD_PERIOD_NS, now);
 	for (unsigned s = 0; s < USAGE_SLOTS; s++)
 		if (d->usage->slot[s].ino && d->usage->slot[s].dev == k)
 			d->usage->slot[s].carrying = false;
@@ -439,7 +439,7 @@ static void control_round(struct iolatd *d, unsigned k, uint64_t now)
 			continue;
 		d->nd[i][k].carriers = 0;
 		memset(&d->nd[i][k].placed, 0, sizeof(d->nd[i][k].placed));
-		if (!limits_empty(&d->nd[i][k].want))
+		if (!iolatd_limits_empty(&d->nd[i][k].want))
 			place_node(d, i, k, now);
 	}
 	for (unsigned s = 0; s < USAGE_SLOTS; s++)
@@ -478,7 +478,7 @@ static void commit_primed(struct iolatd *d, uint64_t now)
 
 		if (!e->used || e->act.pending == ACT_NONE)
 			continue;
-		ret = act_commit_due(&e->act, &d->root, now, d->opts.dry_run, iolatd_save_state, d);
+		ret = iolatd_act_commit_due(&e->act, &d->root, now, d->opts.dry_run, iolatd_save_state, d);
 		if (ret < 0 && !e->error_logged) {
 			e->error_logged = true;
 			iolatd_logf(d, "%s: cannot write limits: %s", e->rel, strerror(-ret));

@@ -44,12 +44,12 @@ static int resolve_devices(const struct iolatd_config *cfg, const char *sysfs, d
 			   size_t len)
 {
 	for (unsigned k = 0; k < cfg->nr_devices; k++) {
-		if (cgfs_parse_device(cfg->devices[k], &devs[k]) || !sysfs_has(sysfs, devs[k], "")) {
+		if (iolatd_cgfs_parse_device(cfg->devices[k], &devs[k]) || !sysfs_has(sysfs, devs[k], "")) {
 			snprintf(err, len, "device '%s': no such block device (give a disk name or MAJ:MIN)",
 				 cfg->devices[k]);
 			return -ENODEV;
 		}
-		if (!cgfs_request_based(sysfs, devs[k])) {
+		if (!iolatd_cgfs_request_based(sysfs, devs[k])) {
 			snprintf(err, len, "device '%s': bio-based (no /sys/dev/block/%u:%u/mq): its I/O never "
 				 "becomes block requests, which is what iolatd measures; give the disk below it",
 				 cfg->devices[k], major(devs[k]), minor(devs[k]));
@@ -77,7 +77,7 @@ static unsigned ctl_flags(enum iolatd_mode m)
 	       m == IOLATD_MODE_ADAPTIVE ? IOLAT_CTL_ADAPTIVE : 0;
 }
 
-static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t len)
+static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t errlen)
 {
 	for (unsigned k = 0; k < d->cfg.nr_devices; k++) {
 		struct dev_ctl *c = &d->devs[k];
@@ -100,7 +100,7 @@ static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t len)
 		cc.nr_stat_slots = 2;
 		ret = iolat_ctl_create(&cc, &c->ctl);
 		if (ret) {
-			snprintf(err, len, "device %s: cannot create a controller: %s", c->name, strerror(-ret));
+			snprintf(err, errlen, "device %s: cannot create a controller: %s", c->name, strerror(-ret));
 			return ret;
 		}
 		d->nr_devs++;
@@ -109,7 +109,7 @@ static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t len)
 }
 
 /* The metrics textfile's directory must exist and be writable. */
-static int check_textfile(const struct iolatd_config *cfg, char *err, size_t len)
+static int check_textfile(const struct iolatd_config *cfg, char *err, size_t errlen)
 {
 	char dir[IOLATD_PATH_MAX];
 	char *slash;
@@ -120,7 +120,7 @@ static int check_textfile(const struct iolatd_config *cfg, char *err, size_t len
 	slash = strrchr(dir, '/');
 	*(slash == dir ? slash + 1 : slash) = '\0';
 	if (access(dir, W_OK | X_OK)) {
-		snprintf(err, len, "%s: key 'textfile': %s: not a writable directory (node_exporter's "
+		snprintf(err, errlen, "%s: key 'textfile': %s: not a writable directory (node_exporter's "
 			 "--collector.textfile.directory)", cfg->file, dir);
 		return -EINVAL;
 	}
@@ -151,7 +151,7 @@ static void log_devices(struct iolatd *d)
 }
 
 int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opts,
-		  struct iolatd **out, char *err, size_t len)
+		  struct iolatd **out, char *err, size_t errlen)
 {
 	dev_t devs[IOLATD_MAX_DEVICES];
 	struct iolatd *d;
@@ -159,11 +159,11 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 	int ret;
 
 	if (!opts->run_dir || access(opts->run_dir, W_OK | X_OK)) {
-		snprintf(err, len, "run directory %s: not a writable directory",
+		snprintf(err, errlen, "run directory %s: not a writable directory",
 			 opts->run_dir ? opts->run_dir : "(none)");
 		return -ENOENT;
 	}
-	if ((ret = resolve_devices(cfg, opts->sysfs_root ? opts->sysfs_root : "/sys", devs, err, len)))
+	if ((ret = resolve_devices(cfg, opts->sysfs_root ? opts->sysfs_root : "/sys", devs, err, errlen)))
 		return ret;
 	d = calloc(1, sizeof(*d));
 	if (!d || !(d->disc = calloc(1, sizeof(*d->disc))) || !(d->usage = calloc(1, sizeof(*d->usage))) ||
@@ -173,7 +173,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 			free(d->usage);
 		}
 		free(d);
-		snprintf(err, len, "out of memory");
+		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	d->lock_fd = -1;
@@ -183,27 +183,27 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 	d->opts.run_dir = d->run_dir;
 	snprintf(d->sysfs, sizeof(d->sysfs), "%s", opts->sysfs_root ? opts->sysfs_root : "/sys");
 	/* Before anything is looked at or put back: another daemon may own the run dir. */
-	if ((ret = d->lock_fd = runlock_take(d->run_dir, err, len)) < 0)
+	if ((ret = d->lock_fd = iolatd_runlock_take(d->run_dir, err, errlen)) < 0)
 		goto fail;
-	if ((ret = cgfs_find_root(cfg->cgroup_root, opts->allow_plain_root, &d->root, why, sizeof(why)))) {
-		snprintf(err, len, "cgroup hierarchy: %s", why);
+	if ((ret = iolatd_cgfs_find_root(cfg->cgroup_root, opts->allow_plain_root, &d->root, why, sizeof(why)))) {
+		snprintf(err, errlen, "cgroup hierarchy: %s", why);
 		goto fail;
 	}
 	d->user = *cfg;
-	if ((ret = make_ctls(d, devs, err, len)) || (ret = check_textfile(cfg, err, len)))
+	if ((ret = make_ctls(d, devs, err, errlen)) || (ret = check_textfile(cfg, err, errlen)))
 		goto fail;
-	ret = iolatd_units_resolve(d, cfg, &d->cfg, err, len);
+	ret = iolatd_units_resolve(d, cfg, &d->cfg, err, errlen);
 	if (ret == -EAGAIN)
 		iolatd_logf(d, "%s: the groups named as units wait", err); /* systemd may come later */
 	else if (ret)
 		goto fail;
-	if ((ret = iolatd_check_groups(d, &d->cfg, err, len)))
+	if ((ret = iolatd_check_groups(d, &d->cfg, err, errlen)))
 		goto fail;
 	/* What a previous run left behind goes first. */
 	if (!opts->dry_run) {
-		ret = state_cleanup(d->run_dir, &d->root, why, sizeof(why));
+		ret = iolatd_state_cleanup(d->run_dir, &d->root, why, sizeof(why));
 		if (ret < 0) {
-			snprintf(err, len, "stale limits: %s (move the file away to start)", why);
+			snprintf(err, errlen, "stale limits: %s (move the file away to start)", why);
 			goto fail;
 		}
 		d->restored_at_start = ret;
@@ -211,7 +211,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 			iolatd_logf(d, "removed %d stale limit(s) left by a previous run", ret);
 	}
 	log_devices(d);
-	disc_init(d->disc, &d->root);
+	iolatd_disc_init(d->disc, &d->root);
 	d->started_ns = d->last_period = d->last_second = d->last_resolve = iolat_ctl_now(d->devs[0].ctl);
 	iolatd_rescan(d);
 	iolatd_write_status(d, d->started_ns);
@@ -236,7 +236,7 @@ void iolatd_apply_targets(struct iolatd *d)
 	}
 }
 
-int iolatd_reload(struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t len)
+int iolatd_reload(struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t errlen)
 {
 	static struct iolatd_config eff;
 	bool same = cfg->nr_devices == d->user.nr_devices && !strcmp(cfg->cgroup_root, d->user.cgroup_root);
@@ -244,16 +244,16 @@ int iolatd_reload(struct iolatd *d, const struct iolatd_config *cfg, char *err, 
 	for (unsigned k = 0; same && k < cfg->nr_devices; k++)
 		same = !strcmp(cfg->devices[k], d->user.devices[k]);
 	if (!same) {
-		snprintf(err, len, "device= and cgroup_root= cannot change on reload: restart iolatd");
+		snprintf(err, errlen, "device= and cgroup_root= cannot change on reload: restart iolatd");
 		return -EINVAL;
 	}
 	if (cfg->mode != d->user.mode || cfg->nr_requests != d->user.nr_requests ||
 	    cfg->rotational != d->user.rotational) {
-		snprintf(err, len, "the mode (control=, kernel_compat=), nr_requests= and rotational= "
+		snprintf(err, errlen, "the mode (control=, kernel_compat=), nr_requests= and rotational= "
 			 "cannot change on reload: restart iolatd");
 		return -EINVAL;
 	}
-	if (iolatd_units_resolve(d, cfg, &eff, err, len) || iolatd_check_groups(d, &eff, err, len))
+	if (iolatd_units_resolve(d, cfg, &eff, err, errlen) || iolatd_check_groups(d, &eff, err, errlen))
 		return -EINVAL; /* -EAGAIN too: what the units are is unknown, the running configuration stays */
 	d->user = *cfg;
 	d->cfg = eff;
@@ -276,7 +276,7 @@ int iolatd_stop_limits(struct iolatd *d, uint64_t now)
 
 		if (!e->used)
 			continue;
-		ret = act_release(&e->act, &d->root, now, d->opts.dry_run);
+		ret = iolatd_act_release(&e->act, &d->root, now, d->opts.dry_run);
 		if (ret < 0 && !first) {
 			first = ret;
 			iolatd_logf(d, "%s: cannot remove a limit: %s", e->rel, strerror(-ret));
@@ -299,7 +299,7 @@ static int release_all(struct iolatd *d, uint64_t now)
 	for (int i = 0; i < LIMTAB_MAX && !left; i++)
 		left |= d->lim->e[i].used && d->lim->e[i].act.active;
 	if (!left && !d->opts.dry_run)
-		state_save(d->run_dir, NULL, 0);
+		iolatd_state_save(d->run_dir, NULL, 0);
 	return ret;
 }
 
@@ -392,7 +392,7 @@ void iolatd_counters(const struct iolatd *d, struct iolatd_counters *c)
 
 void iolatd_note_pid(struct iolatd *d)
 {
-	runlock_note_pid(d->lock_fd);
+	iolatd_runlock_note_pid(d->lock_fd);
 }
 
 void iolatd_set_source_lost(struct iolatd *d, bool lost)

@@ -26,9 +26,9 @@ struct lat_hist {
 	/* The last whole second's summary. */
 	uint64_t last_n, last_mean_ns, last_p50_ns, last_p90_ns, last_p99_ns;
 };
-void lat_hist_add(struct lat_hist *h, uint64_t lat_ns);
+void iolatd_lat_hist_add(struct lat_hist *h, uint64_t lat_ns);
 /* End a second: summarize it into last_*, start afresh. */
-void lat_hist_roll(struct lat_hist *h);
+void iolatd_lat_hist_roll(struct lat_hist *h);
 
 /* One discovered cgroup on one device. Its figures cover its whole subtree. */
 struct node_dev {
@@ -41,7 +41,7 @@ struct node_dev {
 	struct cg_limits placed;  /* the parts written for it, summed */
 	uint32_t depth;           /* as of the last control round */
 	int use_delay;            /* the core's */
-	int delay_used;           /* the one acted on (effect_delay) */
+	int delay_used;           /* the one acted on (iolatd_effect_delay) */
 	uint64_t pace_bps, pace_iops; /* adaptive: the core's rate at the last round */
 	unsigned carriers;        /* cgroups carrying its budget */
 	unsigned left_out;        /* cgroups doing I/O below it that could not be given a part */
@@ -104,7 +104,7 @@ struct iolatd {
 /* control.c: look at the tree again (nodes added and removed, groups found or waited for). */
 void iolatd_rescan(struct iolatd *d);
 /* control.c: with strict=1, every configured group's cgroup must exist. Return: 0, -EINVAL (@err). */
-int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t len);
+int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t errlen);
 /* control.c: record every limit in force under the run dir (before a write). */
 void iolatd_save_state(void *ctx);
 /* control_second.c: what is done once a second besides the tick and rescan. */
@@ -116,7 +116,7 @@ void iolatd_second(struct iolatd *d, uint64_t now);
  * -EINVAL with strict=1 and a unit group waiting. @err says why.
  */
 int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, struct iolatd_config *eff,
-			 char *err, size_t len);
+			 char *err, size_t errlen);
 /* control_life.c: the targets of every group as the configuration now says. */
 void iolatd_apply_targets(struct iolatd *d);
 /* control.c: the target of node @node on device @k. */

@@ -25,12 +25,12 @@ const char *iolatd_effect_cause(const struct iolatd *d, const struct node_dev *n
 static void check_effect(struct iolatd *d, int i, unsigned k)
 {
 	struct node_dev *nd = &d->nd[i][k];
-	int change = effect_second(&nd->eff, d->cfg.min_bps, d->cfg.min_iops);
+	int change = iolatd_effect_second(&nd->eff, d->cfg.min_bps, d->cfg.min_iops);
 
 	if (change > 0)
 		iolatd_logf(d, "%s %s: the limit does not hold: %s %.0f/s allowed, %.0f/s done for %d s (%s%s); "
 			    "not tightened further while it does not hold", d->disc->nodes[i].rel, d->devs[k].name,
-			    cg_limit_name(nd->eff.over_kind), nd->eff.allowed_rate, nd->eff.over_rate,
+			    iolatd_cg_limit_name(nd->eff.over_kind), nd->eff.allowed_rate, nd->eff.over_rate,
 			    EFFECT_OVER_SECS, iolatd_effect_cause(d, nd),
 			    d->root.version == 2 ? ": a 6.1 kernel lets I/O past an io.max rewritten under queued I/O" :
 			    ": a cgroup below it without a part yet, or a kernel that does not enforce it");
@@ -43,7 +43,7 @@ static bool idle_at_floor(const struct iolatd *d, const struct node_dev *nd)
 {
 	uint64_t floor[CG_NR_LIMITS] = { d->cfg.min_bps, d->cfg.min_bps, d->cfg.min_iops, d->cfg.min_iops };
 
-	if (!rate_at_floor(&nd->want, d->cfg.min_bps, d->cfg.min_iops))
+	if (!iolatd_rate_at_floor(&nd->want, d->cfg.min_bps, d->cfg.min_iops))
 		return false;
 	for (int k = 0; k < CG_NR_LIMITS; k++)
 		if (nd->eff.used[k] > 2.0 * (double)floor[k])
@@ -90,7 +90,7 @@ void iolatd_second(struct iolatd *d, uint64_t now)
 			if (!d->nd[i])
 				continue;
 			check_effect(d, i, k);
-			lat_hist_roll(&d->nd[i][k].hist);
+			iolatd_lat_hist_roll(&d->nd[i][k].hist);
 		}
 		d->devs[k].unattr_last_bps = d->devs[k].unattr_bytes;
 		d->devs[k].unattr_bytes = 0;

@@ -139,13 +139,13 @@ static void take_unit_targets(struct iolatd *d, const struct sdunit *u, struct i
 }
 
 /* Ask systemd about the named units and, with systemd=1, every unit's targets. Return: units, -errno. */
-static int ask_systemd(struct iolatd *d, const struct iolatd_config *user, char *err, size_t len)
+static int ask_systemd(struct iolatd *d, const struct iolatd_config *user, char *err, size_t errlen)
 {
 	const char *args[IOLATD_MAX_GROUPS + 4], *systemctl = find_systemctl(d);
 	unsigned nargs = 0;
 
 	for (unsigned i = 0; i < user->nr_groups && nargs < 11; i++)
-		if (sdunit_is_name(user->groups[i].path))
+		if (iolatd_sdunit_is_name(user->groups[i].path))
 			args[nargs++] = user->groups[i].path;
 	if (user->systemd) {
 		args[nargs++] = "*.service";
@@ -155,18 +155,18 @@ static int ask_systemd(struct iolatd *d, const struct iolatd_config *user, char 
 	if (!nargs)
 		return 0;
 	if (!d->opts.systemctl && access("/run/systemd/system", F_OK)) {
-		snprintf(err, len, "systemd is not running (no /run/systemd/system)");
+		snprintf(err, errlen, "systemd is not running (no /run/systemd/system)");
 		return -ENOSYS;
 	}
 	if (!systemctl) {
-		snprintf(err, len, "no systemctl found");
+		snprintf(err, errlen, "no systemctl found");
 		return -ENOENT;
 	}
-	return sdunit_show(systemctl, args, nargs, units, UNITS_MAX, err, len);
+	return iolatd_sdunit_show(systemctl, args, nargs, units, UNITS_MAX, err, errlen);
 }
 
 int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, struct iolatd_config *eff,
-			 char *err, size_t len)
+			 char *err, size_t errlen)
 {
 	char why[IOLATD_ERR_MAX] = "";
 	int n = ask_systemd(d, user, why, sizeof(why));
@@ -177,7 +177,7 @@ int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, str
 	eff->nr_groups = 0;
 	d->nr_unit_waits = 0;
 	for (unsigned i = 0; i < user->nr_groups; i++) {
-		if (!sdunit_is_name(user->groups[i].path)) {
+		if (!iolatd_sdunit_is_name(user->groups[i].path)) {
 			eff->groups[eff->nr_groups++] = user->groups[i];
 			continue;
 		}
@@ -190,11 +190,11 @@ int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, str
 		iolatd_logf(d, "systemd units not read (%s): no unit's IODeviceLatencyTargetSec= is taken", why);
 	d->units_logged = true;
 	if (n < 0 && (named || was_ok)) {
-		snprintf(err, len, "systemd units not read: %s", why);
+		snprintf(err, errlen, "systemd units not read: %s", why);
 		return -EAGAIN;
 	}
 	if (user->strict && d->nr_unit_waits) {
-		snprintf(err, len, "%s: group %s: %s (strict=1: every group's cgroup must exist)", user->file,
+		snprintf(err, errlen, "%s: group %s: %s (strict=1: every group's cgroup must exist)", user->file,
 			 d->unit_waits[0].name, d->unit_waits[0].why);
 		return -EINVAL;
 	}

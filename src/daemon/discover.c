@@ -12,13 +12,13 @@
 
 #include "daemon/discover.h"
 
-void disc_init(struct discover *d, const struct cgfs_root *root)
+void iolatd_disc_init(struct discover *d, const struct cgfs_root *root)
 {
 	memset(d, 0, sizeof(*d));
 	d->root = *root;
 }
 
-int disc_find(const struct discover *d, const char *rel)
+int iolatd_disc_find(const struct discover *d, const char *rel)
 {
 	for (int i = 0; i < DISC_MAX_NODES; i++)
 		if (d->nodes[i].used && !strcmp(d->nodes[i].rel, rel))
@@ -41,7 +41,7 @@ static void remove_node(struct discover *d, int i, const struct disc_ops *ops)
 static int ensure_node(struct discover *d, const char *rel, int parent, uint64_t ino,
 		       const struct disc_ops *ops)
 {
-	int i = disc_find(d, rel);
+	int i = iolatd_disc_find(d, rel);
 	struct disc_node *n;
 
 	if (i >= 0 && d->nodes[i].ino != ino) {
@@ -84,8 +84,8 @@ static int ensure_chain(struct discover *d, const char *rel, const struct disc_o
 		save = slash ? *slash : '\0';
 		if (slash)
 			*slash = '\0';
-		cgfs_dir(&d->root, buf, dir, sizeof(dir));
-		ino = cgfs_ino(dir);
+		iolatd_cgfs_dir(&d->root, buf, dir, sizeof(dir));
+		ino = iolatd_cgfs_ino(dir);
 		if (!ino)
 			return -1;
 		parent = ensure_node(d, buf, parent, ino, ops);
@@ -112,7 +112,7 @@ static void ensure_siblings(struct discover *d, const char *rel, const struct di
 	snprintf(parent_rel, sizeof(parent_rel), "%.*s", slash ? (int)(slash - rel) : 0, rel);
 	if (*parent_rel && (pnode = ensure_chain(d, parent_rel, ops, full)) < 0)
 		return;
-	cgfs_dir(&d->root, parent_rel, dir, sizeof(dir));
+	iolatd_cgfs_dir(&d->root, parent_rel, dir, sizeof(dir));
 	dh = opendir(dir);
 	if (!dh)
 		return;
@@ -122,7 +122,7 @@ static void ensure_siblings(struct discover *d, const char *rel, const struct di
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= 64)
 			continue;
 		snprintf(child, sizeof(child), "%s/%s", dir, de->d_name);
-		ino = cgfs_ino(child);
+		ino = iolatd_cgfs_ino(child);
 		if (!ino)
 			continue;
 		snprintf(child, sizeof(child), "%s%s%s", parent_rel, *parent_rel ? "/" : "", de->d_name);
@@ -163,7 +163,7 @@ static void map_subtree(struct discover *d, const char *dir, int node, int depth
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(child, sizeof(child), "%s/%s", dir, de->d_name);
-		ino = cgfs_ino(child);
+		ino = iolatd_cgfs_ino(child);
 		if (!ino)
 			continue;
 		/* A node's own subtree is mapped from that node. */
@@ -197,14 +197,14 @@ static void rebuild_map(struct discover *d)
 	for (int i = 0; i < DISC_MAX_NODES; i++) {
 		if (!d->nodes[i].used)
 			continue;
-		cgfs_dir(&d->root, d->nodes[i].rel, dir, sizeof(dir));
+		iolatd_cgfs_dir(&d->root, d->nodes[i].rel, dir, sizeof(dir));
 		map_add(d, d->nodes[i].ino, i, dir);
 		map_subtree(d, dir, i, 0);
 	}
 	qsort(d->map, d->nr_map, sizeof(d->map[0]), cmp_ent);
 }
 
-int disc_scan(struct discover *d, const struct iolatd_config *cfg, const struct disc_ops *ops)
+int iolatd_disc_scan(struct discover *d, const struct iolatd_config *cfg, const struct disc_ops *ops)
 {
 	int full = 0, n = 0;
 
@@ -229,7 +229,7 @@ int disc_scan(struct discover *d, const struct iolatd_config *cfg, const struct 
 	return full ? -ENOSPC : n;
 }
 
-void disc_clear(struct discover *d, const struct disc_ops *ops)
+void iolatd_disc_clear(struct discover *d, const struct disc_ops *ops)
 {
 	for (int i = 0; i < DISC_MAX_NODES; i++)
 		if (d->nodes[i].used && d->nodes[i].parent < 0)
@@ -254,21 +254,21 @@ static const struct disc_map_ent *map_find(const struct discover *d, uint64_t in
 	return NULL;
 }
 
-int disc_lookup(const struct discover *d, uint64_t ino)
+int iolatd_disc_lookup(const struct discover *d, uint64_t ino)
 {
 	const struct disc_map_ent *e = map_find(d, ino);
 
 	return e ? e->node : -1;
 }
 
-const char *disc_rel_of(const struct discover *d, uint64_t ino)
+const char *iolatd_disc_rel_of(const struct discover *d, uint64_t ino)
 {
 	const struct disc_map_ent *e = map_find(d, ino);
 
 	return e ? d->map_rel[e->path] : NULL;
 }
 
-bool disc_within(const struct discover *d, int i, int anc)
+bool iolatd_disc_within(const struct discover *d, int i, int anc)
 {
 	for (int depth = 0; i >= 0 && depth <= DISC_MAX_NODES; depth++, i = d->nodes[i].parent)
 		if (i == anc)

@@ -56,29 +56,29 @@ struct disc_ops {
 	void *ctx;
 };
 
-void disc_init(struct discover *d, const struct cgfs_root *root);
+void iolatd_disc_init(struct discover *d, const struct cgfs_root *root);
 
 /*
- * disc_scan() - look at the tree again for the groups of @cfg: report nodes
+ * iolatd_disc_scan() - look at the tree again for the groups of @cfg: report nodes
  * added and removed through @ops, rebuild the cgroup-id map.
  * Return: the number of nodes now, or -ENOSPC when some did not fit (those
  * are left out and the scan is otherwise complete).
  */
-int disc_scan(struct discover *d, const struct iolatd_config *cfg, const struct disc_ops *ops);
+int iolatd_disc_scan(struct discover *d, const struct iolatd_config *cfg, const struct disc_ops *ops);
 
 /* Forget every node (reporting each as removed, children first). */
-void disc_clear(struct discover *d, const struct disc_ops *ops);
+void iolatd_disc_clear(struct discover *d, const struct disc_ops *ops);
 
 /* The node a cgroup id (directory inode) belongs to, or -1. */
-int disc_lookup(const struct discover *d, uint64_t ino);
+int iolatd_disc_lookup(const struct discover *d, uint64_t ino);
 
 /* The node of a relative path, or -1. */
-int disc_find(const struct discover *d, const char *rel);
+int iolatd_disc_find(const struct discover *d, const char *rel);
 
 /* The relative path of a mapped cgroup id (a node or a cgroup below one), or NULL. */
-const char *disc_rel_of(const struct discover *d, uint64_t ino);
+const char *iolatd_disc_rel_of(const struct discover *d, uint64_t ino);
 
 /* Is node @i node @anc or below it? */
-bool disc_within(const struct discover *d, int i, int anc);
+bool iolatd_disc_within(const struct discover *d, int i, int anc);
 
 #endif

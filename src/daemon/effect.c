@@ -7,7 +7,7 @@
 
 #include "daemon/effect.h"
 
-void effect_period(struct effect *e, const struct rate_sample *s, const struct cg_limits *in_force,
+void iolatd_effect_period(struct effect *e, const struct rate_sample *s, const struct cg_limits *in_force,
 		   uint64_t period_ns)
 {
 	double secs = (double)period_ns / 1e9;
@@ -54,7 +54,7 @@ static int over_kind(const struct effect *e, uint64_t min_bps, uint64_t min_iops
 	return worst;
 }
 
-int effect_second(struct effect *e, uint64_t min_bps, uint64_t min_iops)
+int iolatd_effect_second(struct effect *e, uint64_t min_bps, uint64_t min_iops)
 {
 	double ratio, secs = e->periods ? e->periods : 1;
 	int k = over_kind(e, min_bps, min_iops, &ratio), change = 0;
@@ -90,7 +90,7 @@ int effect_second(struct effect *e, uint64_t min_bps, uint64_t min_iops)
 	return change;
 }
 
-int effect_delay(struct effect *e, int core_use_delay, bool at_floor)
+int iolatd_effect_delay(struct effect *e, int core_use_delay, bool at_floor)
 {
 	int step = core_use_delay - e->core_delay;
 
@@ -104,7 +104,7 @@ int effect_delay(struct effect *e, int core_use_delay, bool at_floor)
 	return e->delay;
 }
 
-void effect_reset(struct effect *e)
+void iolatd_effect_reset(struct effect *e)
 {
 	int core = e->core_delay, delay = e->delay;
 	uint64_t total = e->ineffective_secs;

@@ -44,16 +44,16 @@ struct effect {
 };
 
 /* A period of @period_ns ended: the subtree did @s under @in_force (0 kinds: none). */
-void effect_period(struct effect *e, const struct rate_sample *s, const struct cg_limits *in_force,
+void iolatd_effect_period(struct effect *e, const struct rate_sample *s, const struct cg_limits *in_force,
 		   uint64_t period_ns);
 
 /* A second ended. Return: 1 the limit stopped holding, -1 it holds again, 0 no change. */
-int effect_second(struct effect *e, uint64_t min_bps, uint64_t min_iops);
+int iolatd_effect_second(struct effect *e, uint64_t min_bps, uint64_t min_iops);
 
 /* The use_delay to act on, given the core's and whether the last limits were at the floor. */
-int effect_delay(struct effect *e, int core_use_delay, bool at_floor);
+int iolatd_effect_delay(struct effect *e, int core_use_delay, bool at_floor);
 
 /* Forget the episode (the node is released). */
-void effect_reset(struct effect *e);
+void iolatd_effect_reset(struct effect *e);
 
 #endif

@@ -9,7 +9,7 @@
 
 #include "daemon/limtab.h"
 
-bool limits_empty(const struct cg_limits *l)
+bool iolatd_limits_empty(const struct cg_limits *l)
 {
 	for (int k = 0; k < CG_NR_LIMITS; k++)
 		if (l->v[k])
@@ -17,7 +17,7 @@ bool limits_empty(const struct cg_limits *l)
 	return true;
 }
 
-void limtab_clear_wants(struct limtab *t, unsigned dev)
+void iolatd_limtab_clear_wants(struct limtab *t, unsigned dev)
 {
 	for (int i = 0; i < LIMTAB_MAX; i++)
 		if (t->e[i].used && t->e[i].dev == dev) {
@@ -26,7 +26,7 @@ void limtab_clear_wants(struct limtab *t, unsigned dev)
 		}
 }
 
-struct limtab_ent *limtab_find(struct limtab *t, uint64_t ino, unsigned dev)
+struct limtab_ent *iolatd_limtab_find(struct limtab *t, uint64_t ino, unsigned dev)
 {
 	for (int i = 0; i < LIMTAB_MAX; i++)
 		if (t->e[i].used && t->e[i].ino == ino && t->e[i].dev == dev)
@@ -40,7 +40,7 @@ static bool tighten(struct cg_limits *a, const struct cg_limits *b)
 	bool tighter = false;
 
 	for (int k = 0; k < CG_NR_LIMITS; k++) {
-		uint64_t m = act_min_limit(a->v[k], b->v[k]);
+		uint64_t m = iolatd_act_min_limit(a->v[k], b->v[k]);
 
 		tighter |= m != a->v[k];
 		a->v[k] = m;
@@ -48,10 +48,10 @@ static bool tighten(struct cg_limits *a, const struct cg_limits *b)
 	return tighter;
 }
 
-int limtab_want(struct limtab *t, uint64_t ino, const char *rel, const char *cgdir, unsigned dev,
+int iolatd_limtab_want(struct limtab *t, uint64_t ino, const char *rel, const char *cgdir, unsigned dev,
 		dev_t devno, int node, const struct cg_limits *want)
 {
-	struct limtab_ent *e = limtab_find(t, ino, dev);
+	struct limtab_ent *e = iolatd_limtab_find(t, ino, dev);
 
 	if (!e) {
 		for (int i = 0; i < LIMTAB_MAX && !e; i++)
@@ -65,7 +65,7 @@ int limtab_want(struct limtab *t, uint64_t ino, const char *rel, const char *cgd
 		e->dev = dev;
 		e->node = -1;
 		snprintf(e->rel, sizeof(e->rel), "%s", rel);
-		act_init(&e->act, cgdir, devno);
+		iolatd_act_init(&e->act, cgdir, devno);
 	}
 	if (tighten(&e->want, want) || e->node < 0)
 		e->node = node;

@@ -37,20 +37,20 @@ struct limtab {
 };
 
 /* Start a round on device @dev: every want of that device empty. */
-void limtab_clear_wants(struct limtab *t, unsigned dev);
+void iolatd_limtab_clear_wants(struct limtab *t, unsigned dev);
 
 /*
- * limtab_want() - node @node wants @want on cgroup @ino (@rel, directory
+ * iolatd_limtab_want() - node @node wants @want on cgroup @ino (@rel, directory
  * @cgdir) on device @dev (@devno): kept as the tighter of it and what other
  * nodes want there. Return: 0, or -ENOSPC when the table is full.
  */
-int limtab_want(struct limtab *t, uint64_t ino, const char *rel, const char *cgdir, unsigned dev,
+int iolatd_limtab_want(struct limtab *t, uint64_t ino, const char *rel, const char *cgdir, unsigned dev,
 		dev_t devno, int node, const struct cg_limits *want);
 
 /* The entry of @ino on @dev, or NULL. */
-struct limtab_ent *limtab_find(struct limtab *t, uint64_t ino, unsigned dev);
+struct limtab_ent *iolatd_limtab_find(struct limtab *t, uint64_t ino, unsigned dev);
 
 /* Is every kind of @l 0? */
-bool limits_empty(const struct cg_limits *l);
+bool iolatd_limits_empty(const struct cg_limits *l);
 
 #endif

@@ -11,7 +11,8 @@
 #define SATURATED 0.8    /* using this much of its part: it may want more */
 #define HEADROOM 1.5     /* an unsaturated carrier's part: its use times this */
 
-int place_dir(enum cg_limit_kind k)
+/* The direction (0 read, 1 write) of a limit kind. */
+static int place_dir(enum cg_limit_kind k)
 {
 	return k == CG_WBPS || k == CG_WIOPS;
 }
@@ -64,7 +65,7 @@ static void split_kind(enum cg_limit_kind k, double budget, struct carrier *c, u
 	}
 }
 
-void place_split(const struct cg_limits *budget, struct carrier *c, unsigned n,
+void iolatd_place_split(const struct cg_limits *budget, struct carrier *c, unsigned n,
 		 uint64_t min_bps, uint64_t min_iops, struct cg_limits *sum)
 {
 	if (n > PLACE_MAX_CARRIERS)

@@ -31,15 +31,12 @@ struct carrier {
 	struct cg_limits part;        /* out: its part now, 0: no limit */
 };
 
-/* The direction (0 read, 1 write) of a limit kind. */
-int place_dir(enum cg_limit_kind k);
-
 /*
- * place_split() - divide @budget (0 in a kind: no limit of that kind) among
+ * iolatd_place_split() - divide @budget (0 in a kind: no limit of that kind) among
  * @n carriers (at most PLACE_MAX_CARRIERS); a carrier gets a kind only for a direction it was seen doing.
  * @sum (optional) receives the parts' sums, kind by kind.
  */
-void place_split(const struct cg_limits *budget, struct carrier *c, unsigned n,
+void iolatd_place_split(const struct cg_limits *budget, struct carrier *c, unsigned n,
 		 uint64_t min_bps, uint64_t min_iops, struct cg_limits *sum);
 
 #endif

@@ -98,7 +98,7 @@ static void put_labels(FILE *f, const struct status_rec *r, const char *extra)
 	bool any = false;
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const char *v = status_get(r, keys[i][0]);
+		const char *v = iolatd_status_get(r, keys[i][0]);
 		const char *name = i == 0 && !strcmp(r->kind, "limit") ? "cgroup" : keys[i][1];
 
 		if (!v || (i == 3 && strcmp(r->kind, "device")))
@@ -137,13 +137,13 @@ static void put_family(FILE *f, const struct status_file *s, const struct prom_f
 
 		if (strcmp(r->kind, m->kind))
 			continue;
-		if (m->only_if && strtoull(status_get(r, m->only_if) ? status_get(r, m->only_if) : "0", NULL, 10) == 0)
+		if (m->only_if && strtoull(iolatd_status_get(r, m->only_if) ? iolatd_status_get(r, m->only_if) : "0", NULL, 10) == 0)
 			continue;
 		for (int j = 0; j < 2 && m->s[j].field; j++) {
-			const char *v = status_get(r, m->s[j].field);
+			const char *v = iolatd_status_get(r, m->s[j].field);
 
 			if (!strcmp(m->s[j].field, "source_ok"))
-				v = status_get(r, "source") && !strcmp(status_get(r, "source"), "ok") ? "1" : "0";
+				v = iolatd_status_get(r, "source") && !strcmp(iolatd_status_get(r, "source"), "ok") ? "1" : "0";
 			if (!v)
 				continue;
 			fputs(m->name, f);
@@ -155,7 +155,7 @@ static void put_family(FILE *f, const struct status_file *s, const struct prom_f
 	}
 }
 
-int prom_write(const struct status_file *s, FILE *f)
+int iolatd_prom_write(const struct status_file *s, FILE *f)
 {
 	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
 		put_family(f, s, &families[i]);

@@ -16,6 +16,6 @@
 #include "daemon/statusfile.h"
 
 /* Write @s as metrics to @f. Return: 0, or -EIO when @f reports an error. */
-int prom_write(const struct status_file *s, FILE *f);
+int iolatd_prom_write(const struct status_file *s, FILE *f);
 
 #endif

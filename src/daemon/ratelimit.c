@@ -19,7 +19,7 @@ static bool seen_doing(const struct rate_sample *s, int d)
 	return s->ios[d] >= RATE_MIN_IOS || (s->ios[d] && s->bytes[d] * RATE_STRAY_SHARE >= all);
 }
 
-void rate_est_update(struct rate_est *e, const struct rate_sample *s)
+void iolatd_rate_est_update(struct rate_est *e, const struct rate_sample *s)
 {
 	for (int d = 0; d < 2; d++) {
 		double secs, bps, iops;
@@ -51,7 +51,7 @@ static uint64_t floor_at(double v, uint64_t min)
 	return v < (double)min ? min : v > 1e18 ? (uint64_t)1e18 : (uint64_t)v;
 }
 
-bool rate_limits(const struct rate_est *e, uint32_t depth, int use_delay,
+bool iolatd_rate_limits(const struct rate_est *e, uint32_t depth, int use_delay,
 		 uint64_t min_bps, uint64_t min_iops, struct cg_limits *out)
 {
 	double slots;
@@ -84,7 +84,7 @@ static double share_of(const double *v, int d)
 	return all > 0 ? v[d] / all : 1.0;
 }
 
-bool rate_split(const struct rate_est *e, uint64_t bps, uint64_t iops, uint64_t min_bps,
+bool iolatd_rate_split(const struct rate_est *e, uint64_t bps, uint64_t iops, uint64_t min_bps,
 		uint64_t min_iops, struct cg_limits *out)
 {
 	bool any = false;
@@ -106,7 +106,7 @@ bool rate_split(const struct rate_est *e, uint64_t bps, uint64_t iops, uint64_t 
 	return any;
 }
 
-bool rate_at_floor(const struct cg_limits *l, uint64_t min_bps, uint64_t min_iops)
+bool iolatd_rate_at_floor(const struct cg_limits *l, uint64_t min_bps, uint64_t min_iops)
 {
 	bool any = false;
 

@@ -8,7 +8,7 @@
  * Below depth 1 (use_delay u > 0, the kernel's induced delay) the rate keeps
  * falling: halved per step, down to the configured floor. In the adaptive
  * mode the core gives the rate itself (bytes and I/Os per second for the
- * group as a whole): rate_split() divides it between the directions by the
+ * group as a whole): iolatd_rate_split() divides it between the directions by the
  * group's recent mix.
  * Pure arithmetic on the caller's records. Context: any thread.
  */
@@ -48,27 +48,27 @@ struct rate_est {
 #define RATE_SEEN_PERIODS 50
 #define RATE_STRAY_SHARE 16
 
-void rate_est_update(struct rate_est *e, const struct rate_sample *s);
+void iolatd_rate_est_update(struct rate_est *e, const struct rate_sample *s);
 
 /*
- * rate_limits() - the limits for allowed @depth (IOLAT_DEPTH_MAX: none) and
+ * iolatd_rate_limits() - the limits for allowed @depth (IOLAT_DEPTH_MAX: none) and
  * @use_delay, never below @min_bps / @min_iops. A direction without an
  * estimate, or not seen lately (RATE_SEEN_PERIODS), gets no limit.
  * Return: true if any limit is set.
  */
-bool rate_limits(const struct rate_est *e, uint32_t depth, int use_delay,
+bool iolatd_rate_limits(const struct rate_est *e, uint32_t depth, int use_delay,
 		 uint64_t min_bps, uint64_t min_iops, struct cg_limits *out);
 
 /*
- * rate_split() - the adaptive mode's rate for a group (@bps and @iops, for
+ * iolatd_rate_split() - the adaptive mode's rate for a group (@bps and @iops, for
  * both directions together; 0: none) as limits per direction, in the
  * proportions of its recent mix, for the directions it is seen doing, never
  * below @min_bps / @min_iops. Return: true if any limit is set.
  */
-bool rate_split(const struct rate_est *e, uint64_t bps, uint64_t iops, uint64_t min_bps,
+bool iolatd_rate_split(const struct rate_est *e, uint64_t bps, uint64_t iops, uint64_t min_bps,
 		uint64_t min_iops, struct cg_limits *out);
 
 /* Is every limit set in @l at its floor (lowering further changes nothing)? */
-bool rate_at_floor(const struct cg_limits *l, uint64_t min_bps, uint64_t min_iops);
+bool iolatd_rate_at_floor(const struct cg_limits *l, uint64_t min_bps, uint64_t min_iops);
 
 #endif

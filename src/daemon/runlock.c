@@ -13,7 +13,7 @@
 #include "daemon/config.h"
 #include "daemon/runlock.h"
 
-void runlock_note_pid(int fd)
+void iolatd_runlock_note_pid(int fd)
 {
 	char buf[32];
 	int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
@@ -22,7 +22,7 @@ void runlock_note_pid(int fd)
 		return; /* the lock holds without its pid; only the message of a second start is poorer */
 }
 
-int runlock_take(const char *run_dir, char *err, size_t errlen)
+int iolatd_runlock_take(const char *run_dir, char *err, size_t errlen)
 {
 	char path[IOLATD_PATH_MAX + 16], pid[32] = "";
 	int fd, ret;
@@ -36,7 +36,7 @@ int runlock_take(const char *run_dir, char *err, size_t errlen)
 		return ret;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-		runlock_note_pid(fd);
+		iolatd_runlock_note_pid(fd);
 		return fd;
 	}
 	ret = errno == EWOULDBLOCK ? -EBUSY : -errno;

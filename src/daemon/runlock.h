@@ -15,9 +15,9 @@
 #define RUNLOCK_FILE "lock"
 
 /* Take the lock of @run_dir. Return: the lock's fd, -EBUSY (held: @err names the pid) or -errno. */
-int runlock_take(const char *run_dir, char *err, size_t errlen);
+int iolatd_runlock_take(const char *run_dir, char *err, size_t errlen);
 
 /* Write this process's pid into the lock (after a fork, e.g. daemon()). */
-void runlock_note_pid(int fd);
+void iolatd_runlock_note_pid(int fd);
 
 #endif

@@ -14,7 +14,7 @@
 
 #include "daemon/sdnotify.h"
 
-int sd_notify_send(const char *state)
+int iolatd_sd_notify_send(const char *state)
 {
 	const char *where = getenv("NOTIFY_SOCKET");
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };

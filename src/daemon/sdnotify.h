@@ -13,6 +13,6 @@
 #define IOLAT_DAEMON_SDNOTIFY_H
 
 /* Send @state ("READY=1\nSTATUS=...") to $NOTIFY_SOCKET. Return: 1 sent, 0 no socket set, -errno. */
-int sd_notify_send(const char *state);
+int iolatd_sd_notify_send(const char *state);
 
 #endif

@@ -23,7 +23,7 @@ extern char **environ;
 
 #define SHOW_MAX_OUTPUT (1 << 20)
 
-bool sdunit_is_name(const char *name)
+bool iolatd_sdunit_is_name(const char *name)
 {
 	static const char *const suffix[] = { ".service", ".slice", ".scope", ".socket", ".mount", ".swap" };
 	size_t n = strlen(name);
@@ -39,7 +39,7 @@ bool sdunit_is_name(const char *name)
 	return false;
 }
 
-int sdunit_parse_timespan(const char *s, uint64_t *ns)
+int iolatd_sdunit_parse_timespan(const char *s, uint64_t *ns)
 {
 	static const struct { const char *unit; uint64_t ns; } units[] = {
 		{ "usec", 1000 }, { "us", 1000 }, { "msec", 1000000 }, { "ms", 1000000 },
@@ -77,7 +77,7 @@ int sdunit_parse_timespan(const char *s, uint64_t *ns)
 }
 
 /* One KEY=VALUE line of unit @u. */
-static int parse_line(struct sdunit *u, const char *key, const char *val, char *err, size_t len)
+static int parse_line(struct sdunit *u, const char *key, const char *val, char *err, size_t errlen)
 {
 	if (!strcmp(key, "Id"))
 		snprintf(u->id, sizeof(u->id), "%s", val);
@@ -90,13 +90,13 @@ static int parse_line(struct sdunit *u, const char *key, const char *val, char *
 		struct sdunit_target *t;
 
 		if (!sp || sp == val || (size_t)(sp - val) >= sizeof(t->dev) || u->nr_targets == SDUNIT_MAX_TARGETS) {
-			snprintf(err, len, "IODeviceLatencyTargetUSec=%s: expected DEVICE TIMESPAN", val);
+			snprintf(err, errlen, "IODeviceLatencyTargetUSec=%s: expected DEVICE TIMESPAN", val);
 			return -EINVAL;
 		}
 		t = &u->target[u->nr_targets];
 		snprintf(t->dev, sizeof(t->dev), "%.*s", (int)(sp - val), val);
-		if (sdunit_parse_timespan(sp + 1, &t->ns)) {
-			snprintf(err, len, "IODeviceLatencyTargetUSec=%s: '%s' is not a time span", val, sp + 1);
+		if (iolatd_sdunit_parse_timespan(sp + 1, &t->ns)) {
+			snprintf(err, errlen, "IODeviceLatencyTargetUSec=%s: '%s' is not a time span", val, sp + 1);
 			return -EINVAL;
 		}
 		u->nr_targets++;
@@ -104,7 +104,7 @@ static int parse_line(struct sdunit *u, const char *key, const char *val, char *
 	return 0;
 }
 
-int sdunit_parse_show(const char *text, struct sdunit *out, unsigned max, char *err, size_t errlen)
+int iolatd_sdunit_parse_show(const char *text, struct sdunit *out, unsigned max, char *err, size_t errlen)
 {
 	unsigned n = 0, lineno = 0;
 	bool in_unit = false;
@@ -203,7 +203,7 @@ static int run_child(char *const *argv, char *buf, size_t cap)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-int sdunit_show(const char *systemctl, const char *const *args, unsigned nargs, struct sdunit *out,
+int iolatd_sdunit_show(const char *systemctl, const char *const *args, unsigned nargs, struct sdunit *out,
 		unsigned max, char *err, size_t errlen)
 {
 	const char *argv[16] = { systemctl, "show", "-p", "Id,LoadState,ControlGroup,IODeviceLatencyTargetUSec", "--" };
@@ -225,7 +225,7 @@ int sdunit_show(const char *systemctl, const char *const *args, unsigned nargs, 
 		snprintf(err, errlen, "%s show: exit status %d", systemctl, ret);
 		ret = -EIO;
 	} else {
-		ret = sdunit_parse_show(buf, out, max, err, errlen);
+		ret = iolatd_sdunit_parse_show(buf, out, max, err, errlen);
 	}
 	free(buf);
 	return ret;

@@ -36,25 +36,25 @@ struct sdunit {
 };
 
 /* Is @name a unit name: no '/', ending in .service, .slice, .scope, .socket, .mount or .swap? */
-bool sdunit_is_name(const char *name);
+bool iolatd_sdunit_is_name(const char *name);
 
 /* A systemd time span ("25ms", "1s 500ms", "750us", "2min") in ns. Return: 0 or -EINVAL. */
-int sdunit_parse_timespan(const char *s, uint64_t *ns);
+int iolatd_sdunit_parse_timespan(const char *s, uint64_t *ns);
 
 /*
- * sdunit_parse_show() - `systemctl show` output (KEY=VALUE lines, units
+ * iolatd_sdunit_parse_show() - `systemctl show` output (KEY=VALUE lines, units
  * separated by blank lines) into @out (at most @max). A line that cannot
  * be read is -EINVAL with @err naming it. Return: the number of units.
  */
-int sdunit_parse_show(const char *text, struct sdunit *out, unsigned max, char *err, size_t errlen);
+int iolatd_sdunit_parse_show(const char *text, struct sdunit *out, unsigned max, char *err, size_t errlen);
 
 /*
- * sdunit_show() - run `@systemctl show -p Id,LoadState,ControlGroup,
+ * iolatd_sdunit_show() - run `@systemctl show -p Id,LoadState,ControlGroup,
  * IODeviceLatencyTargetUSec -- ARGS...` (units or patterns) and parse it.
  * Return: the number of units, or -errno with one line in @err (not
  * found, failed, timed out, unreadable).
  */
-int sdunit_show(const char *systemctl, const char *const *args, unsigned nargs, struct sdunit *out,
+int iolatd_sdunit_show(const char *systemctl, const char *const *args, unsigned nargs, struct sdunit *out,
 		unsigned max, char *err, size_t errlen);
 
 #endif

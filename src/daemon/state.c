@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "daemon/state.h"
+#include "util/atomicfile.h"
 
 #define STATE_HEADER "iolatd-limits 1"
 
@@ -23,39 +24,30 @@ static void state_path(const char *run_dir, const char *name, char *out, size_t 
 	snprintf(out, len, "%s/%s", run_dir, name);
 }
 
-int state_save(const char *run_dir, const struct state_rec *recs, unsigned n)
+int iolatd_state_save(const char *run_dir, const struct state_rec *recs, unsigned n)
 {
-	char path[IOLATD_PATH_MAX + 16], tmp[IOLATD_PATH_MAX + 16];
-	FILE *f;
-	int err = 0;
+	char path[IOLATD_PATH_MAX + 16];
+	struct iolat_atomic_file af;
+	int err;
 
 	state_path(run_dir, STATE_FILE, path, sizeof(path));
 	if (!n)
 		return unlink(path) && errno != ENOENT ? -errno : 0;
-	state_path(run_dir, STATE_FILE ".tmp", tmp, sizeof(tmp));
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	fprintf(f, "%s\n", STATE_HEADER);
+	err = iolat_atomic_open(&af, path, true);   /* synced: it must survive a crash */
+	if (err)
+		return err;
+	fprintf(af.f, "%s\n", STATE_HEADER);
 	for (unsigned i = 0; i < n; i++) {
 		const struct state_rec *r = &recs[i];
 
-		fprintf(f, "%s\t%u:%u", r->cgdir, major(r->dev), minor(r->dev));
+		fprintf(af.f, "%s\t%u:%u", r->cgdir, major(r->dev), minor(r->dev));
 		for (int k = 0; k < CG_NR_LIMITS; k++)
-			fprintf(f, "%c%" PRIu64, k ? ' ' : '\t', r->admin.v[k]);
+			fprintf(af.f, "%c%" PRIu64, k ? ' ' : '\t', r->admin.v[k]);
 		for (int k = 0; k < CG_NR_LIMITS; k++)
-			fprintf(f, "%c%" PRIu64, k ? ' ' : '\t', r->written.v[k]);
-		fputc('\n', f);
+			fprintf(af.f, "%c%" PRIu64, k ? ' ' : '\t', r->written.v[k]);
+		fputc('\n', af.f);
 	}
-	if (fflush(f) || fsync(fileno(f)))
-		err = -errno;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return iolat_atomic_commit(&af, 0);
 }
 
 static int parse_rec(char *line, struct state_rec *r)
@@ -76,7 +68,7 @@ static int parse_rec(char *line, struct state_rec *r)
 	return 0;
 }
 
-int state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *why, size_t len)
+int iolatd_state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *err, size_t errlen)
 {
 	char path[IOLATD_PATH_MAX + 16], line[IOLATD_PATH_MAX + 512];
 	unsigned n = 0, lineno = 1;
@@ -88,7 +80,7 @@ int state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *
 		return errno == ENOENT ? 0 : -errno;
 	if (!fgets(line, sizeof(line), f) || strncmp(line, STATE_HEADER, strlen(STATE_HEADER))) {
 		fclose(f);
-		snprintf(why, len, "%s:1: not an iolatd record file", path);
+		snprintf(err, errlen, "%s:1: not an iolatd record file", path);
 		return -EINVAL;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -98,7 +90,7 @@ int state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *
 			continue;
 		if (n == max || parse_rec(line, &recs[n])) {
 			fclose(f);
-			snprintf(why, len, "%s:%u: %s", path, lineno,
+			snprintf(err, errlen, "%s:%u: %s", path, lineno,
 				 n == max ? "too many records" : "damaged record");
 			return -EINVAL;
 		}
@@ -115,7 +107,7 @@ static int restore_one(const struct cgfs_root *root, const struct state_rec *r)
 	bool only[CG_NR_LIMITS] = { false };
 	int n = 0;
 
-	if (cgfs_read_limits(root, r->cgdir, r->dev, &cur))
+	if (iolatd_cgfs_read_limits(root, r->cgdir, r->dev, &cur))
 		return 0; /* the cgroup is gone: so are its limits */
 	for (int k = 0; k < CG_NR_LIMITS; k++) {
 		if (r->written.v[k] && cur.v[k] == r->written.v[k]) {
@@ -123,21 +115,21 @@ static int restore_one(const struct cgfs_root *root, const struct state_rec *r)
 			n++;
 		}
 	}
-	if (n && cgfs_write_limits(root, r->cgdir, r->dev, &r->admin, only))
+	if (n && iolatd_cgfs_write_limits(root, r->cgdir, r->dev, &r->admin, only))
 		return 0;
 	return n;
 }
 
-int state_cleanup(const char *run_dir, const struct cgfs_root *root, char *why, size_t len)
+int iolatd_state_cleanup(const char *run_dir, const struct cgfs_root *root, char *err, size_t errlen)
 {
 	enum { MAX_RECS = 4096 };
 	static struct state_rec recs[MAX_RECS];
-	int n = state_load(run_dir, recs, MAX_RECS, why, len), restored = 0;
+	int n = iolatd_state_load(run_dir, recs, MAX_RECS, err, errlen), restored = 0;
 
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n; i++)
 		restored += restore_one(root, &recs[i]);
-	state_save(run_dir, NULL, 0);
+	iolatd_state_save(run_dir, NULL, 0);
 	return restored;
 }

@@ -26,21 +26,21 @@ struct state_rec {
 #define STATE_FILE "limits"
 
 /* Replace the records with @recs. Return: 0 or -errno. An empty set removes the file. */
-int state_save(const char *run_dir, const struct state_rec *recs, unsigned n);
+int iolatd_state_save(const char *run_dir, const struct state_rec *recs, unsigned n);
 
 /*
  * Read the records (at most @max). Return: the number read, 0 when there is
  * no file, -EINVAL for a damaged file (@why says where), -errno.
  */
-int state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *why, size_t len);
+int iolatd_state_load(const char *run_dir, struct state_rec *recs, unsigned max, char *err, size_t errlen);
 
 /*
- * state_cleanup() - put back every recorded limit that is still the one
+ * iolatd_state_cleanup() - put back every recorded limit that is still the one
  * written (a limit changed since by someone else is left alone), restoring
  * the administrator's value, then remove the record file. A cgroup that is
  * gone is skipped. Return: the number of limits restored, or -errno when
  * the records cannot be read (the file is then kept).
  */
-int state_cleanup(const char *run_dir, const struct cgfs_root *root, char *why, size_t len);
+int iolatd_state_cleanup(const char *run_dir, const struct cgfs_root *root, char *err, size_t errlen);
 
 #endif

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * status.c - iolatd's status file under its run directory, rewritten once a
- * second (a temporary, then rename), read by `iolat status`; and the
- * per-second latency histogram behind its percentiles.
+ * second (whole or not at all: util/atomicfile.h), read by `iolat status`,
+ * and its Prometheus textfile; and the per-second latency histogram behind
+ * its percentiles.
  * Format: one record a line, "KIND key=value ...": first "iolatd ..." (the
  * daemon), then "group ..." per discovered cgroup and device. statusfile.c
  * parses it.
@@ -19,6 +20,7 @@
 #include "daemon/control_priv.h"
 #include "daemon/prom.h"
 #include "daemon/statusfile.h"
+#include "util/atomicfile.h"
 
 static int bucket_of(uint64_t lat_ns)
 {
@@ -37,7 +39,7 @@ static uint64_t bucket_top(int b)
 	return (uint64_t)(1000.0 * exp2((double)(b + 1) / 8.0));
 }
 
-void lat_hist_add(struct lat_hist *h, uint64_t lat_ns)
+void iolatd_lat_hist_add(struct lat_hist *h, uint64_t lat_ns)
 {
 	h->b[bucket_of(lat_ns)]++;
 	h->n++;
@@ -56,7 +58,7 @@ static uint64_t pct(const struct lat_hist *h, double p)
 	return 0;
 }
 
-void lat_hist_roll(struct lat_hist *h)
+void iolatd_lat_hist_roll(struct lat_hist *h)
 {
 	h->last_n = h->n;
 	h->last_mean_ns = h->n ? h->sum_ns / h->n : 0;
@@ -133,7 +135,7 @@ static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint
 	fprintf(f, " limited_ms=%" PRIu64 " limited=%d",
 		(nd->limited_ns + (nd->limited ? now - nd->limited_since : 0)) / 1000000, nd->limited);
 	for (int l = 0; l < CG_NR_LIMITS; l++)
-		fprintf(f, " %s=%" PRIu64, cg_limit_name(l), nd->limited ? nd->want.v[l] : 0);
+		fprintf(f, " %s=%" PRIu64, iolatd_cg_limit_name(l), nd->limited ? nd->want.v[l] : 0);
 	fprintf(f, " carriers=%u left_out=%u holds=%d cause=%s not_holding_s=%" PRIu64
 		" misses_from_elsewhere=%d writes=%u write_errors=%u written_ago_ms=%" PRId64,
 		nd->carriers, nd->left_out, !nd->eff.ineffective, iolatd_effect_cause(d, nd),
@@ -154,7 +156,7 @@ static void write_limits(FILE *f, const struct iolatd *d, uint64_t now)
 		fprintf(f, "limit path=%s dev=%s for=%s", e->rel, d->devs[e->dev].name,
 			e->node >= 0 && d->disc->nodes[e->node].used ? d->disc->nodes[e->node].rel : "-");
 		for (int l = 0; l < CG_NR_LIMITS; l++)
-			fprintf(f, " %s=%" PRIu64, cg_limit_name(l), e->act.written.v[l]);
+			fprintf(f, " %s=%" PRIu64, iolatd_cg_limit_name(l), e->act.written.v[l]);
 		fprintf(f, " writes=%u write_errors=%u written_ago_ms=%" PRIu64 "\n", e->act.writes,
 			e->act.write_errors, (now - e->act.last_write_ns) / 1000000);
 	}
@@ -175,7 +177,7 @@ static void write_devices(FILE *f, const struct iolatd *d)
 static void write_waiting(FILE *f, const struct iolatd *d)
 {
 	for (unsigned g = 0; g < d->cfg.nr_groups; g++)
-		if (disc_find(d->disc, d->cfg.groups[g].path) < 0)
+		if (iolatd_disc_find(d->disc, d->cfg.groups[g].path) < 0)
 			fprintf(f, "waiting path=%s unit=%s reason=no_cgroup\n", d->cfg.groups[g].path,
 				d->cfg.groups[g].unit[0] ? d->cfg.groups[g].unit : "-");
 	for (unsigned u = 0; u < d->nr_unit_waits; u++) {
@@ -188,61 +190,45 @@ static void write_waiting(FILE *f, const struct iolatd *d)
 	}
 }
 
-/* The metrics of the status file just written, into the configured textfile (a temporary, rename). */
+/* The metrics of the status file just written, into the configured textfile (whole or not at all). */
 static int write_textfile(struct iolatd *d, const char *status_path)
 {
-	char tmp[IOLATD_PATH_MAX + 16], why[256];
+	char why[256];
+	struct iolat_atomic_file af;
 	struct status_file s;
-	FILE *f;
 	int err;
 
-	if ((err = status_read(status_path, &s, why, sizeof(why))))
+	if ((err = iolatd_status_read(status_path, &s, why, sizeof(why))))
 		return err;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", d->cfg.textfile);
-	f = fopen(tmp, "w");
-	if (!f) {
-		status_free(&s);
-		return -errno;
-	}
-	err = prom_write(&s, f);
-	status_free(&s);
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, d->cfg.textfile))
-		err = -errno;
-	if (err)
-		unlink(tmp);
+	err = iolat_atomic_open(&af, d->cfg.textfile, false);
+	if (!err)
+		err = iolat_atomic_commit(&af, iolatd_prom_write(&s, af.f));
+	iolatd_status_free(&s);
 	return err;
 }
 
 int iolatd_write_status(struct iolatd *d, uint64_t now)
 {
-	char path[IOLATD_PATH_MAX + 16], tmp[IOLATD_PATH_MAX + 16];
-	FILE *f;
-	int err = 0;
+	char path[IOLATD_PATH_MAX + 16];
+	struct iolat_atomic_file af;
+	int err;
 
 	snprintf(path, sizeof(path), "%s/%s", d->run_dir, IOLATD_STATUS_FILE);
-	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", d->run_dir, IOLATD_STATUS_FILE);
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	fprintf(f, "iolatd pid=%ld time=%lld uptime_s=%" PRIu64 " cgroup=v%d root=%s control=%d mode=%s dry_run=%d"
+	err = iolat_atomic_open(&af, path, false);
+	if (err)
+		return err;
+	fprintf(af.f, "iolatd pid=%ld time=%lld uptime_s=%" PRIu64 " cgroup=v%d root=%s control=%d mode=%s dry_run=%d"
 		" source=%s observed=%" PRIu64 " unattributed=%" PRIu64 " writeback_throttled=%d\n",
 		(long)getpid(), (long long)time(NULL), (uint64_t)((now - d->started_ns) / 1000000000u),
 		d->root.version, d->root.path, d->cfg.control, iolatd_mode_name(d->cfg.mode), d->opts.dry_run,
 		d->source_lost ? "lost" : "ok", d->observed, d->unattributed, d->root.version == 2);
-	write_devices(f, d);
-	write_waiting(f, d);
+	write_devices(af.f, d);
+	write_waiting(af.f, d);
 	for (int i = 0; i < DISC_MAX_NODES; i++)
 		for (unsigned k = 0; d->nd[i] && k < d->nr_devs; k++)
-			write_group(f, d, i, k, now);
-	write_limits(f, d, now);
-	if (fclose(f))
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
+			write_group(af.f, d, i, k, now);
+	write_limits(af.f, d, now);
+	err = iolat_atomic_commit(&af, 0);
 	if (!err && d->cfg.textfile[0] && (err = write_textfile(d, path)) && !d->textfile_logged) {
 		iolatd_logf(d, "textfile %s: cannot write: %s", d->cfg.textfile, strerror(-err));
 		d->textfile_logged = true;

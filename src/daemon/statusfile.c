@@ -32,7 +32,7 @@ static int parse_rec(char *line, struct status_rec *r)
 	return 0;
 }
 
-int status_parse(const char *text, struct status_file *out, char *why, size_t len)
+int iolatd_status_parse(const char *text, struct status_file *out, char *err, size_t errlen)
 {
 	unsigned lineno = 0;
 	char line[4096];
@@ -46,8 +46,8 @@ int status_parse(const char *text, struct status_file *out, char *why, size_t le
 
 		lineno++;
 		if (n >= sizeof(line) || out->n == STATUS_MAX_RECS) {
-			snprintf(why, len, "line %u: too long, or too many lines", lineno);
-			status_free(out);
+			snprintf(err, errlen, "line %u: too long, or too many lines", lineno);
+			iolatd_status_free(out);
 			return -EINVAL;
 		}
 		memcpy(line, text, n);
@@ -56,21 +56,21 @@ int status_parse(const char *text, struct status_file *out, char *why, size_t le
 		if (!*line)
 			continue;
 		if (parse_rec(line, &out->recs[out->n])) {
-			snprintf(why, len, "line %u: not KIND key=value ...", lineno);
-			status_free(out);
+			snprintf(err, errlen, "line %u: not KIND key=value ...", lineno);
+			iolatd_status_free(out);
 			return -EINVAL;
 		}
 		out->n++;
 	}
 	if (!out->n || strcmp(out->recs[0].kind, "iolatd")) {
-		snprintf(why, len, "line 1: not an iolatd status file");
-		status_free(out);
+		snprintf(err, errlen, "line 1: not an iolatd status file");
+		iolatd_status_free(out);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int status_read(const char *path, struct status_file *out, char *why, size_t len)
+int iolatd_status_read(const char *path, struct status_file *out, char *err, size_t errlen)
 {
 	size_t n;
 	char *text;
@@ -78,22 +78,22 @@ int status_read(const char *path, struct status_file *out, char *why, size_t len
 
 	ret = iolat_read_file(path, (1 << 22) - 1, &text, &n);
 	if (ret) {
-		snprintf(why, len, "%s: %s", path, ret == -EFBIG ? "larger than 4 MiB" : strerror(-ret));
+		snprintf(err, errlen, "%s: %s", path, ret == -EFBIG ? "larger than 4 MiB" : strerror(-ret));
 		return ret;
 	}
-	ret = status_parse(text, out, why, len);
+	ret = iolatd_status_parse(text, out, err, errlen);
 	free(text);
 	return ret;
 }
 
-void status_free(struct status_file *s)
+void iolatd_status_free(struct status_file *s)
 {
 	free(s->recs);
 	s->recs = NULL;
 	s->n = 0;
 }
 
-const char *status_get(const struct status_rec *r, const char *key)
+const char *iolatd_status_get(const struct status_rec *r, const char *key)
 {
 	for (unsigned i = 0; i < r->n; i++)
 		if (!strcmp(r->f[i].key, key))

@@ -29,14 +29,14 @@ struct status_file {
 };
 
 /* Parse @text. Return: 0, -EINVAL (@why names the line), -ENOMEM. */
-int status_parse(const char *text, struct status_file *out, char *why, size_t len);
+int iolatd_status_parse(const char *text, struct status_file *out, char *err, size_t errlen);
 
 /* Read and parse @path. Return: 0, -errno (-ENOENT: no daemon wrote one). */
-int status_read(const char *path, struct status_file *out, char *why, size_t len);
+int iolatd_status_read(const char *path, struct status_file *out, char *err, size_t errlen);
 
-void status_free(struct status_file *s);
+void iolatd_status_free(struct status_file *s);
 
 /* The value of @key in @r, or NULL. */
-const char *status_get(const struct status_rec *r, const char *key);
+const char *iolatd_status_get(const struct status_rec *r, const char *key);
 
 #endif

@@ -18,7 +18,7 @@ static unsigned home(uint64_t ino, unsigned dev)
 	return (unsigned)(h >> 40) & MASK;
 }
 
-struct usage_ent *usage_find(struct usage *u, uint64_t ino, unsigned dev)
+struct usage_ent *iolatd_usage_find(struct usage *u, uint64_t ino, unsigned dev)
 {
 	for (unsigned i = home(ino, dev), n = 0; n < USAGE_SLOTS; i = (i + 1) & MASK, n++) {
 		struct usage_ent *e = &u->slot[i];
@@ -52,7 +52,7 @@ static struct usage_ent *get(struct usage *u, uint64_t ino, unsigned dev)
 	return &u->slot[i];
 }
 
-void usage_add(struct usage *u, uint64_t ino, unsigned dev, bool write, uint64_t bytes, uint64_t now)
+void iolatd_usage_add(struct usage *u, uint64_t ino, unsigned dev, bool write, uint64_t bytes, uint64_t now)
 {
 	struct usage_ent *e = get(u, ino, dev);
 
@@ -85,7 +85,7 @@ static void remove_at(struct usage *u, unsigned i)
 	u->used--;
 }
 
-bool usage_recent(const struct usage_ent *e, int dir, uint64_t now, uint64_t within_ns)
+bool iolatd_usage_recent(const struct usage_ent *e, int dir, uint64_t now, uint64_t within_ns)
 {
 	return e->last_io_ns[dir] && now - e->last_io_ns[dir] <= within_ns;
 }
@@ -95,7 +95,7 @@ static void ema(double *r, double v)
 	*r += (v - *r) / 4;
 }
 
-void usage_roll(struct usage *u, unsigned dev, uint64_t period_ns, uint64_t now)
+void iolatd_usage_roll(struct usage *u, unsigned dev, uint64_t period_ns, uint64_t now)
 {
 	double secs = (double)period_ns / 1e9;
 
@@ -115,8 +115,8 @@ void usage_roll(struct usage *u, unsigned dev, uint64_t period_ns, uint64_t now)
 	for (unsigned i = 0; i < USAGE_SLOTS; i++) {
 		struct usage_ent *e = &u->slot[i];
 
-		while (e->ino && e->dev == dev && !e->carrying && !usage_recent(e, 0, now, USAGE_IDLE_NS) &&
-		       !usage_recent(e, 1, now, USAGE_IDLE_NS))
+		while (e->ino && e->dev == dev && !e->carrying && !iolatd_usage_recent(e, 0, now, USAGE_IDLE_NS) &&
+		       !iolatd_usage_recent(e, 1, now, USAGE_IDLE_NS))
 			remove_at(u, i); /* slot i may now hold a moved entry: look again */
 	}
 }

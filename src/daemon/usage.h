@@ -36,18 +36,18 @@ struct usage {
 };
 
 /* One completion of cgroup @ino on device @dev. */
-void usage_add(struct usage *u, uint64_t ino, unsigned dev, bool write, uint64_t bytes, uint64_t now);
+void iolatd_usage_add(struct usage *u, uint64_t ino, unsigned dev, bool write, uint64_t bytes, uint64_t now);
 
 /* The entry of @ino on @dev, or NULL. */
-struct usage_ent *usage_find(struct usage *u, uint64_t ino, unsigned dev);
+struct usage_ent *iolatd_usage_find(struct usage *u, uint64_t ino, unsigned dev);
 
 /*
  * End a period of @period_ns on @dev: this period's counts become rates
  * (an EMA, a quarter per period), idle entries go.
  */
-void usage_roll(struct usage *u, unsigned dev, uint64_t period_ns, uint64_t now);
+void iolatd_usage_roll(struct usage *u, unsigned dev, uint64_t period_ns, uint64_t now);
 
 /* Did @e do I/O in direction @dir (0 read, 1 write) within @within_ns of @now? */
-bool usage_recent(const struct usage_ent *e, int dir, uint64_t now, uint64_t within_ns);
+bool iolatd_usage_recent(const struct usage_ent *e, int dir, uint64_t now, uint64_t within_ns);
 
 #endif

@@ -87,16 +87,13 @@ static double rng_unit(uint64_t *s)
 	return iolat_u64_to_unit(iolat_splitmix64(s));
 }
 
-/* Parse "key=val,key=val" through the table; 0 or -EINVAL with a message. */
-static int parse_options(struct iolat_eng *e, struct faulty_priv *p, const char *opts)
+/* The options the spec gives, over the table's defaults (read and checked
+ * once, when the spec was made: engspec.h). */
+static int take_options(struct faulty_priv *p, const struct iolat_eng_optset *os)
 {
-	char why[160];
-	uint64_t set;
-
-	if (iolat_eng_opts_parse(faulty_opts_table, &p->o, opts, &set, why, sizeof(why)))
-		return iolat_eng_set_errmsg(e, -EINVAL, "faulty: %s (%s)", why,
-					    iolat_eng_options_help("faulty"));
-	if (!p->o.persist && !(set & (1ull << FAULTY_OPT_COUNT)))
+	if (iolat_eng_optset_fill(faulty_opts_table, os, &p->o))
+		return -EINVAL;
+	if (!p->o.persist && !(os->set & (1ull << FAULTY_OPT_COUNT)))
 		p->o.count = 1;
 	p->rng = p->o.seed;
 	p->countdown = p->o.after;
@@ -104,15 +101,13 @@ static int parse_options(struct iolat_eng *e, struct faulty_priv *p, const char 
 }
 
 static int faulty_init(struct iolat_eng *e, const struct iolat_eng_config *cfg,
-		       const char *inner)
+		       const struct iolat_eng_spec *spec)
 {
-	struct iolat_eng_config icfg = *cfg;
+	struct iolat_eng_spec inner = { .engine = spec->engine };
 	struct faulty_priv *p;
 	char msg[IOLAT_ENG_ERRMSG_MAX];
 	int ret;
 
-	if (!inner || !*inner)
-		return iolat_eng_set_errmsg(e, -EINVAL, "faulty: name the engine to wrap (faulty:psync)");
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -121,12 +116,10 @@ static int faulty_init(struct iolat_eng *e, const struct iolat_eng_config *cfg,
 		free(p);
 		return -ENOMEM;
 	}
-	ret = parse_options(e, p, cfg->options);
+	ret = take_options(p, &spec->opts);
 	if (ret < 0)
 		goto fail;
-	icfg.name = inner;
-	icfg.options = NULL;
-	ret = iolat_eng_create(&icfg, &p->inner, msg, sizeof(msg));
+	ret = iolat_eng_create_spec(&inner, cfg, &p->inner, msg, sizeof(msg));
 	if (ret < 0) {
 		iolat_eng_set_errmsg(e, ret, "%s", msg);
 		goto fail;

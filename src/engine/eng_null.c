@@ -8,6 +8,7 @@
  * Context: the loop thread; wake from any thread.
  */
 #include "engine/engine.h"
+#include "util/monocond.h"
 #include "util/units.h"
 
 #include <errno.h>
@@ -23,18 +24,13 @@ struct null_priv {
 };
 
 static int null_init(struct iolat_eng *e, const struct iolat_eng_config *cfg,
-		     const char *inner)
+		     const struct iolat_eng_spec *spec)
 {
 	struct null_priv *p = calloc(1, sizeof(*p));
-	pthread_condattr_t ca;
 
 	if (!p)
 		return -ENOMEM;
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&p->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	iolat_monocond_init(&p->lock, &p->cv);
 	e->priv = p;
 	return 0;
 }

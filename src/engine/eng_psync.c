@@ -135,7 +135,7 @@ static void psync_stop(struct psync_priv *p, unsigned started)
 }
 
 static int psync_init(struct iolat_eng *e, const struct iolat_eng_config *cfg,
-		      const char *inner)
+		      const struct iolat_eng_spec *spec)
 {
 	struct psync_priv *p;
 	pthread_condattr_t ca;

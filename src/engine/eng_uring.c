@@ -72,7 +72,7 @@ static int arm_wake(struct uring_priv *p)
 }
 
 static int uring_init(struct iolat_eng *e, const struct iolat_eng_config *cfg,
-		      const char *inner)
+		      const struct iolat_eng_spec *spec)
 {
 	struct io_uring_params params = { 0 };
 	struct uring_priv *p;

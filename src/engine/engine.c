@@ -10,6 +10,7 @@
 #include "engine/engine.h"
 #include "util/units.h"
 #include "engine/devinfo.h"
+#include "util/errmsg.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -138,79 +139,66 @@ const char *iolat_eng_errmsg(const struct iolat_eng *e)
 	return e->errmsg;
 }
 
-int iolat_eng_create(const struct iolat_eng_config *cfg, struct iolat_eng **out,
-		     char *errmsg, size_t errlen)
+int iolat_eng_create_spec(const struct iolat_eng_spec *spec, const struct iolat_eng_config *cfg,
+			  struct iolat_eng **out, char *err, size_t errlen)
 {
 	static const struct iolat_eng_config defcfg;
-	const struct iolat_engine_ops *ops;
-	const char *name, *colon, *inner = NULL;
 	struct iolat_eng *e;
-	size_t nlen;
 	int ret;
 
 	*out = NULL;
-	if (errmsg && errlen)
-		errmsg[0] = '\0';
+	if (err && errlen)
+		err[0] = '\0';
 	if (!cfg)
 		cfg = &defcfg;
-	name = cfg->name && *cfg->name ? cfg->name : iolat_eng_default_name();
-	colon = strchr(name, ':');
-	nlen = colon ? (size_t)(colon - name) : strlen(name);
-	ops = find_ops(name, nlen);
-	if (!ops || (colon && !(ops->flags & IOLAT_ENG_F_WRAPPER)) ||
-	    (!colon && (ops->flags & IOLAT_ENG_F_WRAPPER))) {
-		if (errmsg && errlen)
-			snprintf(errmsg, errlen, "unknown I/O engine '%s'%s", name,
-				 ops && (ops->flags & IOLAT_ENG_F_WRAPPER)
-					 ? " (a wrapper: use faulty:<engine>)" : "");
-		return -ENOENT;
-	}
-	if (ops->flags & IOLAT_ENG_F_NOT_BUILT) {
-		if (errmsg && errlen)
-			snprintf(errmsg, errlen, "I/O engine '%s' is not in this build", ops->name);
-		return -ENOENT;
-	}
-	if (cfg->depth > IOLAT_ENG_DEPTH_MAX) {
-		if (errmsg && errlen)
-			snprintf(errmsg, errlen, "depth %u is above the limit %u", cfg->depth,
-				 IOLAT_ENG_DEPTH_MAX);
-		return -EINVAL;
-	}
+	if (spec->engine->flags & IOLAT_ENG_F_NOT_BUILT)
+		return iolat_errf(err, errlen, -ENOENT, "I/O engine '%s' is not in this build",
+				  spec->engine->name);
+	if (cfg->depth > IOLAT_ENG_DEPTH_MAX)
+		return iolat_errf(err, errlen, -EINVAL, "depth %u is above the limit %u", cfg->depth,
+				  IOLAT_ENG_DEPTH_MAX);
 	if (cfg->nr_bufs && !cfg->bufs)
 		return -EINVAL;
-	if (cfg->options && strlen(cfg->options) >= IOLAT_ENG_OPTIONS_MAX) {
-		if (errmsg && errlen)
-			snprintf(errmsg, errlen, "options longer than %u bytes",
-				 IOLAT_ENG_OPTIONS_MAX - 1);
-		return -EINVAL;
-	}
-
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	e->ops = ops;
-	e->flags = ops->flags;
-	snprintf(e->name, sizeof(e->name), "%s", name);
-	if (cfg->options)
-		snprintf(e->options, sizeof(e->options), "%s", cfg->options);
+	e->ops = iolat_eng_spec_outer(spec);
+	e->flags = e->ops->flags;
+	e->spec = *spec;
+	iolat_eng_spec_name(spec, e->name, sizeof(e->name));
 	e->cfg = *cfg;
 	e->cfg.name = e->name;
-	e->cfg.options = e->options;
+	e->cfg.options = NULL;
 	e->clock = cfg->clock;
 	e->depth = cfg->depth ? cfg->depth : IOLAT_ENG_DEPTH_DEF;
 	e->cfg.depth = e->depth;
-	if (colon)
-		inner = e->name + (colon - name) + 1;
-
-	ret = ops->init ? ops->init(e, &e->cfg, inner) : 0;
+	ret = e->ops->init ? e->ops->init(e, &e->cfg, &e->spec) : 0;
 	if (ret < 0) {
-		if (errmsg && errlen)
-			snprintf(errmsg, errlen, "%s", e->errmsg[0] ? e->errmsg : strerror(-ret));
+		iolat_errf(err, errlen, ret, "%s", e->errmsg[0] ? e->errmsg : strerror(-ret));
 		free(e);
 		return ret;
 	}
 	*out = e;
 	return 0;
+}
+
+int iolat_eng_create(const struct iolat_eng_config *cfg, struct iolat_eng **out,
+		     char *err, size_t errlen)
+{
+	struct iolat_eng_spec spec;
+	int ret;
+
+	*out = NULL;
+	if (err && errlen)
+		err[0] = '\0';
+	ret = iolat_eng_spec_parse(cfg ? cfg->name : NULL, &spec, err, errlen);
+	if (ret)
+		return ret;
+	if (cfg && cfg->options && strlen(cfg->options) >= IOLAT_ENG_OPTIONS_MAX)
+		return iolat_errf(err, errlen, -EINVAL, "options longer than %u bytes",
+				  IOLAT_ENG_OPTIONS_MAX - 1);
+	ret = iolat_eng_spec_options(&spec, cfg ? cfg->options : NULL, err, errlen);
+	return ret ? ret : iolat_eng_create_spec(&spec, cfg, out, err, errlen);
 }
 
 void iolat_eng_destroy(struct iolat_eng *e)
@@ -433,14 +421,14 @@ unsigned iolat_eng_inflight(const struct iolat_eng *e)
 	return e->inflight;
 }
 
-unsigned iolat_eng_depth(const struct iolat_eng *e)
-{
-	return e->depth;
-}
-
 const char *iolat_eng_name(const struct iolat_eng *e)
 {
 	return e->name;
+}
+
+const struct iolat_eng_spec *iolat_eng_spec_of(const struct iolat_eng *e)
+{
+	return &e->spec;
 }
 
 unsigned iolat_eng_flags(const struct iolat_eng *e)
@@ -451,11 +439,6 @@ unsigned iolat_eng_flags(const struct iolat_eng *e)
 uint32_t iolat_eng_file_align(const struct iolat_eng *e, unsigned idx)
 {
 	return idx < e->nr_files && e->files[idx].direct ? e->files[idx].align : 0;
-}
-
-int iolat_eng_file_fd(const struct iolat_eng *e, unsigned idx)
-{
-	return idx < e->nr_files ? e->files[idx].fd : -EBADF;
 }
 
 void *iolat_eng_buf_alloc(size_t len)

@@ -24,6 +24,7 @@
 #include <iolatency.h>
 
 #include "engine/engopt.h"
+#include "engine/engspec.h"
 
 /* Alignment of the buffers we allocate (iolat_eng_buf_alloc()). */
 #define IOLAT_ENG_BUF_ALIGN     4096u
@@ -35,6 +36,7 @@
 #define IOLAT_ENG_MAX_FILES     64u
 #define IOLAT_ENG_ERRMSG_MAX    256u
 #define IOLAT_ENG_OPTIONS_MAX   1024u   /* iolat_eng_config.options, NUL included */
+#define IOLAT_ENG_NAME_MAX      64u     /* "faulty:psync", NUL included */
 /* iolat_eng_reap() timeout meaning "until @min completions or a wake". */
 #define IOLAT_ENG_WAIT_FOREVER  UINT64_MAX
 
@@ -86,6 +88,8 @@ struct iolat_eng_req {
 #define IOLAT_ENG_CFG_SQPOLL (1u << 0)  /* uring: kernel SQ polling thread */
 
 struct iolat_eng_config {
+	/* iolat_eng_create() reads these two into a spec (engspec.h);
+	 * iolat_eng_create_spec() takes a spec instead and ignores them. */
 	const char *name;            /* "uring", "psync", "null", "faulty:<inner>";
 				      * NULL or "": uring when built, else psync */
 	const char *options;         /* "key=val,key=val" for the engine (faulty); NULL */
@@ -119,12 +123,12 @@ struct iolat_engine_ops {
 	 * (the kernel refuses io_uring: psync); NULL: none. */
 	const char *fallback;
 	unsigned flags;                             /* IOLAT_ENG_F_* */
-	/* Its options ("key=val,..." in iolat_eng_config.options), as a table
-	 * (engopt.h); NULL: it takes none. */
+	/* Its options, as a table (engopt.h); NULL: it takes none. */
 	const struct iolat_eng_opt *options;
-	/* Set up e->priv. @inner is the rest of the name for a wrapper, else NULL. */
+	/* Set up e->priv from @spec: its options (this engine's, or a wrapper's),
+	 * and for a wrapper the engine it wraps (spec->engine). */
 	int (*init)(struct iolat_eng *e, const struct iolat_eng_config *cfg,
-		    const char *inner);
+		    const struct iolat_eng_spec *spec);
 	/* A file was added at index @idx (fd in e->files[idx], -1 when diskless). */
 	int (*open)(struct iolat_eng *e, unsigned idx);
 	/* Accept one validated request: QUEUED, COMPLETED (result set), BUSY, -errno. */
@@ -157,7 +161,8 @@ struct iolat_eng {
 	const struct iolat_engine_ops *ops;
 	unsigned flags;                     /* ops->flags; a wrapper adds its inner's */
 	void *priv;                         /* the engine's state */
-	struct iolat_eng_config cfg;        /* name/options point into names below */
+	struct iolat_eng_spec spec;         /* what it was created from */
+	struct iolat_eng_config cfg;        /* name: the spec's name below; options: NULL */
 	const struct iolat_clock *clock;
 	unsigned depth;
 	struct iolat_eng_file files[IOLAT_ENG_MAX_FILES];
@@ -165,24 +170,34 @@ struct iolat_eng {
 	unsigned inflight;                  /* queued, not yet reaped */
 	unsigned uncommitted;               /* queued since the last commit */
 	uint64_t nr_queued, nr_completed;   /* lifetime counters */
-	char name[64];                      /* full name, "faulty:uring" */
-	char options[IOLAT_ENG_OPTIONS_MAX]; /* "key=val,...": a job's keys, then --faults */
+	char name[IOLAT_ENG_NAME_MAX];      /* full name, "faulty:uring" */
 	char errmsg[IOLAT_ENG_ERRMSG_MAX];  /* last error, for the CLI */
 };
 
 /* ---- the dispatch layer (engine.c) ---- */
 
 /**
- * iolat_eng_create() - create an engine instance.
- * @cfg: configuration; NULL: every default.
+ * iolat_eng_create_spec() - create an engine instance from @spec (engspec.h).
+ * @cfg: the rest of the configuration (its name and options are not read);
+ * NULL: every default.
  * @out: the engine.
- * Return: 0; -ENOENT for an unknown name; -EINVAL for bad options; an
- * engine's own error (uring: -ENOSYS, -EPERM... when io_uring is
- * unavailable) with a one-line reason in @errmsg (may be NULL).
+ * Return: 0; -ENOENT for an engine not in this build; -EINVAL for a bad
+ * configuration; an engine's own error (uring: -ENOSYS, -EPERM... when
+ * io_uring is unavailable) with a one-line reason in @err (may be NULL).
  * Context: any thread; the engine then belongs to that thread.
  */
+int iolat_eng_create_spec(const struct iolat_eng_spec *spec, const struct iolat_eng_config *cfg,
+			  struct iolat_eng **out, char *err, size_t errlen);
+
+/**
+ * iolat_eng_create() - create an engine instance from @cfg's name and
+ * options (read into a spec, then iolat_eng_create_spec()).
+ * @cfg: configuration; NULL: every default.
+ * Return: as iolat_eng_create_spec(); also -ENOENT for an unknown name and
+ * -EINVAL for bad options.
+ */
 int iolat_eng_create(const struct iolat_eng_config *cfg, struct iolat_eng **out,
-		     char *errmsg, size_t errlen);
+		     char *err, size_t errlen);
 
 /** iolat_eng_destroy() - drain and free; closes files it opened. NULL is fine. */
 void iolat_eng_destroy(struct iolat_eng *e);
@@ -237,11 +252,11 @@ void iolat_eng_wake(struct iolat_eng *e);
 
 /** iolat_eng_inflight() - requests queued and not yet reaped. Loop thread. */
 unsigned iolat_eng_inflight(const struct iolat_eng *e);
-unsigned iolat_eng_depth(const struct iolat_eng *e);
 const char *iolat_eng_name(const struct iolat_eng *e);
+/** iolat_eng_spec_of() - what @e was created from: its engines and options. */
+const struct iolat_eng_spec *iolat_eng_spec_of(const struct iolat_eng *e);
 unsigned iolat_eng_flags(const struct iolat_eng *e);     /* IOLAT_ENG_F_*, inner's included */
 uint32_t iolat_eng_file_align(const struct iolat_eng *e, unsigned idx); /* 0: buffered */
-int iolat_eng_file_fd(const struct iolat_eng *e, unsigned idx);
 /** iolat_eng_errmsg() - the last error's one-line reason, "" if none. Loop thread. */
 const char *iolat_eng_errmsg(const struct iolat_eng *e);
 /** iolat_eng_now() - the engine's clock (the controller's, when shared). */

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "engine/engopt.h"
+#include "util/errmsg.h"
+#include "util/strbuf.h"
 
 static bool word_is(const char *w, const char *s, size_t len)
 {
@@ -67,111 +69,145 @@ static int parse_flags(const struct iolat_eng_opt *o, const char *v, size_t len,
 	return 0;
 }
 
-/* Store the @len bytes at @v as option @o in @field; -EINVAL if bad. */
-static int store_value(const struct iolat_eng_opt *o, void *field, const char *v, size_t len)
+int iolat_eng_opt_value(const struct iolat_eng_opt *o, const char *v, size_t len,
+			union iolat_optval *out)
 {
 	char buf[32], *end;
 	const struct iolat_eng_opt_choice *c;
-	uint64_t u;
-	double d;
 
 	switch (o->type) {
 	case IOLAT_EOPT_U64:
 		if (!copy_value(v, len, buf, sizeof(buf)) || buf[0] == '-')
 			return -EINVAL;
 		errno = 0;
-		u = strtoull(buf, &end, 0);
-		if (errno || *end || u < o->min || u > o->max)
+		out->u = strtoull(buf, &end, 0);
+		if (errno || *end || out->u < o->min || out->u > o->max)
 			return -EINVAL;
-		*(uint64_t *)field = u * (o->scale ? o->scale : 1);
 		return 0;
 	case IOLAT_EOPT_DOUBLE:
 		if (!copy_value(v, len, buf, sizeof(buf)))
 			return -EINVAL;
-		d = strtod(buf, &end);
-		if (*end || !(d >= o->dmin && d <= o->dmax))
+		out->d = strtod(buf, &end);
+		if (*end || !(out->d >= o->dmin && out->d <= o->dmax))
 			return -EINVAL;
-		*(double *)field = d;
 		return 0;
 	case IOLAT_EOPT_CHOICE:
 		c = find_choice(o, v, len);
 		if (!c)
 			return -EINVAL;
-		*(unsigned *)field = c->value;
+		out->w = c->value;
 		return 0;
 	case IOLAT_EOPT_FLAGS:
-		return parse_flags(o, v, len, (unsigned *)field);
+		return parse_flags(o, v, len, &out->w);
 	}
 	return -EINVAL;
 }
 
-static int set_value(const struct iolat_eng_opt *o, void *base, const char *v, size_t len)
+/* Store value @v of option @o into its field of @base. */
+static void store(const struct iolat_eng_opt *o, union iolat_optval v, void *base)
 {
-	return store_value(o, (char *)base + o->off, v, len);
+	void *field = (char *)base + o->off;
+
+	switch (o->type) {
+	case IOLAT_EOPT_U64:
+		*(uint64_t *)field = v.u * (o->scale ? o->scale : 1);
+		break;
+	case IOLAT_EOPT_DOUBLE:
+		*(double *)field = v.d;
+		break;
+	case IOLAT_EOPT_CHOICE:
+	case IOLAT_EOPT_FLAGS:
+		*(unsigned *)field = v.w;
+		break;
+	}
 }
 
 int iolat_eng_opt_check(const struct iolat_eng_opt *o, const char *v)
 {
-	union { uint64_t u; double d; unsigned w; } scratch;
+	union iolat_optval scratch;
 
-	return store_value(o, &scratch, v, strlen(v));
+	return iolat_eng_opt_value(o, v, strlen(v), &scratch);
 }
 
-static int set_defaults(const struct iolat_eng_opt *tbl, void *base)
+int iolat_eng_optset_fill(const struct iolat_eng_opt *tbl, const struct iolat_eng_optset *os,
+			  void *base)
 {
-	for (const struct iolat_eng_opt *o = tbl; o->name; o++)
-		if (o->def && set_value(o, base, o->def, strlen(o->def)))
+	for (const struct iolat_eng_opt *o = tbl; o && o->name; o++) {
+		size_t i = (size_t)(o - tbl);
+		union iolat_optval v;
+
+		if (os && i < IOLAT_ENG_OPTS_MAX && (os->set & (1ull << i)))
+			v = os->v[i];
+		else if (!o->def)
+			continue;
+		else if (iolat_eng_opt_value(o, o->def, strlen(o->def), &v))
 			return -EINVAL;   /* a bad table: caught by the engines' tests */
+		store(o, v, base);
+	}
 	return 0;
 }
 
-int iolat_eng_opts_parse(const struct iolat_eng_opt *tbl, void *base, const char *opts,
-			 uint64_t *set, char *err, size_t errlen)
+/* One "key=val" segment (@len bytes at @seg) onto @os. */
+static int parse_one(const struct iolat_eng_opt *tbl, struct iolat_eng_optset *os,
+		     const char *seg, size_t len, char *err, size_t errlen)
+{
+	const char *eq = memchr(seg, '=', len);
+	const struct iolat_eng_opt *o;
+	size_t i;
+
+	if (!eq)
+		return iolat_errf(err, errlen, -EINVAL, "option '%.*s' needs a value", (int)len, seg);
+	o = iolat_eng_opt_find(tbl, seg, (size_t)(eq - seg));
+	if (!o)
+		return iolat_errf(err, errlen, -EINVAL, "unknown option '%.*s'", (int)(eq - seg), seg);
+	i = (size_t)(o - tbl);
+	if (i >= IOLAT_ENG_OPTS_MAX ||
+	    iolat_eng_opt_value(o, eq + 1, len - (size_t)(eq - seg) - 1, &os->v[i]))
+		return iolat_errf(err, errlen, -EINVAL, "bad value in '%.*s'", (int)len, seg);
+	os->set |= 1ull << i;
+	return 0;
+}
+
+int iolat_eng_optset_parse(const struct iolat_eng_opt *tbl, struct iolat_eng_optset *os,
+			   const char *opts, char *err, size_t errlen)
 {
 	const char *s = opts;
 
-	if (set)
-		*set = 0;
-	if (set_defaults(tbl, base))
-		return -EINVAL;
 	while (s && *s) {
 		const char *end = strchr(s, ',');
 		size_t len = end ? (size_t)(end - s) : strlen(s);
-		const char *eq = memchr(s, '=', len);
-		const struct iolat_eng_opt *o;
+		int ret = len ? parse_one(tbl, os, s, len, err, errlen) : 0;
 
-		if (len && !eq) {
-			snprintf(err, errlen, "option '%.*s' needs a value", (int)len, s);
-			return -EINVAL;
-		}
-		if (len) {
-			o = iolat_eng_opt_find(tbl, s, (size_t)(eq - s));
-			if (!o) {
-				snprintf(err, errlen, "unknown option '%.*s'", (int)(eq - s), s);
-				return -EINVAL;
-			}
-			if (set_value(o, base, eq + 1, len - (size_t)(eq - s) - 1)) {
-				snprintf(err, errlen, "bad value in '%.*s'", (int)len, s);
-				return -EINVAL;
-			}
-			if (set && o - tbl < 64)
-				*set |= 1ull << (o - tbl);
-		}
+		if (ret)
+			return ret;
 		s = end ? end + 1 : NULL;
 	}
 	return 0;
 }
 
-/* Append to buf, snprintf style (*used counts what it needs). */
-static void add(char *buf, size_t len, size_t *used, const char *s)
+void iolat_eng_optset_merge(struct iolat_eng_optset *to, const struct iolat_eng_optset *from)
 {
-	if (*used < len)
-		snprintf(buf + *used, len - *used, "%s", s);
-	*used += strlen(s);
+	for (unsigned i = 0; i < IOLAT_ENG_OPTS_MAX; i++)
+		if (from->set & (1ull << i))
+			to->v[i] = from->v[i];
+	to->set |= from->set;
+}
+
+int iolat_eng_opts_parse(const struct iolat_eng_opt *tbl, void *base, const char *opts,
+			 uint64_t *set, char *err, size_t errlen)
+{
+	struct iolat_eng_optset os = { 0 };
+	int ret = iolat_eng_optset_parse(tbl, &os, opts, err, errlen);
+
+	if (set)
+		*set = ret ? 0 : os.set;
+	if (ret)
+		return ret;
+	return iolat_eng_optset_fill(tbl, &os, base);
 }
 
 /* The choices of @o, "a, b or c" (FLAGS: the bits only). */
-static void add_choices(const struct iolat_eng_opt *o, char *buf, size_t len, size_t *used)
+static void add_choices(const struct iolat_eng_opt *o, struct iolat_strbuf *b)
 {
 	const struct iolat_eng_opt_choice *c, *last = NULL;
 
@@ -182,71 +218,111 @@ static void add_choices(const struct iolat_eng_opt *o, char *buf, size_t len, si
 		if (o->type == IOLAT_EOPT_FLAGS && !c->value)
 			continue;
 		if (c != o->choices)
-			add(buf, len, used, c == last ? " or " : ", ");
-		add(buf, len, used, c->name);
+			iolat_strbuf_add(b, c == last ? " or " : ", ");
+		iolat_strbuf_add(b, c->name);
 	}
 }
 
 int iolat_eng_opt_expect(const struct iolat_eng_opt *o, char *buf, size_t len)
 {
-	char num[96];
-	size_t used = 0;
+	struct iolat_strbuf b;
 
-	if (buf && len)
-		buf[0] = '\0';
-	else
-		buf = NULL, len = 0;
+	iolat_strbuf_init(&b, buf, len);
 	switch (o->type) {
 	case IOLAT_EOPT_U64:
-		snprintf(num, sizeof(num), "an integer from %llu to %llu",
-			 (unsigned long long)o->min, (unsigned long long)o->max);
-		add(buf, len, &used, num);
+		iolat_strbuf_addf(&b, "an integer from %llu to %llu", (unsigned long long)o->min,
+				  (unsigned long long)o->max);
 		break;
 	case IOLAT_EOPT_DOUBLE:
-		snprintf(num, sizeof(num), "a number from %g to %g", o->dmin, o->dmax);
-		add(buf, len, &used, num);
+		iolat_strbuf_addf(&b, "a number from %g to %g", o->dmin, o->dmax);
 		break;
 	case IOLAT_EOPT_CHOICE:
-		add(buf, len, &used, "one of ");
-		add_choices(o, buf, len, &used);
+		iolat_strbuf_add(&b, "one of ");
+		add_choices(o, &b);
 		break;
 	case IOLAT_EOPT_FLAGS:
-		add_choices(o, buf, len, &used);
-		add(buf, len, &used, ", several joined with '+', or none");
+		add_choices(o, &b);
+		iolat_strbuf_add(&b, ", several joined with '+', or none");
 		break;
 	}
-	return (int)used;
+	return (int)b.used;
+}
+
+/* The names of @o's choices joined by @sep; with @v, only those @v has
+ * (a choice: its own; flags: each bit, or the name worth 0). */
+static void add_names(const struct iolat_eng_opt *o, const union iolat_optval *v,
+		      const char *sep, struct iolat_strbuf *b)
+{
+	bool first = true;
+
+	for (const struct iolat_eng_opt_choice *c = o->choices; c && c->name; c++) {
+		bool one_of = o->type == IOLAT_EOPT_CHOICE || (v && !v->w);
+
+		if (v ? (one_of ? c->value != v->w : !(c->value & v->w))
+		      : o->type == IOLAT_EOPT_FLAGS && !c->value)
+			continue;
+		iolat_strbuf_add(b, first ? "" : sep);
+		iolat_strbuf_add(b, c->name);
+		first = false;
+		if (v && one_of)
+			break;
+	}
 }
 
 int iolat_eng_opts_help(const struct iolat_eng_opt *tbl, char *buf, size_t len)
 {
-	size_t used = 0;
+	struct iolat_strbuf b;
 
-	if (buf && len)
-		buf[0] = '\0';
-	else
-		buf = NULL, len = 0;
+	iolat_strbuf_init(&b, buf, len);
 	for (const struct iolat_eng_opt *o = tbl; o && o->name; o++) {
-		bool first = true;
-
-		if (o != tbl)
-			add(buf, len, &used, ", ");
-		add(buf, len, &used, o->name);
-		add(buf, len, &used, "=");
+		iolat_strbuf_addf(&b, "%s%s=", o != tbl ? ", " : "", o->name);
 		if (o->type == IOLAT_EOPT_U64 || o->type == IOLAT_EOPT_DOUBLE) {
-			add(buf, len, &used, o->value_word ? o->value_word : "N");
+			iolat_strbuf_add(&b, o->value_word ? o->value_word : "N");
 			continue;
 		}
-		for (const struct iolat_eng_opt_choice *c = o->choices; c && c->name; c++) {
-			if (o->type == IOLAT_EOPT_FLAGS && !c->value)
-				continue;
-			if (!first)
-				add(buf, len, &used, "|");
-			add(buf, len, &used, c->name);
-			first = false;
-		}
+		add_names(o, NULL, "|", &b);
 		if (o->type == IOLAT_EOPT_FLAGS)
-			add(buf, len, &used, " (join with '+')");
+			iolat_strbuf_add(&b, " (join with '+')");
 	}
-	return (int)used;
+	return (int)b.used;
+}
+
+/* @d with the fewest digits that read back as @d. */
+static void add_real(double d, struct iolat_strbuf *b)
+{
+	char tmp[40];
+
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
+		if (strtod(tmp, NULL) == d)
+			break;
+	}
+	iolat_strbuf_add(b, tmp);
+}
+
+static void add_value(const struct iolat_eng_opt *o, union iolat_optval v, struct iolat_strbuf *b)
+{
+	if (o->type == IOLAT_EOPT_U64)
+		iolat_strbuf_addf(b, "%llu", (unsigned long long)v.u);
+	else if (o->type == IOLAT_EOPT_DOUBLE)
+		add_real(v.d, b);
+	else
+		add_names(o, &v, "+", b);
+}
+
+int iolat_eng_optset_format(const struct iolat_eng_opt *tbl, const struct iolat_eng_optset *os,
+			    char *buf, size_t len)
+{
+	struct iolat_strbuf b;
+
+	iolat_strbuf_init(&b, buf, len);
+	for (const struct iolat_eng_opt *o = tbl; o && o->name; o++) {
+		size_t i = (size_t)(o - tbl);
+
+		if (i >= IOLAT_ENG_OPTS_MAX || !(os->set & (1ull << i)))
+			continue;
+		iolat_strbuf_addf(&b, "%s%s=", b.used ? "," : "", o->name);
+		add_value(o, os->v[i], &b);
+	}
+	return (int)b.used;
 }

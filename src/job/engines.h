@@ -24,7 +24,9 @@
  * @wrapper: the wrapper's registry name ("faulty"), NULL for none.
  * Return: 0, or -EINVAL for a name the registry does not know, a wrapper
  * without an engine, an engine used as a wrapper, or two wrappers. Engines
- * absent from this build parse (the runner then falls back or fails).
+ * absent from this build parse (the runner then falls back or fails). At
+ * the end of the job the names become its spec (iolat_job.spec), where the
+ * default engine is resolved (engine/engspec.h).
  */
 int iolat_job_engine_parse(const char *v, const char **engine, const char **wrapper);
 
@@ -35,18 +37,8 @@ int iolat_job_engine_parse(const char *v, const char **engine, const char **wrap
  */
 int iolat_job_engine_choices(char *buf, size_t len, const char *sep);
 
-/** iolat_job_engine_default() - the engine a job without ioengine= gets. */
-const char *iolat_job_engine_default(void);
 
-/**
- * iolat_job_engine_fallback() - the engine to use when @engine cannot be
- * created (psync for uring), NULL for none. @label: its name for messages
- * ("io_uring").
- */
-const char *iolat_job_engine_fallback(const char *engine, const char **label);
 
-/** iolat_job_engine_diskless() - @engine (a registry name) does no file I/O. */
-bool iolat_job_engine_diskless(const char *engine);
 
 /**
  * iolat_job_engine_options_help() - one line listing the options of engine

@@ -25,6 +25,7 @@
 #include "job/jobfile_priv.h"
 #include "job/suggest.h"
 #include "util/readfile.h"
+#include "util/errmsg.h"
 #include "util/units.h"
 
 /* ------------------------------------------------------------------------ */
@@ -75,9 +76,7 @@ int jf_perr(struct parser *p, unsigned line, const char *key, const char *fmt, .
 
 int jf_oom(struct parser *p)
 {
-	if (p->err && p->errlen)
-		snprintf(p->err, p->errlen, "%s:%u: out of memory", p->jf->file, p->line);
-	return -ENOMEM;
+	return iolat_errf(p->err, p->errlen, -ENOMEM, "%s:%u: out of memory", p->jf->file, p->line);
 }
 
 int jf_grow(void **arr, unsigned *cap, unsigned need, size_t elem)
@@ -142,6 +141,8 @@ static int finish_job(struct parser *p)
 	memcpy(j->key_line, p->cur_lines, sizeof(p->cur_lines));
 	int r = jf_check_job(p, j);
 
+	if (!r)
+		r = jf_engopt_resolve(p, j);
 	return r ? r : jf_engopt_finish_job(p, j);
 }
 
@@ -480,6 +481,7 @@ void iolat_jobfile_free(struct iolat_jobfile *jf)
 		return;
 	for (unsigned i = 0; i < jf->nr_jobs; i++) {
 		free(jf->jobs[i].filename);
+		free((void *)jf->jobs[i].spec);
 		free(jf->jobs[i].engopts);
 		jf_scen_free(&jf->jobs[i].scen_vals);
 	}
@@ -545,8 +547,7 @@ int jf_parser_new(const char *file, char *err, size_t errlen, struct parser **ou
 	jf_echo_max(fname, sizeof(fname), file ? file : "<buffer>", strlen(file ? file : "<buffer>"),
 		 MAX_FILE_ECHO);
 	if (!p || !jf || !(jf->file = strdup(fname))) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: out of memory", fname);
+		iolat_errf(err, errlen, 0, "%s: out of memory", fname);
 		free(p);
 		if (jf)
 			free(jf->file);
@@ -624,17 +625,11 @@ int iolat_jobfile_parse_file(const char *path, struct iolat_jobfile **out,
 	*out = NULL;
 	jf_echo_max(fname, sizeof(fname), path, strlen(path), MAX_FILE_ECHO);
 	r = iolat_read_file(path, MAX_FILE_BYTES, &buf, &len);
-	if (r == -EFBIG) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: cannot read: larger than %u MiB", fname,
-				 MAX_FILE_BYTES >> 20);
-		return r;
-	}
-	if (r) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: cannot read: %s", fname, strerror(-r));
-		return r;
-	}
+	if (r == -EFBIG)
+		return iolat_errf(err, errlen, r, "%s: cannot read: larger than %u MiB", fname,
+				  MAX_FILE_BYTES >> 20);
+	if (r)
+		return iolat_errf(err, errlen, r, "%s: cannot read: %s", fname, strerror(-r));
 	r = iolat_jobfile_parse_buf(buf, len, path, out, err, errlen);
 	free(buf);
 	return r;

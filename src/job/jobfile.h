@@ -2,10 +2,12 @@
 /*
  * Job files: our own small INI parser for fio's job-file syntax plus our keys
  * ([group:PATH] sections, group=, burst_on/off, ioflags, device and model keys).
- * It turns a file or a buffer into plain structs (struct iolat_jobfile) that
- * the simulator and the real-I/O runner both read; it does no I/O besides
- * reading the file, never prints, and reports each error as one line
- * "FILE:LINE: key 'KEY': expected ..." in a caller buffer.
+ * It turns a file or a buffer into a typed job description (struct
+ * iolat_jobfile: settings, groups, jobs, each job's engine spec) for whoever
+ * runs it (src/run, on either backend; a scenario of src/scen); it knows no
+ * runner, does no I/O besides reading the file, never prints, and reports
+ * each error as one line "FILE:LINE: key 'KEY': expected ..." in a caller
+ * buffer (util/errmsg.h's convention).
  * The option table (iolat_jobfile_options()) drives parsing and `iolat help keys`.
  * Context: any thread; a parsed struct iolat_jobfile is immutable and may be
  * read from many threads at once.
@@ -16,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "util/optval.h"
 
 #define IOLAT_JOB_NAME_MAX   64     /* job section name, NUL included */
 #define IOLAT_GROUP_PATH_MAX 256    /* "a/b/c", NUL included */
@@ -84,12 +88,15 @@ struct iolat_jobfile_group {
 /*
  * An engine option a job file set, ENGINE.OPTION=VALUE ("faulty.rate=0.01"):
  * an option of the table the engine declares (src/engine/engopt.h), its value
- * checked by the engine's own parser and kept as written.
+ * read once by the engine's own parser into its typed form, and kept as
+ * written for messages and iolat_job_engine_options().
  */
 struct iolat_job_engopt {
 	const char *engine;              /* the engine's registry name ("faulty"): constant */
 	const char *name;                /* the option's name in that table: constant */
-	char value[IOLAT_ENGOPT_VAL_MAX];
+	unsigned index;                  /* its position in that table */
+	union iolat_optval v;            /* its value, typed */
+	char value[IOLAT_ENGOPT_VAL_MAX];/* as written */
 	unsigned line;                   /* the line that set it */
 	bool inherited;                  /* from a [global] section above the job */
 	bool used;                       /* the parser's: a [global] one a job used */
@@ -102,6 +109,7 @@ struct iolat_job_engopt {
  * Runners expand numjobs themselves (clone 0..numjobs-1 of the same job).
  */
 struct iolat_jobfile_scen;
+struct iolat_eng_spec;
 
 struct iolat_job {
 	char name[IOLAT_JOB_NAME_MAX];   /* section name */
@@ -125,6 +133,10 @@ struct iolat_job {
 	const char *engine;              /* the (inner) engine's registry name ("uring" for
 					  * io_uring), "sim", NULL: not given (job/engines.h) */
 	const char *engine_wrapper;      /* "faulty" for faulty:<inner>, else NULL */
+	const struct iolat_eng_spec *spec; /* the engine to create and its options, typed,
+					  * the default engine when ioengine= is not given
+					  * (engine/engspec.h; owned by the jobfile); NULL
+					  * for ioengine=sim */
 	uint32_t numjobs;                /* >= 1 */
 	enum iolat_verify verify;
 	int group;                       /* index in groups[], or IOLAT_GROUP_ROOT */
@@ -238,10 +250,11 @@ void iolat_jobfile_free(struct iolat_jobfile *jf);
 unsigned iolat_job_key_line(const struct iolat_job *job, const char *key);
 
 /**
- * iolat_job_engine_options() - the options string ("kind=eio,rate=0.1") that
- * @job hands engine @engine ("faulty"): its ENGINE.OPTION keys for that
- * engine, in the order written, then @extra (the command line's --faults,
- * or NULL), so that the engine's parser lets @extra win key by key. As
+ * iolat_job_engine_options() - @job's options for engine @engine ("faulty")
+ * as the job file wrote them, "kind=eio,rate=0.1": its ENGINE.OPTION keys
+ * for that engine, in the order written, then @extra (the command line's
+ * --faults, or NULL), which wins key by key when the engine reads it. (A
+ * runner takes the typed spec, @job->spec, instead.) As
  * snprintf: the length needed.
  */
 int iolat_job_engine_options(const struct iolat_job *job, const char *engine, const char *extra,
@@ -339,7 +352,7 @@ struct iolat_jobfile_scen {
 					   * off and fsize are not used */
 	/* iolat sim --parse-only's check of a file of this scenario: 0, or
 	 * -EINVAL with one line in @err. */
-	int (*check)(const struct iolat_jobfile *jf, char *err, size_t len);
+	int (*check)(const struct iolat_jobfile *jf, char *err, size_t errlen);
 };
 
 /**
@@ -365,7 +378,7 @@ int iolat_scen_value(const struct iolat_scen_vals *vals, const char *key, uint64
  * @err when the file mixes them with ordinary jobs or another scenario's.
  */
 int iolat_jobfile_scenario(const struct iolat_jobfile *jf, const struct iolat_jobfile_scen **out,
-			   char *err, size_t len);
+			   char *err, size_t errlen);
 
 /** iolat_jobfile_options() - the option table, ended by an entry with name NULL. */
 const struct iolat_jobopt *iolat_jobfile_options(void);

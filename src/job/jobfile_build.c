@@ -105,8 +105,11 @@ int iolat_jobfile_build_end(struct iolat_jobfile_builder *b, struct iolat_jobfil
 	int r = b->failed;
 
 	*out = NULL;
-	for (unsigned i = 0; !r && i < p->jf->nr_jobs; i++)
+	for (unsigned i = 0; !r && i < p->jf->nr_jobs; i++) {
 		r = jf_check_job(p, &p->jf->jobs[i]);
+		if (!r)
+			r = jf_engopt_resolve(p, &p->jf->jobs[i]);
+	}
 	free(b);
 	return jf_parser_end(p, r, out);
 }

@@ -6,7 +6,9 @@
  * Matching a key, checking its value with the engine's own parser, keeping
  * it in the job, the checks at the end of a job and of the file (an option
  * of an engine the job does not use), the `help keys` lines, did-you-mean
- * candidates, and the options string a runner hands the engine.
+ * candidates; the job's engine spec (engine/engspec.h: the engine, typed
+ * options, the default engine when none is named) made once at the end of
+ * the job; and the options as written, for messages and tests.
  *
  * The rule (docs/design.md, "Engine options"): an engine option is written
  * with its engine's name and a dot, so that it can never be mistaken for a
@@ -23,10 +25,12 @@
 
 #include "engine/engine.h"
 #include "engine/engopt.h"
+#include "engine/engspec.h"
 #include "job/engines.h"
 #include "job/jobfile.h"
 #include "job/jobfile_priv.h"
 #include "job/suggest.h"
+#include "util/strbuf.h"
 
 /* The engine named by the @len bytes at @name, if it declares options. */
 static const struct iolat_engine_ops *engine_with_options(const char *name, size_t len)
@@ -114,6 +118,7 @@ int jf_set_engopt(struct parser *p, struct iolat_job *job, const char *key, cons
 	const struct iolat_eng_opt *o = iolat_eng_opt_find(ops->options, dot + 1, strlen(dot + 1));
 	struct iolat_job_engopt *e;
 	char expect[160], got[MAX_ECHO + 8];
+	union iolat_optval val;
 
 	if (!o)
 		return unknown_option(p, ops, key);
@@ -124,11 +129,13 @@ int jf_set_engopt(struct parser *p, struct iolat_job *job, const char *key, cons
 	if (strchr(v, ','))
 		return jf_perr(p, p->line, key, "one value: each %s option on its own line "
 			       "(got '%s')", ops->name, got);
-	if (strlen(v) >= IOLAT_ENGOPT_VAL_MAX || iolat_eng_opt_check(o, v))
+	if (strlen(v) >= IOLAT_ENGOPT_VAL_MAX || iolat_eng_opt_value(o, v, strlen(v), &val))
 		return jf_perr(p, p->line, key, "%s (got '%s')", expect, got);
 	e = entry_for(job, ops, o);
 	if (!e)
 		return jf_oom(p);
+	e->index = (unsigned)(o - ops->options);
+	e->v = val;
 	strcpy(e->value, v);
 	e->line = p->line;
 	e->inherited = false;
@@ -154,12 +161,38 @@ int jf_engopt_dup(struct parser *p, struct iolat_job *j)
 	return 0;
 }
 
+int jf_engopt_resolve(struct parser *p, struct iolat_job *job)
+{
+	struct iolat_eng_spec *s;
+	const struct iolat_engine_ops *outer;
+
+	if (job->engine && !strcmp(job->engine, IOLAT_JOB_ENGINE_SIM))
+		return 0;   /* the simulated device: no engine */
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return jf_oom(p);
+	iolat_eng_spec_parse(NULL, s, NULL, 0);   /* the default engine */
+	if (job->engine)
+		s->engine = iolat_eng_lookup(job->engine, strlen(job->engine));
+	if (job->engine_wrapper)
+		s->wrapper = iolat_eng_lookup(job->engine_wrapper, strlen(job->engine_wrapper));
+	outer = iolat_eng_spec_outer(s);
+	for (unsigned i = 0; i < job->nr_engopts; i++) {
+		const struct iolat_job_engopt *e = &job->engopts[i];
+
+		if (strcmp(e->engine, outer->name) || e->index >= IOLAT_ENG_OPTS_MAX)
+			continue;   /* refused by jf_engopt_finish_job() */
+		s->opts.v[e->index] = e->v;
+		s->opts.set |= 1ull << e->index;
+	}
+	job->spec = s;
+	return 0;
+}
+
 /* The engine @job hands its options to: ioengine='s first name (the wrapper). */
 static const char *outer_engine(const struct iolat_job *job)
 {
-	if (job->engine_wrapper)
-		return job->engine_wrapper;
-	return job->engine ? job->engine : iolat_job_engine_default();
+	return job->spec ? iolat_eng_spec_outer(job->spec)->name : job->engine;
 }
 
 int jf_engopt_finish_job(struct parser *p, struct iolat_job *job)
@@ -209,33 +242,23 @@ int jf_engopt_finish(struct parser *p)
 }
 
 /* ------------------------------------------------------------------------ */
-/* For runners and `help keys`                                              */
+/* For messages, tests and `help keys`                                      */
 
 int iolat_job_engine_options(const struct iolat_job *job, const char *engine, const char *extra,
 			     char *buf, size_t len)
 {
-	size_t used = 0;
+	struct iolat_strbuf b;
 
-	if (buf && len)
-		buf[0] = '\0';
-	else
-		buf = NULL, len = 0;
+	iolat_strbuf_init(&b, buf, len);
 	for (unsigned i = 0; engine && i < job->nr_engopts; i++) {
 		const struct iolat_job_engopt *e = &job->engopts[i];
-		int n;
 
-		if (strcmp(e->engine, engine))
-			continue;
-		n = snprintf(buf ? buf + (used < len ? used : len) : NULL, used < len ? len - used : 0,
-			     "%s%s=%s", used ? "," : "", e->name, e->value);
-		used += n > 0 ? (size_t)n : 0;
+		if (!strcmp(e->engine, engine))
+			iolat_strbuf_addf(&b, "%s%s=%s", b.used ? "," : "", e->name, e->value);
 	}
-	if (extra && *extra) {
-		int n = snprintf(buf ? buf + (used < len ? used : len) : NULL,
-				 used < len ? len - used : 0, "%s%s", used ? "," : "", extra);
-		used += n > 0 ? (size_t)n : 0;
-	}
-	return (int)used;
+	if (extra && *extra)
+		iolat_strbuf_addf(&b, "%s%s", b.used ? "," : "", extra);
+	return (int)b.used;
 }
 
 static const char *eopt_type_word(const struct iolat_eng_opt *o)

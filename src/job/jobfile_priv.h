@@ -85,13 +85,16 @@ int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 
 /* jobfile_engopt.c: ENGINE.OPTION keys (IOLAT_OPT_ENGOPT). @key names an
  * engine that declares options; setting one (checked by the engine's parser);
- * copying [global]'s to a new job; the checks at the end of a job (an option
- * of an engine the job does not use) and of the file (a [global] one no job
- * used); every such key's name (did you mean); the `help keys` lines. */
+ * copying [global]'s to a new job; at the end of a job its engine spec
+ * (job->spec: the engine, the default one when none is named, and its
+ * options typed) and the check of an option of an engine the job does not
+ * use; at the end of the file a [global] one no job used; every such key's
+ * name (did you mean); the `help keys` lines. */
 #define JF_ENGOPT_NAME_MAX 48
 bool jf_engopt_matches(const char *key);
 int jf_set_engopt(struct parser *p, struct iolat_job *job, const char *key, const char *v);
 int jf_engopt_dup(struct parser *p, struct iolat_job *j);
+int jf_engopt_resolve(struct parser *p, struct iolat_job *job);
 int jf_engopt_finish_job(struct parser *p, struct iolat_job *job);
 int jf_engopt_finish(struct parser *p);
 size_t jf_engopt_names(char (*names)[JF_ENGOPT_NAME_MAX], size_t max);

@@ -17,6 +17,7 @@
 
 #include "job/jobfile.h"
 #include "job/jobfile_priv.h"
+#include "util/errmsg.h"
 
 #define MAX_SCEN 4
 
@@ -232,7 +233,7 @@ int iolat_scen_value(const struct iolat_scen_vals *vals, const char *key, uint64
 /* Which scenario a file is                                                  */
 
 int iolat_jobfile_scenario(const struct iolat_jobfile *jf, const struct iolat_jobfile_scen **out,
-			   char *err, size_t len)
+			   char *err, size_t errlen)
 {
 	const struct iolat_job *first_scen = NULL, *first_other = NULL;
 
@@ -250,22 +251,17 @@ int iolat_jobfile_scenario(const struct iolat_jobfile *jf, const struct iolat_jo
 	for (unsigned i = 0; i < jf->nr_jobs; i++) {
 		const struct iolat_job *j = &jf->jobs[i];
 
-		if (j->scen && j->scen != first_scen->scen && err && len)
-			snprintf(err, len, "%s:%u: key 'rw': rw=%s belongs to %s, which cannot share "
-				 "a file with %s ([%s] at line %u)", jf->file, j->line, j->workload,
-				 j->scen->what, first_scen->scen->what, first_scen->name,
-				 first_scen->line);
 		if (j->scen && j->scen != first_scen->scen)
-			return -EINVAL;
+			return iolat_errf(err, errlen, -EINVAL, "%s:%u: key 'rw': rw=%s belongs to %s, "
+					  "which cannot share a file with %s ([%s] at line %u)", jf->file,
+					  j->line, j->workload, j->scen->what, first_scen->scen->what,
+					  first_scen->name, first_scen->line);
 	}
-	if (first_other) {
-		if (err && len)
-			snprintf(err, len, "%s:%u: key 'rw': rw=%s belongs to %s, which cannot share "
-				 "a file with ordinary jobs ([%s] at line %u)", jf->file,
-				 first_scen->line, first_scen->workload, first_scen->scen->what,
-				 first_other->name, first_other->line);
-		return -EINVAL;
-	}
+	if (first_other)
+		return iolat_errf(err, errlen, -EINVAL, "%s:%u: key 'rw': rw=%s belongs to %s, which "
+				  "cannot share a file with ordinary jobs ([%s] at line %u)", jf->file,
+				  first_scen->line, first_scen->workload, first_scen->scen->what,
+				  first_other->name, first_other->line);
 	*out = first_scen->scen;
 	return 0;
 }

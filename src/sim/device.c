@@ -197,10 +197,3 @@ void iolat_sim_dev_complete(struct iolat_sim_dev *d, struct iolat_sim_req *r)
 	r->complete(r, now);
 }
 
-void iolat_sim_dev_stat(const struct iolat_sim_dev *d, struct iolat_sim_dev_stat *st)
-{
-	*st = d->st;
-	st->inflight = d->nr_in;
-	st->queued = d->nr_queued;
-	st->waiting = d->nr_waiting;
-}

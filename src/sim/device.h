@@ -80,12 +80,10 @@ const struct iolat_sim_model *iolat_sim_model_by_prefix(const char *key);
 /** iolat_sim_models() - every model, NULL-terminated. */
 const struct iolat_sim_model *const *iolat_sim_models(void);
 
+/* What a device completed (the device layer's counts). */
 struct iolat_sim_dev_stat {
 	uint64_t nr_done, nr_read, nr_write;
 	uint64_t bytes_read, bytes_written;
-	uint32_t inflight;     /* requests holding a slot */
-	uint32_t queued;       /* slot holders the model has not accepted yet */
-	uint32_t waiting;      /* requests waiting for a slot */
 };
 
 struct iolat_sim_dev {
@@ -148,7 +146,6 @@ void iolat_sim_dev_kick(struct iolat_sim_dev *d);
 /** iolat_sim_dev_param() - read back a parameter by key; -ENOENT if the model lacks it. */
 int iolat_sim_dev_param(const struct iolat_sim_dev *d, const char *key, double *val);
 
-void iolat_sim_dev_stat(const struct iolat_sim_dev *d, struct iolat_sim_dev_stat *st);
 
 /* Helpers for models. */
 static inline double *iolat_sim_cfg_field(void *cfg, size_t off)

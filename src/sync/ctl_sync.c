@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "core/ctl.h"
+#include "util/monocond.h"
 
 struct timer_thread {
 	pthread_t thread;
@@ -104,7 +105,6 @@ static void *timer_main(void *arg)
 int iolat_ctl_start_timer(struct iolat_ctl *ctl)
 {
 	struct timer_thread *t;
-	pthread_condattr_t attr;
 	int ret;
 
 	if (!ctl)
@@ -114,11 +114,7 @@ int iolat_ctl_start_timer(struct iolat_ctl *ctl)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	pthread_mutex_init(&t->lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&t->cond, &attr);
-	pthread_condattr_destroy(&attr);
+	iolat_monocond_init(&t->lock, &t->cond);
 	ctl->sync_priv = t;
 	ret = pthread_create(&t->thread, NULL, timer_main, ctl);
 	if (ret) {

@@ -3,12 +3,16 @@
 # `make check-layers` (scripts/check_layers.sh) passes on this tree and fails
 # on each kind of violation planted in a copy of it: an include up a layer,
 # past a layer's door (engine -> core/ctl.h, tools -> engine, job ->
-# "../core/ctl.h" spelled relatively, angled <core/ctl.h>), job or sim
-# reaching a scenario (src/scen), a scenario reaching an engine, a daemon
-# reaching the internal header or the job layer, and a call from an engine into the
+# "../core/ctl.h" spelled relatively, angled <core/ctl.h>), run or sim
+# reaching a scenario (src/scen), the job-file parser reaching a runner, a
+# report or the simulator, a report reaching a runner, a scenario reaching
+# an engine, a daemon reaching the internal header or the job layer; a tool
+# reaching the simulator, an engine or the internal header through headers
+# it may include (two levels deep); and a call from an engine into the
 # core's internals with no include at all (seen in the object's symbols).
 # A daemon through the public header, tools through the daemon, and the real
-# tree's tools -> scen -> {job, sim} pass.
+# tree's tools -> scen -> {job, sim}, tools -> run -> {report, job, engine,
+# sim} pass.
 # Uses the objects of $O (the build being tested) for the call check.
 set -u
 O=${O:-build}
@@ -53,8 +57,8 @@ expect 1 "engine includes core/ctl.h" 'src/engine/eng_null.c: includes src/core/
 fresh; echo '#include "engine/engine.h"' >>"$dir/t/tools/cmd_run.c"
 expect 1 "tools include an engine header" 'tools/cmd_run.c: includes src/engine/engine.h: tools may not reach engine'
 
-fresh; echo '#include "../core/ctl.h"' >>"$dir/t/src/job/report.c"
-expect 1 "job includes ../core/ctl.h" 'src/job/report.c: includes src/core/ctl.h: job may not reach core'
+fresh; echo '#include "../core/ctl.h"' >>"$dir/t/src/job/mode.c"
+expect 1 "job includes ../core/ctl.h" 'src/job/mode.c: includes src/core/ctl.h: job may not reach core'
 
 fresh; echo '#include <core/ctl.h>' >>"$dir/t/src/sim/event.c"
 expect 1 "sim includes <core/ctl.h>" 'src/sim/event.c: includes src/core/ctl.h: sim may not reach core'
@@ -62,8 +66,20 @@ expect 1 "sim includes <core/ctl.h>" 'src/sim/event.c: includes src/core/ctl.h: 
 fresh; echo '#include "job/jobfile.h"' >>"$dir/t/src/sim/device.c"
 expect 1 "sim includes a job header (up a layer)" 'src/sim/device.c: includes src/job/jobfile.h: sim may not reach job'
 
-fresh; echo '#include "scen/memleak/memleak.h"' >>"$dir/t/src/job/run_sim.c"
-expect 1 "job includes a scenario header (up a layer)" 'src/job/run_sim.c: includes src/scen/memleak/memleak.h: job may not reach scen'
+fresh; echo '#include "scen/memleak/memleak.h"' >>"$dir/t/src/run/run_sim.c"
+expect 1 "run includes a scenario header (up a layer)" 'src/run/run_sim.c: includes src/scen/memleak/memleak.h: run may not reach scen'
+
+fresh; echo '#include "run/workload.h"' >>"$dir/t/src/job/jobfile.c"
+expect 1 "the job-file parser includes a runner header (up a layer)" 'src/job/jobfile.c: includes src/run/workload.h: job may not reach run'
+
+fresh; echo '#include "report/report.h"' >>"$dir/t/src/job/jobfile_apply.c"
+expect 1 "the job-file parser includes a report header (up a layer)" 'src/job/jobfile_apply.c: includes src/report/report.h: job may not reach report'
+
+fresh; echo '#include "sim/device.h"' >>"$dir/t/src/job/jobfile_table.c"
+expect 1 "the job-file parser includes a simulator header" 'src/job/jobfile_table.c: includes src/sim/device.h: job may not reach sim'
+
+fresh; echo '#include "run/run.h"' >>"$dir/t/src/report/report_json.c"
+expect 1 "a report includes a runner header (up a layer)" 'src/report/report_json.c: includes src/run/run.h: report may not reach run'
 
 fresh; echo '#include "scen/scenarios.h"' >>"$dir/t/src/sim/mm.c"
 expect 1 "sim includes a scenario header (up a layer)" 'src/sim/mm.c: includes src/scen/scenarios.h: sim may not reach scen'
@@ -86,7 +102,16 @@ echo '#include "job/jobfile.h"' >>"$dir/t/src/daemon/d.h"
 expect 1 "daemon includes the internal header" 'src/daemon/d.h: includes include/iolatency_internal.h: daemon may not reach internal'
 expect 1 "daemon includes a job header" 'src/daemon/d.h: includes src/job/jobfile.h: daemon may not reach job'
 
-fresh; echo '#include "nowhere/missing.h"' >>"$dir/t/src/job/report.c"
+# Through headers: a runner's header may include the simulator's (run may
+# reach sim), but a tool including that header would reach the simulator too.
+fresh; echo '#include "run/workload.h"' >>"$dir/t/src/run/run.h"; echo '#include "sim/event.h"' >>"$dir/t/src/run/workload.h"
+expect 1 "a tool reaches the simulator through two runner headers" 'tools/cmd_run.c: reaches src/sim/event.h through src/run/run.h: tools may not reach sim'
+fresh; echo '#include "engine/engspec.h"' >>"$dir/t/src/job/jobfile.h"
+expect 1 "a tool reaches an engine through a job header" 'tools/cli_opts.c: reaches src/engine/engspec.h through src/job/jobfile.h: tools may not reach engine'
+fresh; echo '#include "iolatency_internal.h"' >>"$dir/t/src/job/jobfile.h"
+expect 1 "a tool reaches the internal header through a job header" 'tools/cli_opts.c: reaches include/iolatency_internal.h through src/job/jobfile.h: tools may not reach internal'
+
+fresh; echo '#include "nowhere/missing.h"' >>"$dir/t/src/report/report.c"
 expect 1 "a quoted include of no file of ours" 'includes "nowhere/missing.h", not a file of this repository'
 
 # A call with no include: an engine declares a core internal itself.

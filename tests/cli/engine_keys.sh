@@ -8,6 +8,8 @@
 #    and faulty.rate= (the fault chance) live side by side;
 #  - [global] faulty.* keys are defaults for the faulty jobs below;
 #  - both given: --faults wins key by key, the keys it does not name stay;
+#  - the JSON's "injected" names the engine and the options it ran with
+#    (--faults over the job's keys);
 #  - `iolat help keys` lists every option the faulty engine declares (the
 #    names are taken from `iolat run --help`, which prints the engine's table);
 #  - bad values, unknown options (with did you mean), a misspelled engine, an
@@ -64,6 +66,11 @@ n=$(injected countdown)
 n=$(injected countdown --faults count=7)
 [ "$n" = 7 ] && echo "ok   --faults count=7 over faulty.count=40, faulty.kind kept: 7" ||
 	fail "--faults count=7 over keys: got '$n'"
+# The report names the engine with the options it ran with: the job's, --faults over them.
+engine=$(sed -n 's/^      "injected": {.*"engine": "\([^"]*\)"}.*/\1/p' "$dir/out.json" | head -1)
+[ "$engine" = "faulty:null kind=eio,after=100,count=7" ] &&
+	echo "ok   the JSON names the engine it ran: $engine" ||
+	fail "injected.engine: got '$engine', want 'faulty:null kind=eio,after=100,count=7'"
 
 # help keys: every option of the faulty engine, as faulty.NAME.
 "$IOLAT" help keys >"$dir/keys" 2>&1 || fail "help keys exit $?"

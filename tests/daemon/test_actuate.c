@@ -48,9 +48,9 @@ static int setup(void **state)
 	char why[64];
 
 	t_fakecg_new(&f, 1);
-	assert_int_equal(cgfs_find_root(f.root, true, &root, why, sizeof(why)), 0);
+	assert_int_equal(iolatd_cgfs_find_root(f.root, true, &root, why, sizeof(why)), 0);
 	t_fakecg_mkdir(&f, "w");
-	act_init(&a, t_fakecg_path(&f, "w"), makedev(254, 0));
+	iolatd_act_init(&a, t_fakecg_path(&f, "w"), makedev(254, 0));
 	recorded = 0;
 	return 0;
 }
@@ -69,9 +69,9 @@ static struct cg_limits wbps(uint64_t v)
 /* The first limit of an episode: opened at @t, its value 150 ms later. */
 static void start_at(const struct cg_limits *want, uint64_t t)
 {
-	assert_int_equal(act_apply(&a, &root, want, t, false, record, &a), 1);
-	assert_int_equal(act_commit_due(&a, &root, t + 140 * MS, false, record, &a), 0);
-	assert_int_equal(act_commit_due(&a, &root, t + 150 * MS, false, record, &a), 1);
+	assert_int_equal(iolatd_act_apply(&a, &root, want, t, false, record, &a), 1);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, t + 140 * MS, false, record, &a), 0);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, t + 150 * MS, false, record, &a), 1);
 	assert_int_equal(a.pending, ACT_NONE);
 }
 
@@ -81,24 +81,24 @@ static void test_admin_limit_kept_and_restored(void **state)
 
 	t_fakecg_write(&f, "w", WBPS, "254:0 100000000\n");
 	t_fakecg_write(&f, "w", WIOPS, "254:0 50\n");
-	assert_int_equal(act_apply(&a, &root, &want, 1000 * MS, false, record, &a), 1);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1000 * MS, false, record, &a), 1);
 	/* The administrator's 100 MB/s is lower than ours: it stays (nothing to open). */
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 100000000");
 	assert_string_equal(t_fakecg_read(&f, "w", WIOPS), "254:0 50");
 	assert_int_equal(a.pending, ACT_NONE);
 	want = wbps(60 * MS);
-	assert_int_equal(act_apply(&a, &root, &want, 1200 * MS, false, record, &a), 1); /* the prime */
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1200 * MS, false, record, &a), 1); /* the prime */
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 100000000");
-	assert_int_equal(act_commit_due(&a, &root, 1270 * MS, false, record, &a), 1);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1270 * MS, false, record, &a), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 60000000");
 	assert_int_equal(recorded, 2);
 	assert_int_equal(recorded_wbps, 60 * MS); /* recorded before it went out */
 	assert_true(a.active);
-	assert_int_equal(act_release(&a, &root, 1500 * MS, false), 1);
+	assert_int_equal(iolatd_act_release(&a, &root, 1500 * MS, false), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 100000000");
 	assert_string_equal(t_fakecg_read(&f, "w", WIOPS), "254:0 50");
 	assert_false(a.active);
-	assert_int_equal(act_limited_ns(&a, 9000 * MS), 500 * MS);
+	assert_int_equal(iolatd_act_limited_ns(&a, 9000 * MS), 500 * MS);
 }
 
 static void test_admin_change_is_adopted(void **state)
@@ -110,9 +110,9 @@ static void test_admin_change_is_adopted(void **state)
 	/* The administrator writes their own limit over ours. */
 	t_fakecg_write(&f, "w", WBPS, "254:0 10000000\n");
 	want = wbps(60 * MS);
-	assert_int_equal(act_apply(&a, &root, &want, 1300 * MS, false, NULL, NULL), 0); /* min is theirs */
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1300 * MS, false, NULL, NULL), 0); /* min is theirs */
 	assert_int_equal(a.admin.v[CG_WBPS], 10 * MS);
-	assert_int_equal(act_release(&a, &root, 1400 * MS, false), 1);
+	assert_int_equal(iolatd_act_release(&a, &root, 1400 * MS, false), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 10000000");
 }
 
@@ -122,23 +122,23 @@ static void test_rate_limited_and_hysteresis(void **state)
 
 	start_at(&want, 1000 * MS);
 	want = wbps(40 * MS);
-	assert_int_equal(act_apply(&a, &root, &want, 1200 * MS, false, NULL, NULL), 0); /* < 100 ms */
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1200 * MS, false, NULL, NULL), 0); /* < 100 ms */
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 80000000");
-	assert_int_equal(act_apply(&a, &root, &want, 1250 * MS, false, NULL, NULL), 1);
-	assert_int_equal(act_commit_due(&a, &root, 1320 * MS, false, NULL, NULL), 1);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1250 * MS, false, NULL, NULL), 1);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1320 * MS, false, NULL, NULL), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 40000000");
 	want = wbps(44 * MS); /* +10 %: under an eighth */
-	assert_int_equal(act_apply(&a, &root, &want, 1450 * MS, false, NULL, NULL), 0);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1450 * MS, false, NULL, NULL), 0);
 	want = wbps(46 * MS); /* +15 %: a raise, at once */
-	assert_int_equal(act_apply(&a, &root, &want, 1550 * MS, false, NULL, NULL), 1);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1550 * MS, false, NULL, NULL), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 46000000");
 	assert_int_equal(a.writes, 5); /* open, value, prime, commit, raise */
 	/* All zero: released at once, whatever the interval. */
 	want = wbps(0);
-	assert_int_equal(act_apply(&a, &root, &want, 1560 * MS, false, NULL, NULL), 1);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1560 * MS, false, NULL, NULL), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 0");
 	assert_false(a.active);
-	assert_int_equal(act_commit_due(&a, &root, 1700 * MS, false, NULL, NULL), 0);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1700 * MS, false, NULL, NULL), 0);
 }
 
 /* A kind that appears binds nothing for 150 ms (the old carry folds), and that is recorded. */
@@ -146,7 +146,7 @@ static void test_new_kind_is_opened(void **state)
 {
 	struct cg_limits want = { { 0, 80 * MS, 0, 201 } };
 
-	assert_int_equal(act_apply(&a, &root, &want, 1000 * MS, false, record, &a), 1);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1000 * MS, false, record, &a), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 1099511627776");
 	assert_string_equal(t_fakecg_read(&f, "w", WIOPS), "254:0 16777216");
 	assert_int_equal(recorded, 1);
@@ -154,16 +154,16 @@ static void test_new_kind_is_opened(void **state)
 	assert_int_equal(a.written.v[CG_WBPS], ACT_OPEN_BPS); /* what the file holds */
 	/* A new want meanwhile is what the opened kinds get. */
 	want.v[CG_WBPS] = 70 * MS;
-	assert_int_equal(act_apply(&a, &root, &want, 1120 * MS, false, record, &a), 0);
-	assert_int_equal(act_commit_due(&a, &root, 1140 * MS, false, record, &a), 0);
-	assert_int_equal(act_commit_due(&a, &root, 1160 * MS, false, record, &a), 1);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1120 * MS, false, record, &a), 0);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1140 * MS, false, record, &a), 0);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1160 * MS, false, record, &a), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 70000000");
 	assert_string_equal(t_fakecg_read(&f, "w", WIOPS), "254:0 210"); /* 201 rounded up */
 	assert_int_equal(recorded_wbps, 70 * MS);
 	assert_int_equal(a.opens, 1);
 	/* Adding reads opens only them: the writes' limits stay in force. */
 	want.v[CG_RBPS] = 5 * MS;
-	assert_int_equal(act_apply(&a, &root, &want, 1300 * MS, false, record, &a), 1);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1300 * MS, false, record, &a), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", "blkio.throttle.read_bps_device"), "254:0 1099511627776");
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 70000000");
 }
@@ -176,14 +176,14 @@ static void test_open_does_not_lower_others(void **state)
 	start_at(&want, 900 * MS);
 	want.v[CG_WIOPS] = 100;
 	want.v[CG_WBPS] = 20 * MS;
-	assert_int_equal(act_apply(&a, &root, &want, 1200 * MS, false, NULL, NULL), 1);
-	assert_int_equal(act_commit_due(&a, &root, 1350 * MS, false, NULL, NULL), 1);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1200 * MS, false, NULL, NULL), 1);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1350 * MS, false, NULL, NULL), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WIOPS), "254:0 100");
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 80000000");
 	/* The next decision lowers it, primed. */
-	assert_int_equal(act_apply(&a, &root, &want, 1450 * MS, false, NULL, NULL), 1);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1450 * MS, false, NULL, NULL), 1);
 	assert_int_equal(a.pending, ACT_LOWER);
-	assert_int_equal(act_commit_due(&a, &root, 1520 * MS, false, NULL, NULL), 1);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1520 * MS, false, NULL, NULL), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 40000000");
 }
 
@@ -195,36 +195,36 @@ static void test_lowering_is_primed(void **state)
 	start_at(&want, 900 * MS);
 	assert_int_equal(recorded, 2);
 	want = wbps(10 * MS);
-	assert_int_equal(act_apply(&a, &root, &want, 1200 * MS, false, record, &a), 1);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1200 * MS, false, record, &a), 1);
 	assert_int_equal(a.pending, ACT_LOWER);
 	assert_int_equal(a.primes, 1);
 	assert_int_equal(recorded, 2); /* the prime writes what is recorded already */
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 80000000");
-	assert_int_equal(act_commit_due(&a, &root, 1250 * MS, false, record, &a), 0); /* too early */
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1250 * MS, false, record, &a), 0); /* too early */
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 80000000");
-	assert_int_equal(act_commit_due(&a, &root, 1265 * MS, false, record, &a), 1);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1265 * MS, false, record, &a), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 40000000"); /* half, not 10 */
 	assert_int_equal(recorded_wbps, 40 * MS);
 	/* Each half step is the prime of the next: 40, 20, then 10, 60-90 ms apart. */
 	assert_int_equal(a.pending, ACT_LOWER);
-	assert_int_equal(act_commit_due(&a, &root, 1315 * MS, false, record, &a), 0);
-	assert_int_equal(act_commit_due(&a, &root, 1335 * MS, false, record, &a), 1);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1315 * MS, false, record, &a), 0);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1335 * MS, false, record, &a), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 20000000");
-	assert_int_equal(act_commit_due(&a, &root, 1405 * MS, false, record, &a), 1);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1405 * MS, false, record, &a), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 10000000");
 	assert_int_equal(a.pending, ACT_NONE);
-	assert_int_equal(act_commit_due(&a, &root, 1500 * MS, false, record, &a), 0);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1500 * MS, false, record, &a), 0);
 	assert_int_equal(a.primes, 1);
 	assert_int_equal(a.writes, 6); /* open, value, prime, 40, 20, 10 */
 	assert_int_equal(recorded, 5);
 	/* A half that is not a multiple of 10 is rounded up (so is a want). */
-	assert_int_equal(act_release(&a, &root, 1600 * MS, false), 1);
+	assert_int_equal(iolatd_act_release(&a, &root, 1600 * MS, false), 1);
 	want = wbps(2003);
 	start_at(&want, 2000 * MS);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 2010");
 	want = wbps(1000);
-	assert_int_equal(act_apply(&a, &root, &want, 2300 * MS, false, record, &a), 1);
-	assert_int_equal(act_commit_due(&a, &root, 2370 * MS, false, record, &a), 1);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 2300 * MS, false, record, &a), 1);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 2370 * MS, false, record, &a), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 1010");
 }
 
@@ -235,12 +235,12 @@ static void test_late_commit_primes_again(void **state)
 
 	start_at(&want, 900 * MS);
 	want = wbps(60 * MS);
-	assert_int_equal(act_apply(&a, &root, &want, 1200 * MS, false, NULL, NULL), 1);
-	assert_int_equal(act_commit_due(&a, &root, 1300 * MS, false, NULL, NULL), 0);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1200 * MS, false, NULL, NULL), 1);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1300 * MS, false, NULL, NULL), 0);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 80000000");
 	assert_int_equal(a.primes, 2);
-	assert_int_equal(act_commit_due(&a, &root, 1350 * MS, false, NULL, NULL), 0); /* 50 ms */
-	assert_int_equal(act_commit_due(&a, &root, 1375 * MS, false, NULL, NULL), 1);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1350 * MS, false, NULL, NULL), 0); /* 50 ms */
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1375 * MS, false, NULL, NULL), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 60000000");
 }
 
@@ -251,21 +251,21 @@ static void test_raise_at_once_cancels_lowering(void **state)
 
 	start_at(&want, 900 * MS);
 	want = wbps(50 * MS);
-	assert_int_equal(act_apply(&a, &root, &want, 1200 * MS, false, NULL, NULL), 1);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1200 * MS, false, NULL, NULL), 1);
 	assert_int_equal(a.pending, ACT_LOWER);
 	want = wbps(160 * MS);
-	assert_int_equal(act_apply(&a, &root, &want, 1300 * MS, false, NULL, NULL), 1);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1300 * MS, false, NULL, NULL), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 160000000");
 	assert_int_equal(a.pending, ACT_NONE);
-	assert_int_equal(act_commit_due(&a, &root, 1380 * MS, false, NULL, NULL), 0);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1380 * MS, false, NULL, NULL), 0);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 160000000");
 	/* Primed again, then wanted back where it is: nothing follows. */
 	want = wbps(100 * MS);
-	assert_int_equal(act_apply(&a, &root, &want, 1400 * MS, false, NULL, NULL), 1);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1400 * MS, false, NULL, NULL), 1);
 	want = wbps(150 * MS);
-	assert_int_equal(act_apply(&a, &root, &want, 1500 * MS, false, NULL, NULL), 0);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1500 * MS, false, NULL, NULL), 0);
 	assert_int_equal(a.pending, ACT_NONE);
-	assert_int_equal(act_commit_due(&a, &root, 1570 * MS, false, NULL, NULL), 0);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1570 * MS, false, NULL, NULL), 0);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 160000000");
 }
 
@@ -275,17 +275,17 @@ static void test_cgroup_gone_and_dry_run(void **state)
 
 	start_at(&want, 900 * MS);
 	t_fakecg_rmdir(&f, "w");
-	assert_int_equal(act_release(&a, &root, 1200 * MS, false), 0);
+	assert_int_equal(iolatd_act_release(&a, &root, 1200 * MS, false), 0);
 	assert_false(a.active);
-	assert_true(act_apply(&a, &root, &want, 1300 * MS, false, NULL, NULL) < 0);
+	assert_true(iolatd_act_apply(&a, &root, &want, 1300 * MS, false, NULL, NULL) < 0);
 
 	t_fakecg_mkdir(&f, "d");
-	act_init(&a, t_fakecg_path(&f, "d"), makedev(254, 0));
-	assert_int_equal(act_apply(&a, &root, &want, 1000 * MS, true, NULL, NULL), 1);
+	iolatd_act_init(&a, t_fakecg_path(&f, "d"), makedev(254, 0));
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1000 * MS, true, NULL, NULL), 1);
 	assert_true(a.active);
-	assert_int_equal(act_commit_due(&a, &root, 1150 * MS, true, NULL, NULL), 1);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1150 * MS, true, NULL, NULL), 1);
 	assert_string_equal(t_fakecg_read(&f, "d", WBPS), "");
-	assert_int_equal(act_release(&a, &root, 1200 * MS, true), 1);
+	assert_int_equal(iolatd_act_release(&a, &root, 1200 * MS, true), 1);
 	assert_string_equal(t_fakecg_read(&f, "d", WBPS), "");
 }
 

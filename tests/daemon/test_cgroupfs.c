@@ -26,7 +26,7 @@ static struct cgfs_root root_of(struct t_fakecg *f)
 	struct cgfs_root r;
 	char why[128];
 
-	assert_int_equal(cgfs_find_root(f->root, true, &r, why, sizeof(why)), 0);
+	assert_int_equal(iolatd_cgfs_find_root(f->root, true, &r, why, sizeof(why)), 0);
 	assert_int_equal(r.version, f->version);
 	return r;
 }
@@ -43,25 +43,25 @@ static void test_v2_read_write(void **state)
 	t_fakecg_mkdir(&f, "a");
 	t_fakecg_write(&f, "a", "io.max", "8:16 rbps=1000 wbps=max riops=max wiops=7\n"
 					  "254:0 rbps=max wbps=2097152 riops=50 wiops=max\n");
-	assert_int_equal(cgfs_read_limits(&r, t_fakecg_path(&f, "a"), makedev(254, 0), &l), 0);
+	assert_int_equal(iolatd_cgfs_read_limits(&r, t_fakecg_path(&f, "a"), makedev(254, 0), &l), 0);
 	assert_int_equal(l.v[CG_RBPS], 0);
 	assert_int_equal(l.v[CG_WBPS], 2097152);
 	assert_int_equal(l.v[CG_RIOPS], 50);
 	assert_int_equal(l.v[CG_WIOPS], 0);
-	assert_int_equal(cgfs_read_limits(&r, t_fakecg_path(&f, "a"), makedev(8, 16), &l), 0);
+	assert_int_equal(iolatd_cgfs_read_limits(&r, t_fakecg_path(&f, "a"), makedev(8, 16), &l), 0);
 	assert_int_equal(l.v[CG_RBPS], 1000);
 	assert_int_equal(l.v[CG_WIOPS], 7);
-	assert_int_equal(cgfs_read_limits(&r, t_fakecg_path(&f, "a"), makedev(8, 0), &l), 0);
+	assert_int_equal(iolatd_cgfs_read_limits(&r, t_fakecg_path(&f, "a"), makedev(8, 0), &l), 0);
 	for (int k = 0; k < CG_NR_LIMITS; k++)
 		assert_int_equal(l.v[k], 0);
 
 	l = (struct cg_limits){ { 0, 5000000, 0, 300 } };
-	assert_int_equal(cgfs_write_limits(&r, t_fakecg_path(&f, "a"), makedev(254, 0), &l, NULL), 0);
+	assert_int_equal(iolatd_cgfs_write_limits(&r, t_fakecg_path(&f, "a"), makedev(254, 0), &l, NULL), 0);
 	assert_string_equal(t_fakecg_read(&f, "a", "io.max"),
 			    "254:0 rbps=max wbps=5000000 riops=max wiops=300");
-	assert_int_equal(cgfs_write_limits(&r, t_fakecg_path(&f, "a"), makedev(254, 0), &l, only), 0);
+	assert_int_equal(iolatd_cgfs_write_limits(&r, t_fakecg_path(&f, "a"), makedev(254, 0), &l, only), 0);
 	assert_string_equal(t_fakecg_read(&f, "a", "io.max"), "254:0 wbps=5000000");
-	assert_int_equal(cgfs_write_limits(&r, t_fakecg_path(&f, "gone"), makedev(254, 0), &l, NULL), -ENOENT);
+	assert_int_equal(iolatd_cgfs_write_limits(&r, t_fakecg_path(&f, "gone"), makedev(254, 0), &l, NULL), -ENOENT);
 	t_fakecg_free(&f);
 }
 
@@ -77,20 +77,20 @@ static void test_v1_read_write(void **state)
 	t_fakecg_mkdir(&f, "w");
 	t_fakecg_write(&f, "w", "blkio.throttle.write_bps_device", "8:0 100\n254:0 104857600\n");
 	t_fakecg_write(&f, "w", "blkio.throttle.read_iops_device", "254:0 99\n");
-	assert_int_equal(cgfs_read_limits(&r, t_fakecg_path(&f, "w"), makedev(254, 0), &l), 0);
+	assert_int_equal(iolatd_cgfs_read_limits(&r, t_fakecg_path(&f, "w"), makedev(254, 0), &l), 0);
 	assert_int_equal(l.v[CG_WBPS], 104857600);
 	assert_int_equal(l.v[CG_RIOPS], 99);
 	assert_int_equal(l.v[CG_RBPS], 0);
 	assert_int_equal(l.v[CG_WIOPS], 0);
 
 	l = (struct cg_limits){ { 0, 7340032, 0, 120 } };
-	assert_int_equal(cgfs_write_limits(&r, t_fakecg_path(&f, "w"), makedev(254, 0), &l, NULL), 0);
+	assert_int_equal(iolatd_cgfs_write_limits(&r, t_fakecg_path(&f, "w"), makedev(254, 0), &l, NULL), 0);
 	assert_string_equal(t_fakecg_read(&f, "w", "blkio.throttle.write_bps_device"), "254:0 7340032");
 	assert_string_equal(t_fakecg_read(&f, "w", "blkio.throttle.write_iops_device"), "254:0 120");
 	assert_string_equal(t_fakecg_read(&f, "w", "blkio.throttle.read_bps_device"), "254:0 0");
 	/* Only read_bps: the others keep what they hold. */
 	l.v[CG_RBPS] = 4096;
-	assert_int_equal(cgfs_write_limits(&r, t_fakecg_path(&f, "w"), makedev(254, 0), &l, only), 0);
+	assert_int_equal(iolatd_cgfs_write_limits(&r, t_fakecg_path(&f, "w"), makedev(254, 0), &l, only), 0);
 	assert_string_equal(t_fakecg_read(&f, "w", "blkio.throttle.read_bps_device"), "254:0 4096");
 	assert_string_equal(t_fakecg_read(&f, "w", "blkio.throttle.write_bps_device"), "254:0 7340032");
 	assert_string_equal(t_fakecg_read(&f, "w", "blkio.throttle.read_iops_device"), "254:0 0");
@@ -103,17 +103,17 @@ static void test_root_and_devices(void **state)
 	char why[128], buf[32];
 	dev_t dev;
 
-	assert_int_equal(cgfs_find_root("/nonexistent/cg", true, &r, why, sizeof(why)), -ENOENT);
+	assert_int_equal(iolatd_cgfs_find_root("/nonexistent/cg", true, &r, why, sizeof(why)), -ENOENT);
 	assert_non_null(strstr(why, "/nonexistent/cg"));
-	assert_int_equal(cgfs_parse_device("259:3", &dev), 0);
+	assert_int_equal(iolatd_cgfs_parse_device("259:3", &dev), 0);
 	assert_int_equal(major(dev), 259);
 	assert_int_equal(minor(dev), 3);
-	cgfs_devstr(dev, buf, sizeof(buf));
+	iolatd_cgfs_devstr(dev, buf, sizeof(buf));
 	assert_string_equal(buf, "259:3");
-	assert_int_equal(cgfs_parse_device("259:3x", &dev) == 0, 0);
-	assert_int_equal(cgfs_parse_device("no-such-disk-here", &dev), -ENODEV);
-	assert_int_equal(cgfs_parse_device("../etc", &dev), -EINVAL);
-	assert_string_equal(cg_limit_name(CG_WIOPS), "wiops");
+	assert_int_equal(iolatd_cgfs_parse_device("259:3x", &dev) == 0, 0);
+	assert_int_equal(iolatd_cgfs_parse_device("no-such-disk-here", &dev), -ENODEV);
+	assert_int_equal(iolatd_cgfs_parse_device("../etc", &dev), -EINVAL);
+	assert_string_equal(iolatd_cg_limit_name(CG_WIOPS), "wiops");
 }
 
 static void test_has_io(void **state)
@@ -128,14 +128,14 @@ static void test_has_io(void **state)
 	t_fakecg_mkdir(&f, "without");
 	t_fakecg_write(&f, "without", "cgroup.controllers", "cpu iox memory\n");
 	t_fakecg_mkdir(&f, "none");
-	assert_true(cgfs_has_io(&r, t_fakecg_path(&f, "with")));
-	assert_false(cgfs_has_io(&r, t_fakecg_path(&f, "without")));
-	assert_false(cgfs_has_io(&r, t_fakecg_path(&f, "none"))); /* no file: none */
+	assert_true(iolatd_cgfs_has_io(&r, t_fakecg_path(&f, "with")));
+	assert_false(iolatd_cgfs_has_io(&r, t_fakecg_path(&f, "without")));
+	assert_false(iolatd_cgfs_has_io(&r, t_fakecg_path(&f, "none"))); /* no file: none */
 	t_fakecg_free(&f);
 	t_fakecg_new(&f, 1);
 	r = root_of(&f);
 	t_fakecg_mkdir(&f, "v1");
-	assert_true(cgfs_has_io(&r, t_fakecg_path(&f, "v1")));
+	assert_true(iolatd_cgfs_has_io(&r, t_fakecg_path(&f, "v1")));
 	t_fakecg_free(&f);
 }
 

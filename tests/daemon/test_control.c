@@ -101,7 +101,7 @@ static struct iolatd *start(bool dry_run)
 
 static uint64_t ino(const char *rel)
 {
-	return cgfs_ino(t_fakecg_path(&f, rel));
+	return iolatd_cgfs_ino(t_fakecg_path(&f, rel));
 }
 
 /* @ms of traffic in 10 ms steps: the reader at @reader_lat (0: idle), the writer at 4 ms. */

@@ -43,7 +43,7 @@ static const struct disc_ops ops = { .added = added, .removed = removed };
 static int scan(void)
 {
 	log_buf[0] = '\0';
-	return disc_scan(&disc, &cfg, &ops);
+	return iolatd_disc_scan(&disc, &cfg, &ops);
 }
 
 static int setup(void **state)
@@ -52,8 +52,8 @@ static int setup(void **state)
 	char why[64], err[256];
 
 	t_fakecg_new(&f, 1);
-	assert_int_equal(cgfs_find_root(f.root, true, &root, why, sizeof(why)), 0);
-	disc_init(&disc, &root);
+	assert_int_equal(iolatd_cgfs_find_root(f.root, true, &root, why, sizeof(why)), 0);
+	iolatd_disc_init(&disc, &root);
 	assert_int_equal(iolatd_config_parse("t", "[global]\ndevice=vda\n[group:sys/app/reader]\ntarget=1ms\n",
 					     &cfg, err, sizeof(err)), 0);
 	t_fakecg_mkdir(&f, "sys");
@@ -70,7 +70,7 @@ static int teardown(void **state)
 
 static int node_of(const char *rel)
 {
-	return disc_lookup(&disc, cgfs_ino(t_fakecg_path(&f, rel)));
+	return iolatd_disc_lookup(&disc, iolatd_cgfs_ino(t_fakecg_path(&f, rel)));
 }
 
 static void test_siblings_come_and_go(void **state)
@@ -88,9 +88,9 @@ static void test_siblings_come_and_go(void **state)
 	t_fakecg_rmdir(&f, "sys/app/writer");
 	assert_int_equal(scan(), 4);
 	assert_string_equal(log_buf, "-sys/app/writer ");
-	assert_int_equal(disc_find(&disc, "sys/app/writer"), -1);
-	assert_true(disc_find(&disc, "sys/app/backup") >= 0);
-	assert_int_equal(disc.nodes[disc_find(&disc, "sys/app/backup")].parent, disc_find(&disc, "sys/app"));
+	assert_int_equal(iolatd_disc_find(&disc, "sys/app/writer"), -1);
+	assert_true(iolatd_disc_find(&disc, "sys/app/backup") >= 0);
+	assert_int_equal(disc.nodes[iolatd_disc_find(&disc, "sys/app/backup")].parent, iolatd_disc_find(&disc, "sys/app"));
 }
 
 static void test_recreated_is_new(void **state)
@@ -117,19 +117,19 @@ static void test_descendants_attributed(void **state)
 	t_fakecg_mkdir(&f, "sys/app/writer/job1/step");
 	t_fakecg_mkdir(&f, "sys/svc");
 	scan();
-	assert_int_equal(node_of("sys/app/writer/job1/step"), disc_find(&disc, "sys/app/writer"));
-	assert_int_equal(node_of("sys/app/writer/job1"), disc_find(&disc, "sys/app/writer"));
-	assert_int_equal(node_of("sys/app/reader"), disc_find(&disc, "sys/app/reader"));
+	assert_int_equal(node_of("sys/app/writer/job1/step"), iolatd_disc_find(&disc, "sys/app/writer"));
+	assert_int_equal(node_of("sys/app/writer/job1"), iolatd_disc_find(&disc, "sys/app/writer"));
+	assert_int_equal(node_of("sys/app/reader"), iolatd_disc_find(&disc, "sys/app/reader"));
 	/* Under an ancestor but beside the configured parent: the ancestor's. */
-	assert_int_equal(node_of("sys/svc"), disc_find(&disc, "sys"));
+	assert_int_equal(node_of("sys/svc"), iolatd_disc_find(&disc, "sys"));
 	assert_int_equal(node_of("other"), -1);
-	assert_int_equal(disc_lookup(&disc, 1), -1);
+	assert_int_equal(iolatd_disc_lookup(&disc, 1), -1);
 	/* Removing a node with children reports the children first. */
 	t_fakecg_rmdir(&f, "sys/app/writer/job1/step");
 	t_fakecg_rmdir(&f, "sys/app/writer/job1");
 	scan();
-	assert_int_equal(node_of("sys/app/writer"), disc_find(&disc, "sys/app/writer"));
-	disc_clear(&disc, &ops);
+	assert_int_equal(node_of("sys/app/writer"), iolatd_disc_find(&disc, "sys/app/writer"));
+	iolatd_disc_clear(&disc, &ops);
 	assert_string_equal(log_buf + strlen(log_buf) - strlen("-sys "), "-sys ");
 }
 

@@ -26,8 +26,8 @@ static int second(struct effect *e, uint64_t mib, uint64_t lim)
 	struct cg_limits l = { { 0, lim, 0, 0 } };
 
 	for (int p = 0; p < 10; p++)
-		effect_period(e, &s, &l, PERIOD);
-	return effect_second(e, 1 << 20, 10);
+		iolatd_effect_period(e, &s, &l, PERIOD);
+	return iolatd_effect_second(e, 1 << 20, 10);
 }
 
 static void test_not_holding_after_three_seconds(void **state)
@@ -63,8 +63,8 @@ static void test_lowered_limit_gets_a_period(void **state)
 	for (int sec = 0; sec < 5; sec++) {
 		/* 100 MiB/s done each second; the limit alternates 100 and 50 MiB/s every period. */
 		for (int p = 0; p < 10; p++)
-			effect_period(&e, &s, p % 2 ? &lo : &hi, PERIOD);
-		assert_int_equal(effect_second(&e, 1 << 20, 10), 0);
+			iolatd_effect_period(&e, &s, p % 2 ? &lo : &hi, PERIOD);
+		assert_int_equal(iolatd_effect_second(&e, 1 << 20, 10), 0);
 	}
 }
 
@@ -78,8 +78,8 @@ static void test_iops_not_judged(void **state)
 	memset(&e, 0, sizeof(e));
 	for (int sec = 0; sec < 5; sec++) {
 		for (int p = 0; p < 10; p++)
-			effect_period(&e, &s, &l, PERIOD);
-		assert_int_equal(effect_second(&e, 1 << 20, 10), 0);
+			iolatd_effect_period(&e, &s, &l, PERIOD);
+		assert_int_equal(iolatd_effect_second(&e, 1 << 20, 10), 0);
 	}
 	assert_false(e.ineffective);
 }
@@ -89,15 +89,15 @@ static void test_delay_follows_only_what_helps(void **state)
 	struct effect e;
 
 	memset(&e, 0, sizeof(e));
-	assert_int_equal(effect_delay(&e, 1, false), 1);
-	assert_int_equal(effect_delay(&e, 3, false), 3);
-	assert_int_equal(effect_delay(&e, 9, true), 3);   /* at the floor: not followed */
+	assert_int_equal(iolatd_effect_delay(&e, 1, false), 1);
+	assert_int_equal(iolatd_effect_delay(&e, 3, false), 3);
+	assert_int_equal(iolatd_effect_delay(&e, 9, true), 3);   /* at the floor: not followed */
 	e.ineffective = true;
-	assert_int_equal(effect_delay(&e, 40, false), 3); /* not holding: not followed */
+	assert_int_equal(iolatd_effect_delay(&e, 40, false), 3); /* not holding: not followed */
 	e.ineffective = false;
-	assert_int_equal(effect_delay(&e, 39, false), 2); /* down at once with the core */
-	assert_int_equal(effect_delay(&e, 38, false), 1);
-	assert_int_equal(effect_delay(&e, 0, false), 0);
+	assert_int_equal(iolatd_effect_delay(&e, 39, false), 2); /* down at once with the core */
+	assert_int_equal(iolatd_effect_delay(&e, 38, false), 1);
+	assert_int_equal(iolatd_effect_delay(&e, 0, false), 0);
 }
 
 int main(void)

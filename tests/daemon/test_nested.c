@@ -89,7 +89,7 @@ static struct iolatd *start(void)
 
 static uint64_t ino(const char *rel)
 {
-	return cgfs_ino(t_fakecg_path(&f, rel));
+	return iolatd_cgfs_ino(t_fakecg_path(&f, rel));
 }
 
 /*

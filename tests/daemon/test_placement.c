@@ -32,7 +32,7 @@ static void test_new_carriers_share_equally(void **state)
 	struct cg_limits b = { { 0, 1000000, 0, 0 } }, sum;
 	struct carrier c[2] = { writer(900000, 0), writer(100000, 0) };
 
-	place_split(&b, c, 2, 10, 1, &sum);
+	iolatd_place_split(&b, c, 2, 10, 1, &sum);
 	assert_int_equal(c[0].part.v[CG_WBPS], 500000);
 	assert_int_equal(c[1].part.v[CG_WBPS], 500000);
 	assert_int_equal(sum.v[CG_WBPS], 1000000);
@@ -44,14 +44,14 @@ static void test_unused_share_moves(void **state)
 	struct cg_limits b = { { 0, 1000000, 0, 0 } };
 	struct carrier c[2] = { writer(500000, 500000), writer(100000, 500000) };
 
-	place_split(&b, c, 2, 10, 1, NULL);
+	iolatd_place_split(&b, c, 2, 10, 1, NULL);
 	/* b uses 100k of 500k: it keeps 150k; a, using all of its part, gets the rest. */
 	assert_int_equal(c[1].part.v[CG_WBPS], 150000);
 	assert_int_equal(c[0].part.v[CG_WBPS], 850000);
 	/* b wants more again: once it uses its 150k it is saturated, and both share. */
 	c[1] = writer(150000, 150000);
 	c[0] = writer(850000, 850000);
-	place_split(&b, c, 2, 10, 1, NULL);
+	iolatd_place_split(&b, c, 2, 10, 1, NULL);
 	assert_int_equal(c[0].part.v[CG_WBPS], 500000);
 	assert_int_equal(c[1].part.v[CG_WBPS], 500000);
 }
@@ -61,9 +61,9 @@ static void test_lone_and_floor(void **state)
 	struct cg_limits b = { { 0, 1000000, 0, 40 } };
 	struct carrier c[4] = { writer(10, 500000), writer(0, 0), writer(0, 0), writer(0, 0) };
 
-	place_split(&b, c, 1, 10, 1, NULL);
+	iolatd_place_split(&b, c, 1, 10, 1, NULL);
 	assert_int_equal(c[0].part.v[CG_WBPS], 1000000); /* alone: the whole budget */
-	place_split(&b, c, 4, 300000, 25, NULL);
+	iolatd_place_split(&b, c, 4, 300000, 25, NULL);
 	for (int j = 0; j < 4; j++) {
 		assert_true(c[j].part.v[CG_WBPS] >= 300000);
 		assert_true(c[j].part.v[CG_WIOPS] >= 25);

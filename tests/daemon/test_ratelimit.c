@@ -28,7 +28,7 @@ static struct rate_est writer_est(void)
 	s.bytes[RATE_WRITE] = 200ull << 20;
 	s.ios[RATE_WRITE] = 200;
 	s.lat_ns[RATE_WRITE] = 500000000ull;
-	rate_est_update(&e, &s);
+	iolatd_rate_est_update(&e, &s);
 	return e;
 }
 
@@ -40,12 +40,12 @@ static void test_littles_law(void **state)
 	/* One slot: 200 MiB / 0.5 s = 400 MiB/s and 400 IOPS. */
 	assert_true(e.valid[RATE_WRITE]);
 	assert_false(e.valid[RATE_READ]);
-	assert_true(rate_limits(&e, 1, 0, 1, 1, &l));
+	assert_true(iolatd_rate_limits(&e, 1, 0, 1, 1, &l));
 	assert_int_equal(l.v[CG_WBPS], 400ull << 20);
 	assert_int_equal(l.v[CG_WIOPS], 400);
 	assert_int_equal(l.v[CG_RBPS], 0);
 	assert_int_equal(l.v[CG_RIOPS], 0);
-	assert_true(rate_limits(&e, 8, 0, 1, 1, &l));
+	assert_true(iolatd_rate_limits(&e, 8, 0, 1, 1, &l));
 	assert_int_equal(l.v[CG_WBPS], 8 * (400ull << 20));
 	assert_int_equal(l.v[CG_WIOPS], 3200);
 }
@@ -57,13 +57,13 @@ static void test_below_depth_one_keeps_falling(void **state)
 	uint64_t prev = UINT64_MAX;
 
 	for (int u = 1; u <= 6; u++) {
-		assert_true(rate_limits(&e, 1, u, 1, 1, &l));
+		assert_true(iolatd_rate_limits(&e, 1, u, 1, 1, &l));
 		assert_int_equal(l.v[CG_WBPS], (400ull << 20) >> u);
 		assert_true(l.v[CG_WBPS] < prev);
 		prev = l.v[CG_WBPS];
 	}
 	/* The floor. */
-	assert_true(rate_limits(&e, 1, 30, 1 << 20, 10, &l));
+	assert_true(iolatd_rate_limits(&e, 1, 30, 1 << 20, 10, &l));
 	assert_int_equal(l.v[CG_WBPS], 1 << 20);
 	assert_int_equal(l.v[CG_WIOPS], 10);
 }
@@ -73,10 +73,10 @@ static void test_unlimited_and_unknown(void **state)
 	struct rate_est e = writer_est(), none = { 0 };
 	struct cg_limits l;
 
-	assert_false(rate_limits(&e, IOLAT_DEPTH_MAX, 0, 1, 1, &l));
+	assert_false(iolatd_rate_limits(&e, IOLAT_DEPTH_MAX, 0, 1, 1, &l));
 	for (int k = 0; k < CG_NR_LIMITS; k++)
 		assert_int_equal(l.v[k], 0);
-	assert_false(rate_limits(&none, 2, 0, 1, 1, &l));
+	assert_false(iolatd_rate_limits(&none, 2, 0, 1, 1, &l));
 }
 
 static void test_estimate_smoothing(void **state)
@@ -87,13 +87,13 @@ static void test_estimate_smoothing(void **state)
 	few.bytes[RATE_WRITE] = 1ull << 30;
 	few.ios[RATE_WRITE] = RATE_MIN_IOS - 1;
 	few.lat_ns[RATE_WRITE] = 1000000000ull;
-	rate_est_update(&e, &few);
+	iolatd_rate_est_update(&e, &few);
 	assert_true(e.bps_slot[RATE_WRITE] == (double)(400ull << 20));
 	/* A period at 800 MiB/s per slot moves the estimate a quarter of the way. */
 	next.bytes[RATE_WRITE] = 400ull << 20;
 	next.ios[RATE_WRITE] = 400;
 	next.lat_ns[RATE_WRITE] = 500000000ull;
-	rate_est_update(&e, &next);
+	iolatd_rate_est_update(&e, &next);
 	assert_true(e.bps_slot[RATE_WRITE] == (double)(500ull << 20));
 	assert_true(e.iops_slot[RATE_WRITE] == 500.0);
 }
@@ -109,19 +109,19 @@ static void test_only_directions_seen(void **state)
 	struct rate_sample floor = { .bytes = { 0, 1 << 20 }, .ios = { 0, 1 }, .lat_ns = { 0, 4000000 } };
 	struct cg_limits l;
 
-	rate_est_update(&e, &mixed);   /* 8 reads made a read estimate */
-	assert_true(rate_limits(&e, 4, 0, 1, 1, &l));
+	iolatd_rate_est_update(&e, &mixed);   /* 8 reads made a read estimate */
+	assert_true(iolatd_rate_limits(&e, 4, 0, 1, 1, &l));
 	assert_true(l.v[CG_RBPS] > 0 && l.v[CG_WBPS] > 0);
 	for (int p = 0; p < RATE_SEEN_PERIODS; p++)
-		rate_est_update(&e, &writes); /* one stray 4 KiB read among 100 MiB of writes */
-	assert_true(rate_limits(&e, 4, 0, 1, 1, &l));
+		iolatd_rate_est_update(&e, &writes); /* one stray 4 KiB read among 100 MiB of writes */
+	assert_true(iolatd_rate_limits(&e, 4, 0, 1, 1, &l));
 	assert_int_equal(l.v[CG_RBPS], 0);
 	assert_int_equal(l.v[CG_RIOPS], 0);
 	assert_true(l.v[CG_WBPS] > 0);
 	/* Held at the floor, one write a period: still seen writing, still limited. */
 	for (int p = 0; p < 2 * RATE_SEEN_PERIODS; p++)
-		rate_est_update(&e, &floor);
-	assert_true(rate_limits(&e, 1, 20, 1 << 20, 10, &l));
+		iolatd_rate_est_update(&e, &floor);
+	assert_true(iolatd_rate_limits(&e, 1, 20, 1 << 20, 10, &l));
 	assert_int_equal(l.v[CG_WBPS], 1 << 20);
 }
 
@@ -140,24 +140,24 @@ static void test_split_by_mix(void **state)
 	s.ios[RATE_READ] = 10;
 	s.lat_ns[RATE_READ] = 10000000;
 	for (int i = 0; i < 100; i++)
-		rate_est_update(&e, &s);
-	assert_true(rate_split(&e, 1000ull << 20, 1000, 1 << 20, 10, &l));
+		iolatd_rate_est_update(&e, &s);
+	assert_true(iolatd_rate_split(&e, 1000ull << 20, 1000, 1 << 20, 10, &l));
 	assert_true(l.v[CG_WBPS] > (895ull << 20) && l.v[CG_WBPS] < (905ull << 20));
 	assert_true(l.v[CG_RBPS] > (95ull << 20) && l.v[CG_RBPS] < (105ull << 20));
 	assert_int_equal(l.v[CG_WIOPS], 900);
 	assert_int_equal(l.v[CG_RIOPS], 100);
 	/* The floor holds for a small share. */
-	assert_true(rate_split(&e, 2ull << 20, 20, 1 << 20, 10, &l));
+	assert_true(iolatd_rate_split(&e, 2ull << 20, 20, 1 << 20, 10, &l));
 	assert_int_equal(l.v[CG_RBPS], 1 << 20);
 	assert_int_equal(l.v[CG_RIOPS], 10);
 	/* A writer only: no read limit, all of the rate on writes. */
 	e = writer_est();
-	assert_true(rate_split(&e, 500ull << 20, 500, 1 << 20, 10, &l));
+	assert_true(iolatd_rate_split(&e, 500ull << 20, 500, 1 << 20, 10, &l));
 	assert_int_equal(l.v[CG_WBPS], 500ull << 20);
 	assert_int_equal(l.v[CG_RBPS], 0);
 	assert_int_equal(l.v[CG_RIOPS], 0);
 	/* No rate: no limit. */
-	assert_false(rate_split(&e, 0, 0, 1 << 20, 10, &l));
+	assert_false(iolatd_rate_split(&e, 0, 0, 1 << 20, 10, &l));
 }
 
 int main(void)

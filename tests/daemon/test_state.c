@@ -33,7 +33,7 @@ static char why[256];
 static int setup(void **state)
 {
 	t_fakecg_new(&f, 1);
-	assert_int_equal(cgfs_find_root(f.root, true, &root, why, sizeof(why)), 0);
+	assert_int_equal(iolatd_cgfs_find_root(f.root, true, &root, why, sizeof(why)), 0);
 	snprintf(run, sizeof(run), "%s/run", f.root);
 	assert_int_equal(mkdir(run, 0755), 0);
 	return 0;
@@ -63,16 +63,16 @@ static void test_round_trip(void **state)
 	in[0] = rec("a", 5, 6, 7);
 	in[1] = rec("b", 0, 1ull << 40, 0);
 	in[1].dev = makedev(8, 16);
-	assert_int_equal(state_save(run, in, 2), 0);
-	assert_int_equal(state_load(run, out, 4, why, sizeof(why)), 2);
+	assert_int_equal(iolatd_state_save(run, in, 2), 0);
+	assert_int_equal(iolatd_state_load(run, out, 4, why, sizeof(why)), 2);
 	for (int i = 0; i < 2; i++) {
 		assert_string_equal(in[i].cgdir, out[i].cgdir);
 		assert_int_equal(in[i].dev, out[i].dev);
 		assert_memory_equal(&in[i].admin, &out[i].admin, sizeof(in[i].admin));
 		assert_memory_equal(&in[i].written, &out[i].written, sizeof(in[i].written));
 	}
-	assert_int_equal(state_save(run, NULL, 0), 0);
-	assert_int_equal(state_load(run, out, 4, why, sizeof(why)), 0);
+	assert_int_equal(iolatd_state_save(run, NULL, 0), 0);
+	assert_int_equal(iolatd_state_load(run, out, 4, why, sizeof(why)), 0);
 }
 
 static void test_cleanup_restores_what_is_ours(void **state)
@@ -91,17 +91,17 @@ static void test_cleanup_restores_what_is_ours(void **state)
 	recs[1] = rec("x", 0, 300, 55);
 	/* gone: a cgroup removed meanwhile. */
 	recs[2] = rec("gone", 0, 300, 0);
-	assert_int_equal(state_save(run, recs, 3), 0);
+	assert_int_equal(iolatd_state_save(run, recs, 3), 0);
 
-	assert_int_equal(state_cleanup(run, &root, why, sizeof(why)), 3);
+	assert_int_equal(iolatd_state_cleanup(run, &root, why, sizeof(why)), 3);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 900");
 	assert_string_equal(t_fakecg_read(&f, "w", WIOPS), "254:0 0");
 	assert_string_equal(t_fakecg_read(&f, "x", WBPS), "254:0 777\n");
 	assert_string_equal(t_fakecg_read(&f, "x", WIOPS), "254:0 0");
 	assert_string_equal(t_fakecg_read(&f, "w", RBPS), ""); /* never written: untouched */
-	assert_int_equal(state_load(run, recs, 3, why, sizeof(why)), 0);
+	assert_int_equal(iolatd_state_load(run, recs, 3, why, sizeof(why)), 0);
 	/* Nothing recorded: nothing to do. */
-	assert_int_equal(state_cleanup(run, &root, why, sizeof(why)), 0);
+	assert_int_equal(iolatd_state_cleanup(run, &root, why, sizeof(why)), 0);
 }
 
 static void test_damaged_record_kept(void **state)
@@ -114,13 +114,13 @@ static void test_damaged_record_kept(void **state)
 	assert_non_null(fp);
 	fputs("iolatd-limits 1\n/x\t254:0\t1 2 3\n", fp);
 	fclose(fp);
-	assert_int_equal(state_cleanup(run, &root, why, sizeof(why)), -EINVAL);
+	assert_int_equal(iolatd_state_cleanup(run, &root, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, ":2: damaged record"));
 	assert_int_equal(access(path, F_OK), 0);
 	fp = fopen(path, "w");
 	fputs("something else\n", fp);
 	fclose(fp);
-	assert_int_equal(state_cleanup(run, &root, why, sizeof(why)), -EINVAL);
+	assert_int_equal(iolatd_state_cleanup(run, &root, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, ":1: not an iolatd record file"));
 }
 

@@ -184,7 +184,7 @@ static void test_parse_show_and_timespans(void **state)
 	struct sdunit u[4];
 	uint64_t ns;
 
-	assert_int_equal(sdunit_parse_show("Id=a.service\nIODeviceLatencyTargetUSec=/dev/sda 1s 500ms\n"
+	assert_int_equal(iolatd_sdunit_parse_show("Id=a.service\nIODeviceLatencyTargetUSec=/dev/sda 1s 500ms\n"
 					   "IODeviceLatencyTargetUSec=/dev/sdb 750us\n\nId=b.slice\n", u, 4, err,
 					   sizeof(err)), 2);
 	assert_int_equal(u[0].nr_targets, 2);
@@ -192,16 +192,16 @@ static void test_parse_show_and_timespans(void **state)
 	assert_string_equal(u[0].target[1].dev, "/dev/sdb");
 	assert_int_equal(u[0].target[1].ns, 750000);
 	assert_string_equal(u[1].id, "b.slice");
-	assert_int_equal(sdunit_parse_show("Id=a.service\nIODeviceLatencyTargetUSec=/dev/sda soon\n", u, 4, err,
+	assert_int_equal(iolatd_sdunit_parse_show("Id=a.service\nIODeviceLatencyTargetUSec=/dev/sda soon\n", u, 4, err,
 					   sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "'soon' is not a time span"));
-	assert_int_equal(sdunit_parse_show("garbage\n", u, 4, err, sizeof(err)), -EINVAL);
+	assert_int_equal(iolatd_sdunit_parse_show("garbage\n", u, 4, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "line 1: expected KEY=VALUE"));
-	assert_int_equal(sdunit_parse_timespan("2min 3s", &ns), 0);
+	assert_int_equal(iolatd_sdunit_parse_timespan("2min 3s", &ns), 0);
 	assert_int_equal(ns, 123000000000ull);
-	assert_int_equal(sdunit_parse_timespan("", &ns), -EINVAL);
-	assert_true(sdunit_is_name("web.service") && sdunit_is_name("user-1000.slice"));
-	assert_false(sdunit_is_name("system.slice/web.service") || sdunit_is_name("web"));
+	assert_int_equal(iolatd_sdunit_parse_timespan("", &ns), -EINVAL);
+	assert_true(iolatd_sdunit_is_name("web.service") && iolatd_sdunit_is_name("user-1000.slice"));
+	assert_false(iolatd_sdunit_is_name("system.slice/web.service") || iolatd_sdunit_is_name("web"));
 }
 
 int main(void)

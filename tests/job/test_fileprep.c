@@ -22,8 +22,8 @@
 #include <cmocka.h>
 
 #include "engine/layout.h"
-#include "job/fileprep.h"
-#include "job/preflight.h"
+#include "run/fileprep.h"
+#include "run/preflight.h"
 
 #define OLD_SIZE 4096u
 

@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "job/jobfile.h"
-#include "job/run_sim.h"
+#include "run/run_sim.h"
 
 static const char *const words[] = { "toyweb", "toyhog", NULL };
 

@@ -24,7 +24,7 @@
 
 #include "iolatency.h"
 #include "job/jobfile.h"
-#include "job/report.h"
+#include "report/report.h"
 
 #define MS 1000000ull
 #define SEC 1000000000ull

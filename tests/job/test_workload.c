@@ -20,7 +20,7 @@
 
 #include "iolatency.h"
 #include "job/jobfile.h"
-#include "job/workload.h"
+#include "run/workload.h"
 
 #define MS 1000000ull
 #define SEC 1000000000ull

@@ -31,7 +31,7 @@
 #include "engine/layout.h"
 #include "engine/verify.h"
 #include "helpers/t_stress.h"
-#include "job/vmap.h"
+#include "run/vmap.h"
 
 #define BLK 4096u
 #define NBLK 256u               /* a 1 MiB file */

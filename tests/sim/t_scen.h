@@ -16,8 +16,8 @@
 
 #include "iolatency.h"
 #include "job/jobfile.h"
-#include "job/report.h"
-#include "job/run_sim.h"
+#include "report/report.h"
+#include "run/run_sim.h"
 
 #define T_MS 1000000ull
 #define T_S 1000000000ull

@@ -199,7 +199,7 @@ int iolat_ml_register_jobfile(void);
  * scenario (rw=hashd/memhog/bgservice), 0 when they are not, -EINVAL (one
  * line in @err) when it mixes them with ordinary jobs.
  */
-int iolat_ml_jobfile_kind(const struct iolat_jobfile *jf, char *err, size_t len);
+int iolat_ml_jobfile_kind(const struct iolat_jobfile *jf, char *err, size_t errlen);
 
 /**
  * iolat_ml_config_from_jobfile() - the scenario's configuration from @jf
@@ -207,6 +207,6 @@ int iolat_ml_jobfile_kind(const struct iolat_jobfile *jf, char *err, size_t len)
  * "FILE:LINE: key 'KEY': ..." in @err.
  */
 int iolat_ml_config_from_jobfile(const struct iolat_jobfile *jf, struct iolat_ml_config *c,
-				 char *err, size_t len);
+				 char *err, size_t errlen);
 
 #endif /* IOLAT_SCEN_MEMLEAK_H */

@@ -21,6 +21,7 @@
 
 #include "job/jobfile.h"
 #include "scen/memleak/memleak.h"
+#include "util/errmsg.h"
 
 #define GIB (1ull << 30)
 #define MIB (1ull << 20)
@@ -51,7 +52,7 @@ static const struct iolat_jobopt keys[] = {
 	{ .name = NULL },
 };
 
-static int check_file(const struct iolat_jobfile *jf, char *err, size_t len);
+static int check_file(const struct iolat_jobfile *jf, char *err, size_t errlen);
 
 static const struct iolat_jobfile_scen scen = {
 	.name = "memleak", .what = "the leaking-service scenario", .workloads = workloads,
@@ -73,27 +74,15 @@ static uint64_t val(const struct iolat_scen_vals *vals, const char *key)
 	return v;
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 static const char *group_of(const struct iolat_jobfile *jf, const struct iolat_job *j)
 {
 	return j->group == IOLAT_GROUP_ROOT ? "(root)" : jf->groups[j->group].path;
 }
 
-int iolat_ml_jobfile_kind(const struct iolat_jobfile *jf, char *err, size_t len)
+int iolat_ml_jobfile_kind(const struct iolat_jobfile *jf, char *err, size_t errlen)
 {
 	const struct iolat_jobfile_scen *s;
-	int ret = iolat_jobfile_scenario(jf, &s, err, len);
+	int ret = iolat_jobfile_scenario(jf, &s, err, errlen);
 
 	if (ret)
 		return ret;
@@ -102,7 +91,7 @@ int iolat_ml_jobfile_kind(const struct iolat_jobfile *jf, char *err, size_t len)
 
 /* The one job of workload @rw: its index, -1 when absent, -EINVAL (message) when repeated. */
 static int find_one(const struct iolat_jobfile *jf, const char *rw, const char *group,
-		    char *err, size_t len)
+		    char *err, size_t errlen)
 {
 	int found = -1;
 
@@ -112,13 +101,13 @@ static int find_one(const struct iolat_jobfile *jf, const char *rw, const char *
 		if (j->scen != &scen || strcmp(j->workload, rw))
 			continue;
 		if (found >= 0)
-			return fail(err, len, "%s:%u: key 'rw': one rw=%s job only (another at line %u)",
+			return iolat_errf(err, errlen, -EINVAL, "%s:%u: key 'rw': one rw=%s job only (another at line %u)",
 				    jf->file, j->line, rw, jf->jobs[found].line);
 		if (strcmp(group_of(jf, j), group) != 0)
-			return fail(err, len, "%s:%u: key 'group': rw=%s runs in group %s (got '%s')",
+			return iolat_errf(err, errlen, -EINVAL, "%s:%u: key 'group': rw=%s runs in group %s (got '%s')",
 				    jf->file, j->line, rw, group, group_of(jf, j));
 		if (j->numjobs != 1)
-			return fail(err, len, "%s:%u: key 'numjobs': 1 expected for rw=%s (got %u)",
+			return iolat_errf(err, errlen, -EINVAL, "%s:%u: key 'numjobs': 1 expected for rw=%s (got %u)",
 				    jf->file, j->line, rw, j->numjobs);
 		found = (int)i;
 	}
@@ -133,22 +122,22 @@ static uint64_t group_target(const struct iolat_jobfile *jf, const char *path)
 }
 
 int iolat_ml_config_from_jobfile(const struct iolat_jobfile *jf, struct iolat_ml_config *c,
-				 char *err, size_t len)
+				 char *err, size_t errlen)
 {
 	const struct iolat_scen_vals *g = &jf->global.scen_vals;
 	int web, hog, bg, wl;
 	const struct iolat_job *h;
 	uint64_t low;
 
-	if ((web = find_one(jf, "hashd", "workload", err, len)) < -1 ||
-	    (hog = find_one(jf, "memhog", "system/hog", err, len)) < -1 ||
-	    (bg = find_one(jf, "bgservice", "system/bg", err, len)) < -1)
+	if ((web = find_one(jf, "hashd", "workload", err, errlen)) < -1 ||
+	    (hog = find_one(jf, "memhog", "system/hog", err, errlen)) < -1 ||
+	    (bg = find_one(jf, "bgservice", "system/bg", err, errlen)) < -1)
 		return -EINVAL;
 	if (web < 0 || hog < 0)
-		return fail(err, len, "%s: the leaking-service scenario needs one rw=hashd job "
+		return iolat_errf(err, errlen, -EINVAL, "%s: the leaking-service scenario needs one rw=hashd job "
 			    "(group workload) and one rw=memhog job (group system/hog)", jf->file);
 	if (jf->nr_params)
-		return fail(err, len, "%s:%u: key '%s': device-model parameters are not supported "
+		return iolat_errf(err, errlen, -EINVAL, "%s:%u: key '%s': device-model parameters are not supported "
 			    "by the leaking-service scenario", jf->file, jf->params[0].line,
 			    jf->params[0].key);
 	h = &jf->jobs[hog];
@@ -178,26 +167,26 @@ int iolat_ml_config_from_jobfile(const struct iolat_jobfile *jf, struct iolat_ml
 				     c->mem_bytes - c->reserve_bytes - 512 * MIB : 0;
 
 		if (low > web_bytes)
-			return fail(err, len, "%s:%u: key 'memory_low': at most the web's footprint, "
+			return iolat_errf(err, errlen, -EINVAL, "%s:%u: key 'memory_low': at most the web's footprint, "
 				    "%llu MiB (got %llu MiB)", jf->file, jf->groups[wl].line,
 				    (unsigned long long)(web_bytes / MIB),
 				    (unsigned long long)(low / MIB));
 		c->web_low_frac = (double)low / (double)web_bytes;
 	}
 	if (c->mem_bytes > 256 * GIB || c->swap_bytes > 256 * GIB)
-		return fail(err, len, "%s: key '%s': at most 256g expected", jf->file,
+		return iolat_errf(err, errlen, -EINVAL, "%s: key '%s': at most 256g expected", jf->file,
 			    c->mem_bytes > 256 * GIB ? "memory" : "swap");
 	if (c->swap_bytes < 64 * MIB)
-		return fail(err, len, "%s: key 'swap': at least 64m expected", jf->file);
+		return iolat_errf(err, errlen, -EINVAL, "%s: key 'swap': at least 64m expected", jf->file);
 	if (c->mem_bytes < c->reserve_bytes + 1 * GIB)
-		return fail(err, len, "%s: key 'memory': at least 3g expected (2 GiB are the "
+		return iolat_errf(err, errlen, -EINVAL, "%s: key 'memory': at least 3g expected (2 GiB are the "
 			    "kernel's reserve)", jf->file);
 	return 0;
 }
 
-static int check_file(const struct iolat_jobfile *jf, char *err, size_t len)
+static int check_file(const struct iolat_jobfile *jf, char *err, size_t errlen)
 {
 	struct iolat_ml_config c;
 
-	return iolat_ml_config_from_jobfile(jf, &c, err, len);
+	return iolat_ml_config_from_jobfile(jf, &c, err, errlen);
 }

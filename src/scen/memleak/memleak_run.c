@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "scen/memleak/memleak_int.h"
+#include "util/errmsg.h"
 
 #define GIB (1ull << 30)
 #define MIB (1ull << 20)
@@ -90,17 +91,6 @@ void iolat_ml_defaults(struct iolat_ml_config *c, const char *device)
 		.reboot_ns = 600 * ML_NS_PER_S, .rejoin_ns = 1800 * ML_NS_PER_S,
 		.sample_ns = ML_NS_PER_S,
 	};
-}
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
 }
 
 /* ---- calibration on a fresh device ---- */
@@ -396,28 +386,28 @@ static int validate(const struct iolat_ml_config *c, char *err, size_t errlen)
 	uint64_t frames_bytes = c->mem_bytes > c->reserve_bytes ? c->mem_bytes - c->reserve_bytes : 0;
 
 	if (!iolat_sim_model_find(c->device)) {
-		set_err(err, errlen, "device '%s': expected ssd, hdd or bad-ssd", c->device);
+		iolat_errf(err, errlen, 0, "device '%s': expected ssd, hdd or bad-ssd", c->device);
 		return -EINVAL;
 	}
 	if (c->mem_bytes > 256 * GIB || c->swap_bytes > 256 * GIB) {
-		set_err(err, errlen, "memory and swap: at most 256 GiB each expected");
+		iolat_errf(err, errlen, 0, "memory and swap: at most 256 GiB each expected");
 		return -EINVAL;
 	}
 	if (frames_bytes < 1 * GIB) {
-		set_err(err, errlen, "memory: expected at least 1 GiB above the 2 GiB reserve");
+		iolat_errf(err, errlen, 0, "memory: expected at least 1 GiB above the 2 GiB reserve");
 		return -EINVAL;
 	}
 	if (c->web_bytes && c->web_bytes + 64 * MIB + 2 * 96 * MIB > frames_bytes) {
-		set_err(err, errlen, "web footprint: expected less than memory minus the reserve");
+		iolat_errf(err, errlen, 0, "web footprint: expected less than memory minus the reserve");
 		return -EINVAL;
 	}
 	if (!(c->web_file_frac >= 0 && c->web_file_frac <= 1)) {
-		set_err(err, errlen, "web file share: expected 0 to 1");
+		iolat_errf(err, errlen, 0, "web file share: expected 0 to 1");
 		return -EINVAL;
 	}
 	if (c->swap_bytes < 64 * MIB || c->rps <= 0 || c->speed <= 0 || c->web_low_frac < 0 ||
 	    c->web_low_frac > 1 || c->swappiness > 200 || !c->sample_ns) {
-		set_err(err, errlen, "swap >= 64m, rps > 0, speed > 0, 0 <= low <= 1, swappiness <= 200 expected");
+		iolat_errf(err, errlen, 0, "swap >= 64m, rps > 0, speed > 0, 0 <= low <= 1, swappiness <= 200 expected");
 		return -EINVAL;
 	}
 	return 0;
@@ -517,7 +507,7 @@ static int setup(struct ml *ml, char *err, size_t errlen)
 		return -ENOMEM;
 	ret = iolat_sim_dev_create(&dcfg, &ml->q, &ml->dev, &bad, NULL);
 	if (ret) {
-		set_err(err, errlen, "device '%s': cannot create (%d)", c->device, ret);
+		iolat_errf(err, errlen, 0, "device '%s': cannot create (%d)", c->device, ret);
 		return ret;
 	}
 	ret = setup_ctl(ml, c->target_workload_ns, c->target_system_ns);
