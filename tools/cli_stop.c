@@ -2,15 +2,18 @@
 /*
  * cli_stop.c - SIGINT/SIGTERM/SIGHUP handling for the iolat commands (see
  * cli_stop.h). The first signal sets iolat_cli_stop_flag and records which
- * signal it was; a second one removes the files registered for that case,
- * restores the default action and re-raises itself, which kills the process
- * once the handler returns.
+ * signal it was and when; a second one removes the files registered for that
+ * case, restores the default action and re-raises itself, which kills the
+ * process once the handler returns. The same signal again within
+ * STOP_REPEAT_NS is the first request delivered twice (timeout(1) signals the
+ * command and then its whole process group) and is ignored.
  * Context: install/restore on the CLI's main thread; the handler runs on any
  * thread and uses only async-signal-safe calls.
  */
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_stop.h"
@@ -19,6 +22,18 @@ atomic_bool iolat_cli_stop_flag;
 /* Atomic: two signals may run the handler at once on two threads, and only
  * one of them may be the first. (Lock-free atomics are async-signal-safe.) */
 static _Atomic int stop_signo;
+static _Atomic long long first_signal_ns;
+
+/* A repeat this soon after the first signal is not a second request. */
+#define STOP_REPEAT_NS 500000000LL
+
+static long long monotonic_ns(void)   /* clock_gettime is async-signal-safe */
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 #define NR_STOP_SIGNALS (sizeof(stop_signals) / sizeof(stop_signals[0]))
@@ -39,7 +54,12 @@ static void on_stop_signal(int sig)
 	int first = 0;
 
 	if (!atomic_compare_exchange_strong(&stop_signo, &first, sig)) {
+		long long t0 = atomic_load(&first_signal_ns);
 		struct sigaction dfl;
+
+		/* t0 == 0: the first handler, on another thread, has not stamped it yet */
+		if (sig == first && (t0 == 0 || monotonic_ns() - t0 < STOP_REPEAT_NS))
+			return;   /* the first request, delivered again */
 
 		for (unsigned i = 0; i < nr_kill_unlink; i++)
 			unlink(kill_unlink[i]);
@@ -51,6 +71,7 @@ static void on_stop_signal(int sig)
 		raise(sig);
 		return;
 	}
+	atomic_store(&first_signal_ns, monotonic_ns());
 	atomic_store(&iolat_cli_stop_flag, true);
 }
 
@@ -64,6 +85,7 @@ void iolat_cli_stop_install(void)
 	for (unsigned i = 0; i < NR_STOP_SIGNALS; i++)
 		sigaddset(&sa.sa_mask, stop_signals[i]);
 	atomic_store(&stop_signo, 0);
+	atomic_store(&first_signal_ns, 0);
 	atomic_store(&iolat_cli_stop_flag, false);
 	for (unsigned i = 0; i < NR_STOP_SIGNALS; i++) {
 		installed[i] = false;

@@ -3,7 +3,8 @@
  * cli_stop.h - how iolat's commands are stopped: SIGINT, SIGTERM and SIGHUP
  * all request a stop (the command reports what ran and exits with
  * 128 + the signal's number); a second one of any of them kills the process
- * with that signal's default action. SIGHUP ignored when the command started
+ * with that signal's default action, except the same signal again within half
+ * a second: that is the first request delivered twice, as timeout(1) does. SIGHUP ignored when the command started
  * (nohup) stays ignored; SIGINT and SIGTERM are always handled (a shell starts
  * background commands with SIGINT ignored, and `kill -INT` should still stop them).
  * Context: install/restore on the CLI's main thread; the handler only stores

@@ -6,7 +6,8 @@
 #    (it used to spin for ever in the issue loop);
 #  - SIGINT, SIGTERM and SIGHUP stop `iolat run` within a second: the report
 #    is printed (table line / JSON "interrupted": true, the time actually run)
-#    and the exit status is 128 + the signal; a second signal kills;
+#    and the exit status is 128 + the signal; a second signal kills (the
+#    same one twice at once counts once);
 #  - `iolat sim` stops on SIGINT and reports the virtual time reached.
 # Uses $IOLAT, $TMPDIR or /var/tmp.
 set -u
@@ -98,6 +99,15 @@ pid=$!; pids+=("$pid"); sleep 1
 kill -INT "$pid"; kill -TERM "$pid"; wait "$pid"; rc=$?
 [ $rc -eq 143 ] && [ ! -s "$dir/twice.txt" ] && echo "ok   SIGINT then SIGTERM kills: rc=$rc, no report" ||
 	fail "second signal: rc=$rc (want 143), output: $(head -c 200 "$dir/twice.txt")"
+
+# The same signal twice at once is one request (timeout(1) signals the command
+# and then its process group): a report, not a kill.
+"$IOLAT" run -q "$dir/long.fio" >"$dir/dup.txt" 2>&1 &
+pid=$!; pids+=("$pid"); sleep 1
+kill -INT "$pid"; kill -INT "$pid"; wait "$pid"; rc=$?
+[ $rc -eq 130 ] && grep -q '^interrupted: the figures above cover the' "$dir/dup.txt" &&
+	echo "ok   SIGINT twice at once: one stop, reported, rc=$rc" ||
+	fail "SIGINT twice at once: rc=$rc (want 130 and a report): $(tail -c 200 "$dir/dup.txt")"
 
 # 3. `iolat sim` stops on SIGINT and reports the virtual time reached.
 sed 's/^runtime=.*/runtime=100000s/' examples/sim-protect-ssd.ini >"$dir/simlong.ini"
