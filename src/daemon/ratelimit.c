@@ -98,7 +98,7 @@ bool iolatd_rate_split(const struct rate_est *e, uint64_t bps, uint64_t iops, ui
 		if (bps)
 			out->v[d == RATE_READ ? CG_RBPS : CG_WBPS] =
 				floor_at((double)bps * share_of(e->mix_bytes, d) + 0.5, min_bps);
-		if (iops)
+		if (iops && (!bps || e->mix_bytes[d] < (double)RATE_IOPS_MAX_REQ_BYTES * e->mix_ios[d]))
 			out->v[d == RATE_READ ? CG_RIOPS : CG_WIOPS] =
 				floor_at((double)iops * share_of(e->mix_ios, d) + 0.5, min_iops);
 		any = true;

@@ -125,31 +125,39 @@ static void test_only_directions_seen(void **state)
 	assert_int_equal(l.v[CG_WBPS], 1 << 20);
 }
 
-static void test_split_by_mix(void **state)
+/* A period of @wbytes written in @wios requests and @rbytes read in @rios, seen 100 times. */
+static struct rate_est mix_est(uint64_t wbytes, uint64_t wios, uint64_t rbytes, uint64_t rios)
 {
 	struct rate_est e = { 0 };
 	struct rate_sample s = { 0 };
+
+	s.bytes[RATE_WRITE] = wbytes;
+	s.ios[RATE_WRITE] = wios;
+	s.lat_ns[RATE_WRITE] = wios * 1000000ull;
+	s.bytes[RATE_READ] = rbytes;
+	s.ios[RATE_READ] = rios;
+	s.lat_ns[RATE_READ] = rios * 1000000ull;
+	for (int i = 0; i < 100; i++)
+		iolatd_rate_est_update(&e, &s);
+	return e;
+}
+
+static void test_split_by_mix(void **state)
+{
+	/* 90 MiB of writes in 90 requests, 10 MiB of reads in 10, per period. */
+	struct rate_est e = mix_est(90ull << 20, 90, 10ull << 20, 10);
 	struct cg_limits l;
 
 	(void)state;
-	/* 90 MiB of writes in 90 requests, 10 MiB of reads in 10, per period. */
-	s.bytes[RATE_WRITE] = 90ull << 20;
-	s.ios[RATE_WRITE] = 90;
-	s.lat_ns[RATE_WRITE] = 90000000;
-	s.bytes[RATE_READ] = 10ull << 20;
-	s.ios[RATE_READ] = 10;
-	s.lat_ns[RATE_READ] = 10000000;
-	for (int i = 0; i < 100; i++)
-		iolatd_rate_est_update(&e, &s);
 	assert_true(iolatd_rate_split(&e, 1000ull << 20, 1000, 1 << 20, 10, &l));
 	assert_true(l.v[CG_WBPS] > (895ull << 20) && l.v[CG_WBPS] < (905ull << 20));
 	assert_true(l.v[CG_RBPS] > (95ull << 20) && l.v[CG_RBPS] < (105ull << 20));
-	assert_int_equal(l.v[CG_WIOPS], 900);
-	assert_int_equal(l.v[CG_RIOPS], 100);
+	/* 1 MiB requests: the bytes bind, no IOPS limit (the throttle counts bios). */
+	assert_int_equal(l.v[CG_WIOPS], 0);
+	assert_int_equal(l.v[CG_RIOPS], 0);
 	/* The floor holds for a small share. */
 	assert_true(iolatd_rate_split(&e, 2ull << 20, 20, 1 << 20, 10, &l));
 	assert_int_equal(l.v[CG_RBPS], 1 << 20);
-	assert_int_equal(l.v[CG_RIOPS], 10);
 	/* A writer only: no read limit, all of the rate on writes. */
 	e = writer_est();
 	assert_true(iolatd_rate_split(&e, 500ull << 20, 500, 1 << 20, 10, &l));
@@ -158,6 +166,30 @@ static void test_split_by_mix(void **state)
 	assert_int_equal(l.v[CG_RIOPS], 0);
 	/* No rate: no limit. */
 	assert_false(iolatd_rate_split(&e, 0, 0, 1 << 20, 10, &l));
+}
+
+/* Small requests get the IOPS limit too, split by the mix of requests. */
+static void test_split_small_requests(void **state)
+{
+	/* 9000 writes and 1000 reads of 4 KiB per period. */
+	struct rate_est e = mix_est(9000ull * 4096, 9000, 1000ull * 4096, 1000);
+	struct cg_limits l;
+
+	(void)state;
+	assert_true(iolatd_rate_split(&e, 40ull << 20, 10000, 1 << 20, 10, &l));
+	assert_int_equal(l.v[CG_WIOPS], 9000);
+	assert_int_equal(l.v[CG_RIOPS], 1000);
+	assert_true(l.v[CG_WBPS] > (35ull << 20) && l.v[CG_WBPS] < (37ull << 20));
+	/* Just under the size that drops it (64 KiB): kept; at it: dropped. */
+	e = mix_est(100ull * (RATE_IOPS_MAX_REQ_BYTES - 4096), 100, 0, 0);
+	assert_true(iolatd_rate_split(&e, 100ull << 20, 1000, 1 << 20, 10, &l));
+	assert_int_equal(l.v[CG_WIOPS], 1000);
+	e = mix_est(100ull * RATE_IOPS_MAX_REQ_BYTES, 100, 0, 0);
+	assert_true(iolatd_rate_split(&e, 100ull << 20, 1000, 1 << 20, 10, &l));
+	assert_int_equal(l.v[CG_WIOPS], 0);
+	/* A rate in I/Os only: kept whatever the size, nothing else would bind. */
+	assert_true(iolatd_rate_split(&e, 0, 1000, 1 << 20, 10, &l));
+	assert_int_equal(l.v[CG_WIOPS], 1000);
 }
 
 int main(void)
@@ -169,6 +201,7 @@ int main(void)
 		cmocka_unit_test(test_unlimited_and_unknown),
 		cmocka_unit_test(test_estimate_smoothing),
 		cmocka_unit_test(test_split_by_mix),
+		cmocka_unit_test(test_split_small_requests),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
