@@ -32,7 +32,7 @@ struct iolat_cli_common {
 };
 
 /* The CLI's mode when neither the command line nor the job file names one. */
-#define IOLAT_CLI_DEFAULT_MODE 1 /* IOLAT_MODE_ARTICLE */
+#define IOLAT_CLI_DEFAULT_MODE 3 /* IOLAT_MODE_ADAPTIVE (BENCHMARKS.md §3, §4) */
 
 #define IOLAT_CLI_COMMON_INIT { .repeat = 1, .control = -1, .kernel_compat = -1 }
 

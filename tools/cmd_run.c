@@ -59,7 +59,7 @@ static void usage(FILE *f)
 		"                       say what the layout would do, and exit: no file touched\n"
 		"  --no-control         run without the controller (as control=0): a baseline\n"
 		"  --kernel-compat      the kernel's timer and HDD-mean behaviour\n"
-		"  --control MODE       article (default), kernel or adaptive\n"
+		"  --control MODE       adaptive (default), article or kernel\n"
 		"  --faults OPTS        options of ioengine=faulty:<engine> jobs:\n"
 		"                       %s\n"
 		"                       (a shortcut of the job file's faulty.KEY=VALUE keys;\n"

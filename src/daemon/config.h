@@ -49,7 +49,7 @@ enum iolatd_mode {
 };
 
 /* The mode without control=: IOLATD_DEFAULT_MODE. */
-#define IOLATD_DEFAULT_MODE IOLATD_MODE_ARTICLE
+#define IOLATD_DEFAULT_MODE IOLATD_MODE_ADAPTIVE
 
 struct iolatd_group_cfg {
 	char path[IOLATD_PATH_MAX];   /* "a/b", no leading or trailing '/' (or a unit name: web.service) */

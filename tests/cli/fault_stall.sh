@@ -57,7 +57,7 @@ rate_iops=4000
 runtime=9500ms
 JOB
 
-IOLAT_CHECK=1 "$IOLAT" run -q --faults kind=stall,ms=5000,after=300,count=1 \
+IOLAT_CHECK=1 "$IOLAT" run -q --control article --faults kind=stall,ms=5000,after=300,count=1 \
 	--log "$dir/log" --output-format=json "$dir/stall.fio" >"$dir/out.json" 2>"$dir/err"
 rc=$?
 cat "$dir/err"

@@ -28,10 +28,13 @@ case_() {
 		failed=1
 	fi
 }
-case_ protect-ssd.txt examples/sim-protect-ssd.ini
+# article mode named: its outputs stay bit for bit whatever the default mode is
+case_ protect-ssd.txt examples/sim-protect-ssd.ini --control article
 case_ protect-ssd-nocontrol.txt examples/sim-protect-ssd.ini --no-control
-case_ protect-ssd.json examples/sim-protect-ssd.ini --output-format=json
-case_ hdd.txt examples/sim-hdd.ini
-case_ bad-ssd-seed7.txt examples/sim-bad-ssd.ini --seed 7
+case_ protect-ssd.json examples/sim-protect-ssd.ini --output-format=json --control article
+case_ hdd.txt examples/sim-hdd.ini --control article
+case_ bad-ssd-seed7.txt examples/sim-bad-ssd.ini --seed 7 --control article
 case_ release-compat.txt examples/sim-release.ini --kernel-compat
+# the default mode (adaptive) on the knee model
+case_ knee-default.txt examples/sim-knee.ini
 exit $failed

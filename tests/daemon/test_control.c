@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_control.c - iolatd's controller loop on a virtual clock and a fake v1
- * tree (app/reader with a 1 ms target, app/writer beside it): a reader that
+ * tree (app/reader with a 1 ms target, app/writer beside it; control=article
+ * but where the adaptive mode is named): a reader that
  * misses clamps the writer, whose limits are its allowed depth times its own
  * per-slot throughput (Little's law) and fall on every scale step, below the
  * administrator's own limit, never on the reader; every write is recorded
@@ -73,7 +74,7 @@ static int setup(void **state)
 	t_fakecg_mkdir(&f, "app/reader");
 	t_fakecg_mkdir(&f, "app/writer");
 	t_fakecg_write(&f, "app/writer", WBPS, "254:0 900000000000\n");
-	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\n"
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\ncontrol=article\n"
 		 "cgroup_root=%s\n[group:app/reader]\ntarget=1ms\n", f.root);
 	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
 	vnow = 100 * 1000 * MS;
@@ -255,7 +256,7 @@ static void test_reload_releases_and_keeps_state(void **state)
 	assert_int_equal(iolatd_reload(d, &next, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "restart"));
 	/* A looser target on a new group keeps everything; clearing the reader's releases. */
-	snprintf(text, sizeof(text), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\ncgroup_root=%s\n"
+	snprintf(text, sizeof(text), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\ncontrol=article\ncgroup_root=%s\n"
 		 "[group:app/reader]\ntarget=max\n[group:app/writer]\ntarget=50ms\n", f.root);
 	assert_int_equal(iolatd_config_parse("t3.conf", text, &next, err, sizeof(err)), 0);
 	assert_int_equal(iolatd_reload(d, &next, err, sizeof(err)), 0);
@@ -315,7 +316,7 @@ static void test_two_disks_independent(void **state)
 	dev_t devs[4];
 	const char *line;
 
-	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0,254:16\nnr_requests=64\nrotational=0\n"
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0,254:16\nnr_requests=64\nrotational=0\ncontrol=article\n"
 		 "cgroup_root=%s\n[group:app/reader]\ntarget=1ms\n", f.root);
 	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
 	t_fakecg_write(&f, "app/writer", WBPS, "");
@@ -358,7 +359,7 @@ static void test_v2_io_max(void **state)
 	t_fakecg_mkdir(&f, "app");
 	t_fakecg_mkdir(&f, "app/reader");
 	t_fakecg_mkdir(&f, "app/writer");
-	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\n"
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\ncontrol=article\n"
 		 "cgroup_root=%s\n[group:app/reader]\ntarget=1ms\n", f.root);
 	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
 	d = start(false);
