@@ -91,7 +91,11 @@ conf 2ms
 IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --foreground --dry-run \
 	--log-file "$dir/log" 2>"$dir/stderr" &
 pid=$!
-for _ in $(seq 50); do [ -f "$dir/run/status" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+# (the status file and the textfile are written one after the other: wait for both)
+for _ in $(seq 50); do
+	[ -f "$dir/run/status" ] && [ -f "$dir/textfiles/iolatd.prom" ] && break
+	kill -0 "$pid" 2>/dev/null || break; sleep 0.1
+done
 if ! kill -0 "$pid" 2>/dev/null && grep -q 'BPF: cannot' "$dir/stderr"; then
 	pid=
 	echo "skip: $(grep -m1 'BPF: cannot' "$dir/stderr") (the rest passed)"; exit 77

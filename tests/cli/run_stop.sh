@@ -92,13 +92,16 @@ pid=$!; pids+=("$pid"); sleep 1; kill -INT "$pid"; wait "$pid"; rc=$?
 grep -q '^interrupted: the figures above cover the' "$dir/table.txt" && [ $rc -eq 130 ] ||
 	fail "table: rc=$rc, no 'interrupted' line: $(tail -2 "$dir/table.txt")"
 
-# A second signal kills (a stop that hangs can still be ended): SIGTERM's 143, not 130.
+# A second signal kills (a stop that hangs can still be ended), with no report.
 "$IOLAT" run -q "$dir/long.fio" >"$dir/twice.txt" 2>&1 &
 pid=$!; pids+=("$pid"); sleep 1
 # (two different signals: two of the same kind sent at once may merge into one)
+# Sent back to back they may be handled in either order (TSan's runtime delivers
+# them late): whichever comes second kills, 143 or 130.
 kill -INT "$pid"; kill -TERM "$pid"; wait "$pid"; rc=$?
-[ $rc -eq 143 ] && [ ! -s "$dir/twice.txt" ] && echo "ok   SIGINT then SIGTERM kills: rc=$rc, no report" ||
-	fail "second signal: rc=$rc (want 143), output: $(head -c 200 "$dir/twice.txt")"
+{ [ $rc -eq 143 ] || [ $rc -eq 130 ]; } && [ ! -s "$dir/twice.txt" ] &&
+	echo "ok   SIGINT then SIGTERM kills: rc=$rc, no report" ||
+	fail "second signal: rc=$rc (want 143 or 130, killed), output: $(head -c 200 "$dir/twice.txt")"
 
 # The same signal twice at once is one request (timeout(1) signals the command
 # and then its process group): a report, not a kill.
