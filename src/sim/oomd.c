@@ -142,26 +142,40 @@ static const double *avgs(const struct iolat_oomd *o, int g)
 	return o->use_full ? o->psi[g].full : o->psi[g].some;
 }
 
-/* ABOVE_CHILDREN: the live child of @parent that pressure_above compares (the
- * highest 3 x avg10 + 2 x avg60 + avg300; the first on a tie), or -1. */
-static int most_pressured_child(const struct iolat_oomd *o, int parent)
+/* The live child of @parent with the highest @score (the first on a tie), or -1. */
+static int top_live_child(const struct iolat_oomd *o, int parent,
+			  double (*score)(const struct iolat_oomd *o, int g))
 {
 	const struct iolat_mem *m = o->mem;
-	double best_w = 0;
+	double best_score = 0;
 	int best = -1;
 
 	for (int i = 0; i < m->nr_groups; i++) {
-		const double *a = avgs(o, i);
-		double w = 3 * a[IOLAT_PSI_AVG10] + 2 * a[IOLAT_PSI_AVG60] + a[IOLAT_PSI_AVG300];
+		double sc;
 
 		if (m->groups[i].parent != parent || !m->groups[i].alive)
 			continue;
-		if (best < 0 || w > best_w) {
+		sc = score(o, i);
+		if (best < 0 || sc > best_score) {
 			best = i;
-			best_w = w;
+			best_score = sc;
 		}
 	}
 	return best;
+}
+
+/* What pressure_above compares: 3 x avg10 + 2 x avg60 + avg300. */
+static double weighted_pressure(const struct iolat_oomd *o, int g)
+{
+	const double *a = avgs(o, g);
+
+	return 3 * a[IOLAT_PSI_AVG10] + 2 * a[IOLAT_PSI_AVG60] + a[IOLAT_PSI_AVG300];
+}
+
+/* ABOVE_CHILDREN: the live child of @parent that pressure_above compares, or -1. */
+static int most_pressured_child(const struct iolat_oomd *o, int parent)
+{
+	return top_live_child(o, parent, weighted_pressure);
 }
 
 /* avg10 of @avg above the threshold for the detector's duration (one timer). */
@@ -294,24 +308,17 @@ int iolat_oomd_pick_size_growth(const struct iolat_oomd *o, int parent)
 	return best;
 }
 
+/* kill_by_pressure's rank: the mean of avg10 and avg60, truncated (oomd ranks by an int). */
+static double truncated_pressure(const struct iolat_oomd *o, int g)
+{
+	const double *a = avgs(o, g);
+
+	return (double)(int)(a[IOLAT_PSI_AVG10] / 2 + a[IOLAT_PSI_AVG60] / 2);
+}
+
 int iolat_oomd_pick_pressure(const struct iolat_oomd *o, int parent)
 {
-	const struct iolat_mem *m = o->mem;
-	int best = -1, best_avg = 0;
-
-	for (int i = 0; i < m->nr_groups; i++) {
-		const double *a = avgs(o, i);
-		/* oomd ranks by an int: the average truncated */
-		int avg = (int)(a[IOLAT_PSI_AVG10] / 2 + a[IOLAT_PSI_AVG60] / 2);
-
-		if (m->groups[i].parent != parent || !m->groups[i].alive)
-			continue;
-		if (best < 0 || avg > best_avg) {
-			best = i;
-			best_avg = avg;
-		}
-	}
-	return best;
+	return top_live_child(o, parent, truncated_pressure);
 }
 
 static int pick(const struct iolat_oomd *o, const struct iolat_oomd_rule *r)
