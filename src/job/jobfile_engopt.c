@@ -68,20 +68,20 @@ size_t jf_engopt_names(char (*names)[JF_ENGOPT_NAME_MAX], size_t max)
 /* ENGINE.OPTION with an option ENGINE does not have: its options, and the nearest. */
 static int unknown_option(struct parser *p, const struct iolat_engine_ops *ops, const char *key)
 {
-	char names[64][JF_ENGOPT_NAME_MAX], list[256] = "", usage[48];
-	size_t n = jf_engopt_names(names, 64), used = 0;
+	char names[64][JF_ENGOPT_NAME_MAX], list[256], usage[48];
+	size_t n = jf_engopt_names(names, 64);
 	struct iolat_suggest sg;
+	struct iolat_strbuf b;
 	const char *best;
 
 	iolat_suggest_init(&sg, key);
+	iolat_strbuf_init(&b, list, sizeof(list));
 	for (size_t i = 0; i < n; i++) {
 		if (strncmp(names[i], ops->name, strlen(ops->name)) ||
 		    names[i][strlen(ops->name)] != '.')
 			continue;
 		iolat_suggest_offer(&sg, names[i]);
-		if (used < sizeof(list))
-			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
-						 used ? ", " : "", names[i] + strlen(ops->name) + 1);
+		iolat_strbuf_addf(&b, "%s%s", b.used ? ", " : "", names[i] + strlen(ops->name) + 1);
 	}
 	best = iolat_suggest_best(&sg);
 	engine_usage(ops, usage, sizeof(usage));
