@@ -12,10 +12,10 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "demo_memleak.h"
+#include "report/plot.h"
 
 #define MAX_COLS 60
 
@@ -160,7 +160,7 @@ void iolat_ml_story(const struct iolat_ml_config *c, struct iolat_ml_result *con
 int iolat_ml_plots(const struct iolat_ml_config *c, struct iolat_ml_result *const *runs, size_t n,
 		   const char *dir)
 {
-	char path[4096], title[160], cmd[4200];
+	char path[4096], title[160];
 	FILE *f;
 
 	snprintf(title, sizeof(title), "The web beside a leak at %gx the %s's write bandwidth "
@@ -184,7 +184,5 @@ int iolat_ml_plots(const struct iolat_ml_config *c, struct iolat_ml_result *cons
 	fprintf(f, "\n");
 	if (fclose(f))
 		return -errno;
-	snprintf(cmd, sizeof(cmd), "cd '%s' && command -v gnuplot >/dev/null 2>&1 && "
-		 "gnuplot memleak_rps.gp 2>/dev/null", dir);
-	return system(cmd) == 0 ? 0 : 1;
+	return iolat_plot_run(dir, "memleak_rps.gp") == 0 ? 0 : 1;
 }

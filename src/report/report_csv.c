@@ -1,20 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report_csv.c - the time series as CSV, one file per group, and the gnuplot
- * script and plots (iolat_report_write_csv, iolat_report_write_log).
+ * script, plotted by gnuplot (plot.c) (iolat_report_write_csv,
+ * iolat_report_write_log).
  * Determinism: every number with a fixed printf format, rows and jobs in
  * job-file order. Context: the runner's thread, after the report finished.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "report/plot.h"
 #include "report/report_priv.h"
 #include "util/errmsg.h"
 
@@ -182,54 +180,12 @@ static int csv_fn(const struct iolat_report *r, unsigned i, FILE *f)
 	return iolat_report_write_csv(r, i, f);
 }
 
-/* Full path of an executable @name on PATH, or false. */
-static bool find_on_path(const char *name, char *out, size_t len)
-{
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		return false;
-	while (*path) {
-		const char *end = strchr(path, ':');
-		size_t n = end ? (size_t)(end - path) : strlen(path);
-		if (n && (size_t)snprintf(out, len, "%.*s/%s", (int)n, path, name) < len &&
-		    access(out, X_OK) == 0)
-			return true;
-		path += n + (end ? 1 : 0);
-	}
-	return false;
-}
-
-static int run_gnuplot(const char *gnuplot, const char *dir)
-{
-	pid_t pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		/* child: async-signal-safe calls only */
-		int fd = open("/dev/null", O_RDWR);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		if (chdir(dir) == 0)
-			execl(gnuplot, "gnuplot", "plot.gp", (char *)NULL);
-		_exit(127);
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			return -errno;
-	}
-	return (WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -EIO;
-}
-
 int iolat_report_write_log(const struct iolat_report *r, const char *dir, unsigned *flags_out,
 			   char *err, size_t errlen)
 {
 	unsigned flags = 0;
 	int ret;
-	char name[IOLAT_GROUP_PATH_MAX + 32], gp[4096];
+	char name[IOLAT_GROUP_PATH_MAX + 32];
 	struct stat st;
 
 	if (flags_out)
@@ -255,12 +211,8 @@ int iolat_report_write_log(const struct iolat_report *r, const char *dir, unsign
 	ret = write_file(dir, "plot.gp", write_gnuplot, r, 0, err, errlen);
 	if (ret)
 		return ret;
-	if (!find_on_path("gnuplot", gp, sizeof(gp)))
-		flags |= IOLAT_LOG_NO_GNUPLOT;
-	else if (run_gnuplot(gp, dir) == 0)
-		flags |= IOLAT_LOG_PLOTTED;
-	else
-		flags |= IOLAT_LOG_PLOT_FAILED;
+	ret = iolat_plot_run(dir, "plot.gp");
+	flags |= !ret ? IOLAT_LOG_PLOTTED : ret == -ENOENT ? IOLAT_LOG_NO_GNUPLOT : IOLAT_LOG_PLOT_FAILED;
 	if (flags_out)
 		*flags_out = flags;
 	return 0;
