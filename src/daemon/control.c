@@ -225,13 +225,6 @@ void iolatd_observe(struct iolatd *d, uint64_t cgid, dev_t dev, uint64_t lat_ns,
 /* ---- the control round ---- */
 
 /*
- * node_want() - what node @i should be held to on device @k: its allowed
- * depth (and use_delay, as iolatd_effect_delay() lets it act) as rate limits, for
- * the directions it is seen doing; not tightened while its limit does not
- * hold; in the adaptive mode the core's rate (adaptive_want). The one place
- * that decides a node's limits.
- */
-/*
  * The adaptive mode's budget: the core's rate, split by direction. While the
  * core's rate stays the same, a split that moved by less than 1/8 keeps the
  * limits written (the block throttle is rewritten only when the rate
@@ -255,6 +248,13 @@ static void adaptive_want(struct iolatd *d, struct node_dev *nd,
 		*want = *prev;
 }
 
+/*
+ * node_want() - what node @i should be held to on device @k: its allowed
+ * depth (and use_delay, as iolatd_effect_delay() lets it act) as rate limits, for
+ * the directions it is seen doing; not tightened while its limit does not
+ * hold; in the adaptive mode the core's rate (adaptive_want). The one place
+ * that decides a node's limits.
+ */
 static void node_want(struct iolatd *d, struct node_dev *nd, const struct iolat_observe_stat *st,
 		      const struct cg_limits *prev, struct cg_limits *want)
 {
