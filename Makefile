@@ -59,11 +59,12 @@ JOB_SRC    := $(wildcard src/job/*.c)
 REPORT_SRC := $(wildcard src/report/*.c)
 RUN_SRC    := $(wildcard src/run/*.c)
 SCEN_SRC   := $(wildcard src/scen/*.c src/scen/*/*.c)
+CALIB_SRC  := $(wildcard src/calib/*.c)
 DAEMON_SRC := $(wildcard src/daemon/*.c)
 TOOL_SRC   := $(filter-out tools/iolatd.c,$(wildcard tools/*.c))
 
 LIB_OBJ  := $(patsubst %.c,$(O)/%.o,$(UTIL_SRC) $(CORE_SRC) $(SYNC_SRC) $(ENGINE_SRC))
-APP_OBJ  := $(patsubst %.c,$(O)/%.o,$(SCEN_SRC) $(RUN_SRC) $(REPORT_SRC) $(JOB_SRC) $(SIM_SRC))
+APP_OBJ  := $(patsubst %.c,$(O)/%.o,$(CALIB_SRC) $(SCEN_SRC) $(RUN_SRC) $(REPORT_SRC) $(JOB_SRC) $(SIM_SRC))
 TOOL_OBJ := $(patsubst %.c,$(O)/%.o,$(TOOL_SRC))
 DAEMON_OBJ := $(patsubst %.c,$(O)/%.o,$(DAEMON_SRC))
 

@@ -8,6 +8,7 @@
 # layer:
 #
 #   tools -> scen -> job -> engine -> util               tools -> daemon
+#   tools -> calib -> {run, report, job, engine} (a disk measured through the runner)
 #   tools -> run -> {report, job, engine, sim};  report -> job
 #   scen -> sim (a scenario's machine)
 #   run -> sync -> core        (run reaches them through include/iolatency.h)
@@ -47,6 +48,7 @@ function layer(p) {
 	if (p ~ /^src\/report\//) return "report"
 	if (p ~ /^src\/run\//) return "run"
 	if (p ~ /^src\/scen\//) return "scen"
+	if (p ~ /^src\/calib\//) return "calib"
 	if (p ~ /^src\/daemon\//) return "daemon"
 	if (p ~ /^tools\//) return "tools"
 	if (p == "include/iolatency.h") return "api"
@@ -63,8 +65,9 @@ function allowed(l) {
 	if (l == "report") return "report job util api"
 	if (l == "run") return "run report job engine sim util api internal"
 	if (l == "scen") return "scen job sim util api"
+	if (l == "calib") return "calib run report job engine util api"
 	if (l == "daemon") return "daemon util api"
-	if (l == "tools") return "tools scen run report job daemon util api"
+	if (l == "tools") return "tools calib scen run report job daemon util api"
 	if (l == "api") return "api"
 	if (l == "internal") return "api internal"
 	return ""

@@ -26,5 +26,6 @@ int iolat_demo_memleak(int argc, char **argv);
 int iolat_sim_memleak(const struct iolat_jobfile *jf, const char *logdir, bool json,
 		      const uint64_t *seed, int control);
 int iolat_cmd_status(int argc, char **argv); /* cmd_status.c: iolatd's status */
+int iolat_cmd_calibrate(int argc, char **argv); /* cmd_calibrate.c: a disk's knee and target */
 
 #endif /* IOLAT_TOOLS_COMMANDS_H */

@@ -26,6 +26,7 @@ static const struct subcommand subcommands[] = {
 	{ "run",  iolat_cmd_run,  "run JOBFILE on a real file or block device through the controller" },
 	{ "sim",  iolat_cmd_sim,  "run JOBFILE on a simulated device in virtual time (deterministic)" },
 	{ "demo", iolat_cmd_demo, "the article's story, four modes side by side (--sim, --memleak, --cgroups)" },
+	{ "calibrate", iolat_cmd_calibrate, "measure a disk's knee and suggest a latency target (about a minute)" },
 	{ "status", iolat_cmd_status, "what iolatd is doing, per cgroup (--format=json|prometheus, --watch)" },
 };
 
@@ -77,7 +78,7 @@ static int cmd_help(int argc, char **argv)
 		return print_keys();
 	const struct subcommand *sc = find_subcommand(argv[1]);
 	if (!sc) {
-		fprintf(stderr, "iolat help: unknown topic '%s' (try: keys, run, sim, demo)\n", argv[1]);
+		fprintf(stderr, "iolat help: unknown topic '%s' (try: keys, run, sim, demo, calibrate, status)\n", argv[1]);
 		return IOLAT_EXIT_USAGE;
 	}
 	char *sub_argv[] = { (char *)sc->name, (char *)"--help", NULL };

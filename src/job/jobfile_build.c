@@ -87,6 +87,17 @@ struct iolat_job *iolat_jobfile_build_job(struct iolat_jobfile_builder *b, const
 	return &p->jf->jobs[p->jf->nr_jobs - 1];
 }
 
+int iolat_jobfile_build_device_key(struct iolat_jobfile_builder *b, const char *key,
+				   const char *value)
+{
+	struct parser *p = b->p;
+	const struct iolat_jobopt *o = jf_find_opt(key);
+
+	if (!o || o->where != IOLAT_OPT_IN_GLOBAL)
+		return fail(b, jf_perr(p, 0, key, "a [global]-only key"));
+	return fail(b, jf_apply(p, o, &p->jf->global, key, value));
+}
+
 int iolat_jobfile_build_filename(struct iolat_jobfile_builder *b, struct iolat_job *job,
 				 const char *path)
 {

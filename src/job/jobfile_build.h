@@ -55,6 +55,16 @@ int iolat_jobfile_build_group(struct iolat_jobfile_builder *b, const char *path,
  */
 struct iolat_job *iolat_jobfile_build_job(struct iolat_jobfile_builder *b, const char *name);
 
+/**
+ * iolat_jobfile_build_device_key() - a [global]-only key set as a job file
+ * would set it, by its text (a device model's parameter: "vdisk_mbps",
+ * "1500"), checked by the same table code as a parsed one.
+ * Return: 0; -EINVAL for a key that is not a [global]-only one or a bad value
+ * (message in the err buffer of _begin); -ENOMEM.
+ */
+int iolat_jobfile_build_device_key(struct iolat_jobfile_builder *b, const char *key,
+				   const char *value);
+
 /** iolat_jobfile_build_filename() - set @job's filename= (copied). 0; -ENOMEM. */
 int iolat_jobfile_build_filename(struct iolat_jobfile_builder *b, struct iolat_job *job,
 				 const char *path);

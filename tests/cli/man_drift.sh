@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The man pages (man/*.scd) say what the tools accept, no more, no less:
 #   iolat.1        every option of iolat's --help texts (run, sim, demo, demo
-#                  --cgroups, demo --memleak, status, help) and every job-file
+#                  --cgroups, demo --memleak, status, calibrate, help) and every job-file
 #                  key of `iolat help keys`, in the JOB FILES section;
 #   iolatd.8       every option of iolatd --help;
 #   iolatd.conf.5  the [global] and [group:] keys iolatd accepts (from the
@@ -22,7 +22,7 @@ command -v python3 >/dev/null || skip "python3 not installed"
 [ -x "$IOLAT" ] && [ -x "$IOLATD" ] || skip "$IOLAT or $IOLATD not built"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-{ for c in "" run sim demo status; do "$IOLAT" help $c; done
+{ for c in "" run sim demo status calibrate; do "$IOLAT" help $c; done
   "$IOLAT" demo --cgroups --help; "$IOLAT" demo --memleak --help; } >"$tmp/iolat.help" 2>&1
 "$IOLAT" help keys >"$tmp/iolat.keys" 2>&1 || { echo "iolat help keys failed"; exit 1; }
 "$IOLATD" --help >"$tmp/iolatd.help" 2>&1 || { echo "iolatd --help failed"; exit 1; }
