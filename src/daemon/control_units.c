@@ -19,6 +19,7 @@
 
 #include "daemon/control_priv.h"
 #include "daemon/sdunit.h"
+#include "daemon/unitpath.h"
 
 #define UNITS_MAX 512
 
@@ -80,24 +81,53 @@ static struct iolatd_group_cfg *add_group(struct iolatd_config *eff, const char 
 	return g;
 }
 
-/* A group named as a unit: its cgroup, or why it is waited for. */
-static void resolve_named(struct iolatd *d, const struct iolatd_group_cfg *ug, unsigned n, bool shown,
+/* A configured group for unit @ug at cgroup @rel (relative to the root). */
+static void add_unit_group(struct iolatd_config *eff, const struct iolatd_group_cfg *ug, const char *rel)
+{
+	struct iolatd_group_cfg *g = add_group(eff, rel);
+
+	if (!g)
+		return;
+	g->target_ns = ug->target_ns;
+	g->line = ug->line;
+	snprintf(g->unit, sizeof(g->unit), "%s", ug->path);
+}
+
+/*
+ * systemctl did not answer: the unit's cgroup by its name in the tree
+ * (unitpath.h), said once. Return: whether it was found.
+ */
+static bool found_by_name(struct iolatd *d, const struct iolatd_group_cfg *ug, struct iolatd_config *eff)
+{
+	char rel[IOLATD_PATH_MAX];
+	int ret = iolatd_unitpath_find(d->root.path, ug->path, rel, sizeof(rel));
+
+	if (ret) {
+		note_waiting(d, ug->path, ret == -EEXIST ? "systemd silent, several cgroups of that name" :
+			     "systemd silent, no cgroup of that name");
+		return false;
+	}
+	if (!d->units_logged)
+		iolatd_logf(d, "group %s: systemctl show did not answer: its cgroup %s found by name", ug->path, rel);
+	add_unit_group(eff, ug, rel);
+	return true;
+}
+
+/* A group named as a unit: its cgroup, or why it is waited for. Return: false when systemd was needed. */
+static bool resolve_named(struct iolatd *d, const struct iolatd_group_cfg *ug, unsigned n, bool shown,
 			  struct iolatd_config *eff)
 {
 	const struct sdunit *u = shown ? unit_named(n, ug->path) : NULL;
-	struct iolatd_group_cfg *g;
 
 	if (!shown)
-		note_waiting(d, ug->path, "systemctl show failed");
-	else if (!u || !strcmp(u->load_state, "not-found"))
+		return found_by_name(d, ug, eff);
+	if (!u || !strcmp(u->load_state, "not-found"))
 		note_waiting(d, ug->path, "no such unit");
 	else if (!u->cgroup[0] || !strcmp(u->cgroup, "/"))
 		note_waiting(d, ug->path, "not running (no cgroup)");
-	else if ((g = add_group(eff, u->cgroup + 1))) {
-		g->target_ns = ug->target_ns;
-		g->line = ug->line;
-		snprintf(g->unit, sizeof(g->unit), "%s", ug->path);
-	}
+	else
+		add_unit_group(eff, ug, u->cgroup + 1);
+	return true;
 }
 
 /* A unit's IODeviceLatencyTargetSec= on controlled disks: a group with per-device targets. */
@@ -170,7 +200,7 @@ int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, str
 {
 	char why[IOLATD_ERR_MAX] = "";
 	int n = ask_systemd(d, user, why, sizeof(why));
-	bool named = false, was_ok = d->systemd_ok;
+	bool named = false, lost = false, was_ok = d->systemd_ok;
 
 	d->systemd_ok = n >= 0;
 	*eff = *user;
@@ -182,14 +212,14 @@ int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, str
 			continue;
 		}
 		named = true;
-		resolve_named(d, &user->groups[i], n > 0 ? (unsigned)n : 0, n >= 0, eff);
+		lost |= !resolve_named(d, &user->groups[i], n > 0 ? (unsigned)n : 0, n >= 0, eff);
 	}
 	for (int i = 0; user->systemd && i < n; i++)
 		take_unit_targets(d, &units[i], eff);
 	if (n < 0 && n != -ENOSYS && !named && !was_ok && !d->units_logged)
 		iolatd_logf(d, "systemd units not read (%s): no unit's IODeviceLatencyTargetSec= is taken", why);
 	d->units_logged = true;
-	if (n < 0 && (named || was_ok)) {
+	if (n < 0 && (lost || (was_ok && user->systemd))) {
 		snprintf(err, errlen, "systemd units not read: %s", why);
 		return -EAGAIN;
 	}

@@ -8,8 +8,9 @@
  * that does not exist and one that does not run are waited for, one line
  * each, shown in status, and strict=1 refuses them; one that starts later
  * is taken within 10 s; an unreadable property changes nothing (a reload is
- * refused, the running resolution kept). The parser and the time spans are
- * tested on their own.
+ * refused, the running resolution kept); with systemctl not answering, a
+ * unit's cgroup is found by its name (an ambiguous name is waited for). The
+ * parser and the time spans are tested on their own.
  * Context: single-threaded cmocka program.
  */
 #include <errno.h>
@@ -179,6 +180,28 @@ static void test_strict_refuses_units_without_cgroup(void **state)
 	assert_null(d);
 }
 
+/* systemctl gives no answer: a unit is found by its cgroup's name, an ambiguous one waited for. */
+static void test_units_found_by_name_without_systemd(void **state)
+{
+	struct iolatd *d;
+
+	write_file(fake, "#!/bin/sh\nexit 1\n", 0755);
+	t_fakecg_mkdir(&f, "a.slice");
+	t_fakecg_mkdir(&f, "a.slice/db.service");
+	assert_int_equal(start("[group:web.service]\ntarget=2ms\n[group:db.service]\ntarget=1ms\n", &d), 0);
+	assert_true(status_has("group path=system.slice/web.service dev=254:0 configured=1 unit=web.service target_us=2000 "));
+	assert_non_null(strstr(logbuf, "group web.service: systemctl show did not answer: its cgroup "
+				       "system.slice/web.service found by name"));
+	assert_true(status_has("waiting path=db.service unit=db.service reason="));
+	assert_true(status_has("reason=systemd_silent,_several_cgroups_of_that_name"));
+	/* The ambiguity resolved: taken at the next look at the units (10 s). */
+	t_fakecg_rmdir(&f, "a.slice/db.service");
+	seconds(d, 11);
+	assert_true(status_has("group path=system.slice/db.service dev=254:0 configured=1 unit=db.service target_us=1000 "));
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
 static void test_parse_show_and_timespans(void **state)
 {
 	struct sdunit u[4];
@@ -209,6 +232,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_units_resolved_waited_and_targets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_strict_refuses_units_without_cgroup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_units_found_by_name_without_systemd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_show_and_timespans, setup, teardown),
 	};
 
