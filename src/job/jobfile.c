@@ -124,6 +124,9 @@ int jf_check_job(struct parser *p, const struct iolat_job *j)
 		return jf_perr(p, iolat_job_key_line(j, j->burst_on_ns ? "burst_on" : "burst_off"),
 			    j->burst_on_ns ? "burst_on" : "burst_off",
 			    "burst_on and burst_off together (both above 0)");
+	if (j->rate_iops && j->rate_bps && j->rate_process == IOLAT_RATE_POISSON)
+		return jf_perr(p, iolat_job_key_line(j, "rate_process"), "rate_process",
+			    "rate_iops or rate, not both, with poisson (each would set the arrival rate)");
 	if (j->burst_on_ns > UINT64_MAX / 4 || j->burst_off_ns > UINT64_MAX / 4)
 		return jf_perr(p, iolat_job_key_line(j, "burst_on"), "burst_on",
 			    "on/off durations below 100 years");

@@ -44,6 +44,13 @@ enum iolat_rw {
 	IOLAT_RW_RANDRW,        /* "randrw": random mix by rwmixread */
 };
 
+/* rate_process= (fio's names): how the arrivals of an open-loop job are spaced. */
+enum iolat_rate_process {
+	IOLAT_RATE_PROCESS_UNSET = 0, /* not given: poisson for rate_iops=, the cap for rate= */
+	IOLAT_RATE_LINEAR,            /* "linear": evenly spaced (rate= alone: the cap) */
+	IOLAT_RATE_POISSON,           /* "poisson": exponential gaps (rate= too: open loop) */
+};
+
 enum iolat_verify {
 	IOLAT_VERIFY_NONE = 0,
 	IOLAT_VERIFY_CRC32C,
@@ -125,8 +132,11 @@ struct iolat_job {
 	uint64_t runtime_ns;             /* 0: not given */
 	bool time_based;                 /* run for runtime even when size is done */
 	uint64_t startdelay_ns;
-	uint64_t rate_iops;              /* 0: closed loop; else Poisson arrivals */
-	uint64_t rate_bps;               /* 0: no cap; else bytes/s token bucket */
+	uint64_t rate_iops;              /* 0: none; else open-loop arrivals at this rate */
+	uint64_t rate_bps;               /* 0: none; else bytes/s: a token-bucket cap, or with
+					  * rate_process=poisson (and no rate_iops) the
+					  * open-loop arrival rate, rate / bs I/Os per second */
+	enum iolat_rate_process rate_process; /* how open-loop arrivals are spaced */
 	uint64_t thinktime_ns;           /* pause after each completion */
 	bool direct;                     /* O_DIRECT */
 	char ioengine[IOLAT_ENGINE_NAME_MAX]; /* as written ("faulty:psync"); "" if not given */

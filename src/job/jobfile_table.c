@@ -76,10 +76,16 @@ const struct iolat_jobopt jf_opts[] = {
 	  .def = "0", .help = "pause after each completion (bare number: microseconds)" },
 	{ .name = "rate_iops", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(rate_iops),
 	  .min = 0, .max = 1000000000, .def = "0",
-	  .help = "open loop: Poisson arrivals at this mean rate (I/Os per second)" },
+	  .help = "open loop: I/Os arrive at this mean rate (per second) whether or not earlier "
+	  "ones completed; latency counts from each arrival (0: closed loop)" },
 	{ .name = "rate", .type = IOLAT_OPT_RATE, .where = IN_JOBS, JOBF(rate_bps),
 	  .max = 1ull << 50, .def = "0",
-	  .help = "static bandwidth cap in bytes/s, the io.max way (rate=10m: 10 MiB/s)" },
+	  .help = "static bandwidth cap in bytes/s, the io.max way (rate=10m: 10 MiB/s); with "
+	  "rate_process=poisson an open-loop arrival rate of rate/bs I/Os per second" },
+	{ .name = "rate_process", .type = IOLAT_OPT_ENUM, .where = IN_JOBS, JOBF(rate_process),
+	  .min = IOLAT_RATE_LINEAR, .choices = "linear|poisson",
+	  .help = "how open-loop arrivals are spaced: linear (evenly) or poisson (exponential "
+	  "gaps, seeded); default: poisson for rate_iops, a cap for rate" },
 	{ .name = "burst_on", .type = IOLAT_OPT_TIME_S, .where = IN_JOBS, JOBF(burst_on_ns),
 	  .def = "0", .help = "on/off cycle: issue for this long... (bare number: seconds)" },
 	{ .name = "burst_off", .type = IOLAT_OPT_TIME_S, .where = IN_JOBS, JOBF(burst_off_ns),

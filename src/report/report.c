@@ -144,6 +144,40 @@ void iolat_report_add_faults(struct iolat_report *r, unsigned job_index,
 	pthread_mutex_unlock(&r->lock);
 }
 
+void iolat_report_add_openloop(struct iolat_report *r, unsigned job_index,
+			       const struct iolat_report_openloop *o)
+{
+	struct io_counts *c;
+
+	if (!r || !o || job_index >= r->jf->nr_jobs)
+		return;
+	c = &r->jobs[job_index];
+	pthread_mutex_lock(&r->lock);
+	c->open_loop = true;
+	c->ol.asked_iops += o->asked_iops;
+	c->ol.arrived += o->arrived;
+	c->ol.started += o->started;
+	c->ol.late += o->late;
+	if (o->max_backlog > c->ol.max_backlog)
+		c->ol.max_backlog = o->max_backlog;
+	pthread_mutex_unlock(&r->lock);
+}
+
+bool iolat_report_job_openloop(const struct iolat_report *r, unsigned job_index,
+			       struct iolat_report_openloop *o, double *iops)
+{
+	const struct io_counts *c;
+
+	if (!r || job_index >= r->jf->nr_jobs || !r->jobs[job_index].open_loop)
+		return false;
+	c = &r->jobs[job_index];
+	if (o)
+		*o = c->ol;
+	if (iops)
+		*iops = report_per_sec(c->ios_r + c->ios_w, iolat_report_duration_ns(r));
+	return true;
+}
+
 void iolat_report_set_verify(struct iolat_report *r, const struct iolat_report_verify *v)
 {
 	if (!r || !v)

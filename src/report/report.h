@@ -71,7 +71,8 @@ void iolat_report_end_ramp(struct iolat_report *r, uint64_t now_ns);
 /**
  * iolat_report_add_io() - one completed I/O of job @job_index (any clone).
  * @bytes: its length; counted only when @err is 0.
- * @lat_ns: its latency as the runner measures it (admission to completion).
+ * @lat_ns: its latency as the runner measures it: from its intended start
+ * (admission; an open-loop job's scheduled arrival) to completion.
  * @err: 0 or the negative errno it completed with (counted as an error).
  * Context: any thread; takes the report's mutex. No allocation.
  */
@@ -99,6 +100,37 @@ struct iolat_report_faults {
  */
 void iolat_report_add_faults(struct iolat_report *r, unsigned job_index,
 			     const struct iolat_report_faults *f);
+
+/*
+ * An open-loop job's arrivals (rate_iops=, or rate= with rate_process=poisson):
+ * its I/Os arrive on a schedule whatever the completions, and its latency
+ * counts from each arrival (docs/output.md). Counted over the whole run,
+ * ramp_time included.
+ */
+struct iolat_report_openloop {
+	double asked_iops;       /* the arrival rate asked */
+	uint64_t arrived;        /* arrivals due before the end */
+	uint64_t started;        /* of them, issued */
+	uint64_t late;           /* of those, issued after waiting for a free slot,
+				  * the controller's delay or pace gate, or the rate= cap */
+	uint64_t max_backlog;    /* most arrivals due and not yet issued at once */
+};
+
+/**
+ * iolat_report_add_openloop() - add one clone's arrivals to job @job_index
+ * (sums; the backlog's maximum): the table gains an "open loop:" line and
+ * the job's JSON an "open_loop" object (only for such jobs, so other reports
+ * are unchanged). Context: the runner's thread, before the outputs.
+ */
+void iolat_report_add_openloop(struct iolat_report *r, unsigned job_index,
+			       const struct iolat_report_openloop *o);
+
+/**
+ * iolat_report_job_openloop() - job @job_index's arrivals, and its IOPS over
+ * the run (@iops, may be NULL). Return: false for a closed-loop job.
+ */
+bool iolat_report_job_openloop(const struct iolat_report *r, unsigned job_index,
+			       struct iolat_report_openloop *o, double *iops);
 
 /* The read-back after a run (the runner's verify pass), in blocks. */
 struct iolat_report_verify {

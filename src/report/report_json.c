@@ -128,6 +128,20 @@ static void json_group(FILE *f, const struct iolat_report *r, unsigned i, uint64
 	fprintf(f, ",\n      \"samples\": %zu\n    }", w->nr_pts);
 }
 
+/* An open-loop job's "open_loop" object (nothing for another job). */
+static void json_openloop(FILE *f, const struct iolat_report *r, unsigned j)
+{
+	struct iolat_report_openloop o;
+
+	if (!iolat_report_job_openloop(r, j, &o, NULL))
+		return;
+	fprintf(f, ",\n      \"open_loop\": {\"asked_iops\": %.3f, \"arrivals\": %llu, "
+		"\"started\": %llu, \"late\": %llu, \"never_started\": %llu, \"max_backlog\": %llu}",
+		o.asked_iops, (unsigned long long)o.arrived, (unsigned long long)o.started,
+		(unsigned long long)o.late, (unsigned long long)(o.arrived - o.started),
+		(unsigned long long)o.max_backlog);
+}
+
 /* One job's object in "jobs". */
 static void json_job(FILE *f, const struct iolat_report *r, unsigned j, uint64_t dur)
 {
@@ -142,6 +156,7 @@ static void json_job(FILE *f, const struct iolat_report *r, unsigned j, uint64_t
 		job->numjobs);
 	json_counts(f, &r->jobs[j], dur, "      ", &jf->global);
 	json_faults(f, &r->jobs[j], "      ");
+	json_openloop(f, r, j);
 	fprintf(f, "\n    }");
 }
 

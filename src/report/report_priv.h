@@ -40,6 +40,8 @@ struct io_counts {
 	bool faulty;              /* iolat_report_add_faults() was called for it */
 	struct iolat_report_faults faults;  /* its engine: the copy below */
 	char engine[IOLAT_REPORT_ENGINE_MAX]; /* a job's: its engine and options, "" if not said */
+	bool open_loop;           /* a job's: iolat_report_add_openloop() was called for it */
+	struct iolat_report_openloop ol;
 };
 
 struct row {

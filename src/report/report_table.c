@@ -33,6 +33,23 @@ static const char *fmt_depth(uint32_t d, char *buf, size_t len)
 	return buf;
 }
 
+/* A line per open-loop job: the rate asked and got, the arrivals that waited. */
+static void write_openloop(const struct iolat_report *r, FILE *f)
+{
+	for (unsigned j = 0; j < r->jf->nr_jobs; j++) {
+		struct iolat_report_openloop o;
+		double iops;
+
+		if (!iolat_report_job_openloop(r, j, &o, &iops))
+			continue;
+		fprintf(f, "open loop: job '%s': asked %.1f IOPS, did %.1f; %llu of %llu started "
+			"late, max backlog %llu, %llu never started (latency from each arrival)\n",
+			r->jf->jobs[j].name, o.asked_iops, iops, (unsigned long long)o.late,
+			(unsigned long long)o.started, (unsigned long long)o.max_backlog,
+			(unsigned long long)(o.arrived - o.started));
+	}
+}
+
 int iolat_report_write_table(const struct iolat_report *r, FILE *f)
 {
 	unsigned n = iolat_report_nr_rows(r);
@@ -83,6 +100,7 @@ int iolat_report_write_table(const struct iolat_report *r, FILE *f)
 				iolat_format_latency(row.lat_p90_ns, b[0], sizeof(b[0])),
 				(double)row.sibling_limit_bps / 1048576.0);
 	}
+	write_openloop(r, f);
 	if (r->interrupted)
 		fprintf(f, "interrupted: the figures above cover the %.3f s that ran\n",
 			(double)iolat_report_duration_ns(r) / 1e9);

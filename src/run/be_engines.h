@@ -47,7 +47,8 @@ struct eslot {
 	struct iolat_waiter waiter;   /* its wait for a slot, when queued */
 	struct eclone *j;
 	struct eslot *next;           /* free list or grant list */
-	uint64_t admit_ns;            /* latency is measured from here */
+	uint64_t due_ns;              /* the report's latency counts from here: the
+				       * I/O's intended start (workload.h's due_ns) */
 	enum slot_state state;
 	bool write;
 	uint64_t vgen;                /* verify generation of this write */

@@ -102,13 +102,15 @@ static void finish_io(struct eclone *j, struct eslot *s, uint64_t done_ns, bool 
 	if (issued)
 		j->completed++;
 	iolat_report_add_io(j->c.r->rep, j->c.job_index, s->write, req->len,
-			    done_ns > s->admit_ns ? done_ns - s->admit_ns : 0, err);
+			    done_ns > s->due_ns ? done_ns - s->due_ns : 0, err);
 	atomic_fetch_add_explicit(&j->ios, 1, memory_order_relaxed);
 	if (err)
 		atomic_fetch_add_explicit(&j->errors, 1, memory_order_relaxed);
 	else
 		atomic_fetch_add_explicit(&j->bytes, req->len, memory_order_relaxed);
 	iolat_workload_completed(&j->c.wl, done_ns);
+	if (!j->free_list)   /* every slot was taken until now: an arrival due waited */
+		iolat_workload_hold(&j->c.wl, done_ns);
 	eng_free_slot(j, s);
 }
 
@@ -187,6 +189,7 @@ static void issue_due(struct eclone *j, uint64_t now)
 		if (due) {
 			/* The kernel's return-to-user sleep: issue nothing meanwhile. */
 			j->delay_until = now + due;
+			iolat_workload_hold(&j->c.wl, j->delay_until);
 			iolat_group_note_slept(j->c.g, due);
 			return;
 		}
@@ -203,6 +206,7 @@ static void issue_due(struct eclone *j, uint64_t now)
 
 			if (pace) {
 				j->delay_until = now + pace;
+				iolat_workload_hold(&j->c.wl, j->delay_until);
 				break;
 			}
 		}
@@ -212,7 +216,7 @@ static void issue_due(struct eclone *j, uint64_t now)
 		s->next = NULL;
 		s->state = SLOT_BUSY;
 		s->write = wio.write;
-		s->admit_ns = now;
+		s->due_ns = wio.due_ns;
 		req->dir = wio.write ? IOLAT_ENG_WRITE : IOLAT_ENG_READ;
 		req->offset = wio.offset;
 		req->len = wio.len;

@@ -254,6 +254,8 @@ void sim_io_complete(struct iolat_sim_req *r, uint64_t now)
 		account(s, j, lat, io->wl.len, now);
 	}
 	iolat_workload_completed(&j->c.wl, now);
+	if (j->inflight == j->depth)   /* the queue was full until now: an arrival due waited */
+		iolat_workload_hold(&j->c.wl, now);
 	io->next_free = j->free;
 	j->free = io;
 	j->inflight--;
@@ -324,6 +326,7 @@ static void pump(struct sim_job *j, uint64_t now)
 				iolat_group_note_slept(j->c.g, due);
 				s->res->groups[j->c.row].slept_ns += due;
 				j->sleep_until = now + due;
+				iolat_workload_hold(&j->c.wl, j->sleep_until);
 				j->just_woke = true;
 				schedule_pump(j, j->sleep_until);
 				return;
@@ -334,6 +337,7 @@ static void pump(struct sim_job *j, uint64_t now)
 			uint64_t pace = iolat_group_pace_due(j->c.g, j->c.job->bs, now);
 
 			if (pace) {
+				iolat_workload_hold(&j->c.wl, now + pace);
 				schedule_pump(j, now + pace);
 				return;
 			}

@@ -37,6 +37,15 @@ void run_mark_interrupted(struct run *r)
 int run_finish(struct run *r, uint64_t now)
 {
 	r->res->duration_ns = now - r->start_ns;
+	for (unsigned i = 0; i < r->nr_clones; i++) {
+		struct run_clone *c = run_clone_at(r, i);
+		struct iolat_wl_openloop w;
+
+		if (iolat_workload_openloop(&c->wl, now, &w))
+			iolat_report_add_openloop(r->rep, c->job_index, &(struct iolat_report_openloop){
+				.asked_iops = w.asked_iops, .arrived = w.arrived, .started = w.started,
+				.late = w.late, .max_backlog = w.max_backlog });
+	}
 	return iolat_report_finish(r->rep, now);
 }
 

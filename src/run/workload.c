@@ -4,10 +4,15 @@
  *
  * - Offsets: sequential blocks wrap within [offset, offset + size); random
  *   ones are uniform over the region's bs-aligned blocks.
- * - rate_iops: a Poisson process (exponential gaps, -ln(U) * mean) running in
- *   "active" time, i.e. time during burst "on" phases only, mapped to wall
- *   time; an arrival is never placed in an "off" phase.
- * - rate: a token bucket written as GCRA (a theoretical arrival time TAT that
+ * - Open loop (rate_iops=, or rate= with rate_process=poisson at rate / bs
+ *   I/Os per second): a schedule of arrivals, evenly spaced (linear, the
+ *   remainder carried) or a Poisson process (exponential gaps, -ln(U) *
+ *   mean), running in "active" time, i.e. time during burst "on" phases only,
+ *   mapped to wall time; an arrival is never placed in an "off" phase. An
+ *   arrival waits for nothing but its time: when the runner takes it later
+ *   (its queue was full), it keeps its due time, so arrivals that pile up
+ *   are the backlog, counted by a second copy of the schedule run up to now.
+ * - rate (not poisson): a token bucket written as GCRA (a theoretical arrival time TAT that
  *   advances by len / rate per I/O; an I/O may go once now >= TAT - tau, tau
  *   one I/O's cost: workload.h).
  *   Integer arithmetic with a carried remainder, so the long-run rate is exact.
@@ -76,11 +81,60 @@ static uint64_t gate(const struct iolat_workload *wl, uint64_t t)
 				     UINT64_MAX : (since / period + 1) * period);
 }
 
-static uint64_t exp_gap_ns(struct iolat_rng *r, uint64_t rate)
+/* The gap from one arrival of @s to the next: num / den ns, or exponential with that mean. */
+static uint64_t sched_gap(const struct iolat_workload *wl, struct iolat_wl_sched *s)
 {
-	double mean = (double)NSEC_PER_SEC / (double)rate;
-	double gap = -log(iolat_rng_unit_pos(r)) * mean;   /* U in (0, 1]: gap >= 0, finite */
-	return (uint64_t)(gap + 0.5);
+	if (wl->poisson) {
+		double mean = (double)wl->gap_num / (double)wl->gap_den;
+		double gap = -log(iolat_rng_unit_pos(&s->rng)) * mean;   /* U in (0, 1]: finite */
+		return (uint64_t)(gap + 0.5);
+	}
+	uint64_t num = wl->gap_num + s->rem;   /* < 2^57 + 2^50: no overflow */
+	s->rem = num % wl->gap_den;
+	return num / wl->gap_den;
+}
+
+static void sched_advance(const struct iolat_workload *wl, struct iolat_wl_sched *s)
+{
+	s->active_ns = sat_add(s->active_ns, sched_gap(wl, s));
+	s->n++;
+}
+
+/* Run the look-ahead schedule over every arrival due at or before @t (and
+ * before the end, within the size limit). */
+static void ahead_to(struct iolat_workload *wl, uint64_t t)
+{
+	for (;;) {
+		uint64_t due = active_to_wall(wl, wl->ahead.active_ns);
+
+		if (due > t || due >= wl->end_ns || wl->ahead.n >= wl->io_limit)
+			return;
+		sched_advance(wl, &wl->ahead);
+	}
+}
+
+/* The arrival rate and process of @job, or none (closed loop). */
+static void init_arrivals(struct iolat_workload *wl, const struct iolat_job *job, uint64_t seed)
+{
+	bool poisson = job->rate_process == IOLAT_RATE_POISSON;
+
+	wl->rate_cap = wl->rate_bps && !poisson;
+	if (job->rate_iops) {
+		wl->gap_num = NSEC_PER_SEC;
+		wl->gap_den = job->rate_iops;
+		poisson = job->rate_process != IOLAT_RATE_LINEAR;   /* rate_iops' default */
+	} else if (job->rate_bps && poisson) {
+		wl->gap_num = (uint64_t)job->bs * NSEC_PER_SEC;    /* bs <= 64 MiB: < 2^57 */
+		wl->gap_den = job->rate_bps;
+	} else {
+		return;
+	}
+	wl->open_loop = true;
+	wl->poisson = poisson;
+	iolat_rng_seed(&wl->arr.rng, seed ^ 0x6172726976616c73ull, 0);   /* "arrivals" */
+	if (poisson)
+		wl->arr.active_ns = sched_gap(wl, &wl->arr);   /* the first arrival after a gap */
+	wl->ahead = wl->arr;
 }
 
 /* ---- the generator ---- */
@@ -105,7 +159,7 @@ int iolat_workload_init(struct iolat_workload *wl, const struct iolat_job *job,
 	wl->nr_blocks = size / job->bs;
 	wl->rate_iops = job->rate_iops;
 	wl->rate_bps = job->rate_bps;
-	if (wl->rate_bps) {
+	if (wl->rate_bps && job->rate_process != IOLAT_RATE_POISSON) {
 		uint64_t cost = (uint64_t)job->bs * NSEC_PER_SEC / wl->rate_bps;
 
 		wl->gcra_tau_ns = cost < IOLAT_WL_RATE_TAU_MIN_NS ? IOLAT_WL_RATE_TAU_MIN_NS :
@@ -124,9 +178,7 @@ int iolat_workload_init(struct iolat_workload *wl, const struct iolat_job *job,
 	uint64_t seed = iolat_workload_seed(p->seed, p->job_index, p->clone);
 	iolat_rng_seed(&wl->rng_off, seed ^ 0x6f66667365747321ull, 0);   /* "offsets!" */
 	iolat_rng_seed(&wl->rng_dir, seed ^ 0x646972656374696full, 0);   /* "directio" */
-	iolat_rng_seed(&wl->rng_arr, seed ^ 0x6172726976616c73ull, 0);   /* "arrivals" */
-	if (wl->rate_iops)
-		wl->arrival_active_ns = exp_gap_ns(&wl->rng_arr, wl->rate_iops);
+	init_arrivals(wl, job, seed);
 	return 0;
 }
 
@@ -145,14 +197,30 @@ uint64_t iolat_workload_next_time(const struct iolat_workload *wl, uint64_t now_
 	if (iolat_workload_done(wl, now_ns))
 		return UINT64_MAX;
 	uint64_t t = max_u64(max_u64(now_ns, wl->start_ns), wl->think_until_ns);
-	if (wl->rate_iops)
-		t = max_u64(t, active_to_wall(wl, wl->arrival_active_ns));
-	if (wl->rate_bps && wl->gcra_tat_ns > wl->gcra_tau_ns)
+	if (wl->open_loop)
+		t = max_u64(t, active_to_wall(wl, wl->arr.active_ns));
+	if (wl->rate_cap && wl->gcra_tat_ns > wl->gcra_tau_ns)
 		t = max_u64(t, wl->gcra_tat_ns - wl->gcra_tau_ns);
 	t = gate(wl, t);
 	if (t >= wl->end_ns)
 		return UINT64_MAX;
 	return t;
+}
+
+/* The open-loop arrival @io starts at @now_ns: its due time, whether it
+ * waited, the backlog it leaves. */
+static void take_arrival(struct iolat_workload *wl, uint64_t now_ns, struct iolat_wl_io *io)
+{
+	uint64_t due = active_to_wall(wl, wl->arr.active_ns);
+
+	io->due_ns = due;
+	io->late = due < wl->hold_ns ||
+		   (wl->rate_cap && wl->gcra_tat_ns > wl->gcra_tau_ns &&
+		    wl->gcra_tat_ns - wl->gcra_tau_ns > due);
+	wl->nr_late += io->late;
+	ahead_to(wl, now_ns);
+	wl->max_backlog = max_u64(wl->max_backlog, wl->ahead.n - wl->arr.n);
+	sched_advance(wl, &wl->arr);
 }
 
 int iolat_workload_next(struct iolat_workload *wl, uint64_t now_ns, struct iolat_wl_io *io)
@@ -177,17 +245,16 @@ int iolat_workload_next(struct iolat_workload *wl, uint64_t now_ns, struct iolat
 	else
 		write = iolat_rw_has_write(wl->rw);
 
+	memset(io, 0, sizeof(*io));   /* padding too: the same I/O, the same bytes */
 	io->offset = wl->region_off + block * wl->bs;
 	io->len = wl->bs;
 	io->write = write;
 	io->flags = wl->flags;
 	io->seq = wl->nr_issued;
 	io->due_ns = now_ns;
-	if (wl->rate_iops) {
-		io->due_ns = active_to_wall(wl, wl->arrival_active_ns);
-		wl->arrival_active_ns = sat_add(wl->arrival_active_ns, exp_gap_ns(&wl->rng_arr, wl->rate_iops));
-	}
-	if (wl->rate_bps) {
+	if (wl->open_loop)
+		take_arrival(wl, now_ns, io);
+	if (wl->rate_cap) {
 		/* cost = len * 1e9 / rate, with the remainder carried (len <= 64 MiB: no overflow) */
 		uint64_t num = (uint64_t)wl->bs * NSEC_PER_SEC + wl->gcra_rem;
 		uint64_t cost = num / wl->rate_bps;
@@ -201,6 +268,28 @@ int iolat_workload_next(struct iolat_workload *wl, uint64_t now_ns, struct iolat
 
 void iolat_workload_completed(struct iolat_workload *wl, uint64_t now_ns)
 {
-	if (wl->thinktime_ns)
-		wl->think_until_ns = max_u64(wl->think_until_ns, sat_add(now_ns, wl->thinktime_ns));
+	if (!wl->thinktime_ns)
+		return;
+	wl->think_until_ns = max_u64(wl->think_until_ns, sat_add(now_ns, wl->thinktime_ns));
+	iolat_workload_hold(wl, wl->think_until_ns);
+}
+
+void iolat_workload_hold(struct iolat_workload *wl, uint64_t until_ns)
+{
+	if (wl->open_loop)
+		wl->hold_ns = max_u64(wl->hold_ns, until_ns);
+}
+
+bool iolat_workload_openloop(struct iolat_workload *wl, uint64_t now_ns,
+			     struct iolat_wl_openloop *out)
+{
+	if (!wl->open_loop)
+		return false;
+	ahead_to(wl, now_ns);
+	out->asked_iops = (double)wl->gap_den * 1e9 / (double)wl->gap_num;
+	out->arrived = wl->ahead.n;
+	out->started = wl->arr.n;
+	out->late = wl->nr_late;
+	out->max_backlog = max_u64(wl->max_backlog, wl->ahead.n - wl->arr.n);
+	return true;
 }

@@ -2,8 +2,10 @@
 /*
  * The per-job I/O generator, independent of the time source: what the next
  * I/O of a job is (offset, length, read or write, flags) and when it may be
- * issued (start delay, Poisson arrivals for rate_iops, the rate= token bucket,
- * burst on/off gating, think time, runtime and size limits). Every function is
+ * issued (start delay, open-loop arrivals for rate_iops= or rate= with
+ * rate_process=poisson, the rate= token bucket, burst on/off gating, think
+ * time, runtime and size limits), and for an open-loop job the tally of
+ * arrivals that started late and of the backlog. Every function is
  * a pure function of (state, now_ns): the simulator drives it with virtual
  * time, the real runner with CLOCK_MONOTONIC; same seed, same sequence.
  * It does not count in-flight I/O: the runner keeps at most iodepth in flight.
@@ -38,10 +40,12 @@ struct iolat_wl_io {
 	uint64_t offset;     /* bytes, aligned to bs relative to the job's offset */
 	uint32_t len;        /* bytes (bs) */
 	bool write;
+	bool late;           /* open loop: it waited (a full queue, the controller's
+			      * delay or pace gate, the rate= cap, think time) */
 	unsigned flags;      /* IOLAT_IO_* from ioflags= */
-	uint64_t due_ns;     /* when it was due (its Poisson arrival for rate_iops);
-			      * <= the now_ns it was generated at. Open-loop runners
-			      * may measure latency from here. */
+	uint64_t due_ns;     /* its intended start: an open-loop job's scheduled
+			      * arrival, else the now_ns it was taken at (<= now_ns).
+			      * The report's latency counts from here. */
 	uint64_t seq;        /* 0, 1, 2... within this workload */
 };
 
@@ -52,6 +56,28 @@ struct iolat_wl_params {
 	uint64_t size;       /* bytes of the region when job->size is 0: the file's size minus job->offset */
 	uint64_t start_ns;   /* the run's start; startdelay counts from here */
 	uint64_t ramp_ns;    /* ramp_time: runtime starts this long after startdelay */
+};
+
+/*
+ * One open-loop arrival schedule: the next arrival in "on" time since the
+ * start, how many came before it, and what moves it (a gap of num / den ns:
+ * exact with a carried remainder when linear, the mean of exponential gaps
+ * drawn from its own stream when poisson).
+ */
+struct iolat_wl_sched {
+	uint64_t active_ns;      /* the next arrival */
+	uint64_t n;              /* arrivals before it */
+	uint64_t rem;            /* linear: the remainder carried */
+	struct iolat_rng rng;    /* poisson: the gaps */
+};
+
+/* An open-loop job's tally (iolat_workload_openloop()). */
+struct iolat_wl_openloop {
+	double asked_iops;       /* the arrival rate asked (rate_iops, or rate / bs) */
+	uint64_t arrived;        /* arrivals due before the end (or now) */
+	uint64_t started;        /* of them, taken (issued) */
+	uint64_t late;           /* of those, started after waiting (iolat_wl_io.late) */
+	uint64_t max_backlog;    /* most arrivals due and not yet started at once */
 };
 
 struct iolat_workload {
@@ -66,10 +92,17 @@ struct iolat_workload {
 	uint64_t start_ns;       /* start_ns + startdelay */
 	uint64_t end_ns;         /* start + runtime; UINT64_MAX: none */
 	uint64_t io_limit;       /* I/Os to issue (size / bs); UINT64_MAX: time based */
+	bool open_loop;          /* arrivals on a schedule (rate_iops, or rate + poisson) */
+	bool poisson;            /* exponential gaps, else evenly spaced */
+	bool rate_cap;           /* rate= is a token-bucket cap (not the arrival rate) */
+	uint64_t gap_num, gap_den; /* the mean gap between arrivals: num / den ns */
 	/* state */
-	struct iolat_rng rng_off, rng_dir, rng_arr;   /* separate streams */
+	struct iolat_rng rng_off, rng_dir;   /* separate streams (arrivals: arr.rng) */
 	uint64_t next_block;     /* sequential position */
-	uint64_t arrival_active_ns; /* next Poisson arrival, in "on" time since start */
+	struct iolat_wl_sched arr;   /* the next arrival to start */
+	struct iolat_wl_sched ahead; /* the same schedule run up to now: the backlog */
+	uint64_t hold_ns;        /* arrivals due before this waited for the runner */
+	uint64_t nr_late, max_backlog;
 	uint64_t gcra_tat_ns;    /* token bucket: theoretical arrival time */
 	uint64_t gcra_rem;       /* remainder of cost division (keeps pace exact) */
 	uint64_t gcra_tau_ns;    /* its allowed burst (IOLAT_WL_RATE_TAU_*) */
@@ -107,6 +140,22 @@ int iolat_workload_next(struct iolat_workload *wl, uint64_t now_ns, struct iolat
  * (starts the think time: the job issues nothing for thinktime after it).
  */
 void iolat_workload_completed(struct iolat_workload *wl, uint64_t now_ns);
+
+/**
+ * iolat_workload_hold() - the runner could not start an arrival before
+ * @until_ns (its queue was full until a completion at @until_ns, or the
+ * controller's delay or pace gate held it): an open-loop arrival due before
+ * then starts late. No effect on a closed-loop job.
+ */
+void iolat_workload_hold(struct iolat_workload *wl, uint64_t until_ns);
+
+/**
+ * iolat_workload_openloop() - an open-loop job's tally at @now_ns (the end of
+ * its run): arrivals due before min(@now_ns, its end), started, late, the
+ * largest backlog. Return: false for a closed-loop job (@out untouched).
+ */
+bool iolat_workload_openloop(struct iolat_workload *wl, uint64_t now_ns,
+			     struct iolat_wl_openloop *out);
 
 /** iolat_workload_done() - no further I/O will be issued at or after @now_ns. */
 bool iolat_workload_done(const struct iolat_workload *wl, uint64_t now_ns);

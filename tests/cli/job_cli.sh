@@ -28,7 +28,7 @@ for c in run sim demo help; do grep -q "  $c " "$tmp/out" || fail "help lacks $c
 
 "$IOLAT" help keys >"$tmp/keys" 2>&1 || fail "help keys exit $?"
 for k in filename size offset rw rwmixread bs iodepth runtime time_based startdelay rate_iops \
-	 rate thinktime direct ioengine numjobs verify group cgroup burst_on burst_off ioflags \
+	 rate rate_process thinktime direct ioengine numjobs verify group cgroup burst_on burst_off ioflags \
 	 target device nr_requests rotational control kernel_compat seed 'hdd_\*' 'ssd_\*' 'badssd_\*' \
 	 blocksize name ramp_time randrepeat norandommap percentile_list allow_mounted_write \
 	 allow_signature_write; do

@@ -3,7 +3,8 @@
  * Tests of the workload generator (src/job/workload.c), driven with virtual
  * time: determinism per (seed, job, clone), sequential wrap and random
  * alignment, the read/write mix, Poisson arrivals (mean and spread within
- * tolerance), the rate= token bucket, burst on/off gating, start delay,
+ * tolerance), linear ones, rate= with poisson as an arrival rate, the open
+ * loop's late arrivals and backlog, the rate= token bucket, burst on/off gating, start delay,
  * runtime and size limits, think time, and init errors.
  * Context: single-threaded test program.
  */
@@ -208,6 +209,95 @@ static void test_poisson(void **state)
 	iolat_jobfile_free(jf);
 }
 
+/* rate_process=linear: arrivals exactly every 1 / rate, the remainder carried
+ * (3000/s: never a drift of a nanosecond from i / 3000 s). */
+static void test_linear(void **state)
+{
+	(void)state;
+	struct iolat_jobfile *jf = t_jobs("[a]\nrw=randread\nrate_iops=3000\nrate_process=linear\n"
+					  "size=1g\ntime_based\nruntime=10s\n");
+	struct iolat_workload wl;
+	const unsigned max = 40000;
+	uint64_t *t = malloc(max * sizeof(*t));
+	assert_non_null(t);
+
+	t_init(&wl, jf, 0, 0, 0);
+	unsigned n = t_drain(&wl, UINT64_MAX, NULL, t, max);
+	assert_int_equal(n, 30000);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(t[i], (uint64_t)i * SEC / 3000);
+	free(t);
+	iolat_jobfile_free(jf);
+}
+
+/* rate= with rate_process=poisson: open loop at rate / bs, exponential gaps
+ * from the job's seed (mean 4k / 4 MiB/s = 976.5625 us). */
+static void test_poisson_from_rate(void **state)
+{
+	(void)state;
+	struct iolat_jobfile *jf = t_jobs("[global]\nseed=3\n[a]\nrw=randread\nbs=4k\nrate=4m\n"
+					  "rate_process=poisson\nsize=1g\ntime_based\nruntime=1000s\n");
+	struct iolat_workload wl;
+	const unsigned n = 100000;
+	uint64_t *t = malloc(n * sizeof(*t));
+	assert_non_null(t);
+
+	t_init(&wl, jf, 0, 0, 0);
+	assert_true(wl.open_loop && wl.poisson && !wl.rate_cap);
+	assert_int_equal(t_drain(&wl, UINT64_MAX, NULL, t, n), n);
+	double mean = (double)t[n - 1] / n;
+	assert_true(fabs(mean - 976562.5) < 0.015 * 976562.5);
+	free(t);
+	iolat_jobfile_free(jf);
+}
+
+/*
+ * An arrival waits for nothing; when the runner takes it late (its queue was
+ * full until 5.5 ms) it keeps its due time, is counted late with the backlog
+ * it was part of, and the arrivals after the hold are on time again. At the
+ * end the arrivals never taken are counted. A closed-loop job has no tally.
+ */
+static void test_hold_late_backlog(void **state)
+{
+	(void)state;
+	struct iolat_jobfile *jf = t_jobs("[a]\nrw=randread\nrate_iops=1000\nrate_process=linear\n"
+					  "size=1g\ntime_based\nruntime=1s\n[b]\nrw=randread\nsize=1g\n");
+	struct iolat_workload wl;
+	struct iolat_wl_openloop o;
+	struct iolat_wl_io io;
+
+	t_init(&wl, jf, 0, 0, 0);
+	assert_int_equal(iolat_workload_next(&wl, 0, &io), 0);
+	assert_false(io.late);
+	assert_int_equal(io.due_ns, 0);
+	iolat_workload_hold(&wl, 5500000);      /* a full queue until 5.5 ms */
+	for (unsigned i = 1; i <= 5; i++) {
+		assert_int_equal(iolat_workload_next(&wl, 5500000, &io), 0);
+		assert_int_equal(io.due_ns, i * MS);
+		assert_true(io.late);
+	}
+	assert_int_equal(iolat_workload_next(&wl, 5500000, &io), -EAGAIN);
+	assert_int_equal(iolat_workload_next(&wl, 6 * MS, &io), 0);
+	assert_false(io.late);
+	assert_true(iolat_workload_openloop(&wl, 10 * MS, &o));
+	assert_int_equal(o.arrived, 11);        /* 0, 1, ... 10 ms */
+	assert_int_equal(o.started, 7);
+	assert_int_equal(o.late, 5);
+	assert_int_equal(o.max_backlog, 5);
+	assert_true(fabs(o.asked_iops - 1000) < 1e-9);
+	/* at the end (1 s), 1000 arrived: those not taken are the backlog */
+	assert_true(iolat_workload_openloop(&wl, 5 * SEC, &o));
+	assert_int_equal(o.arrived, 1000);
+	assert_int_equal(o.max_backlog, 993);
+
+	t_init(&wl, jf, 1, 0, 0);
+	iolat_workload_hold(&wl, 5 * SEC);
+	assert_int_equal(iolat_workload_next(&wl, 0, &io), 0);
+	assert_false(io.late);
+	assert_false(iolat_workload_openloop(&wl, SEC, &o));
+	iolat_jobfile_free(jf);
+}
+
 static void test_rate_cap(void **state)
 {
 	(void)state;
@@ -338,6 +428,9 @@ int main(void)
 		cmocka_unit_test(test_sequential_wrap),
 		cmocka_unit_test(test_random_and_mix),
 		cmocka_unit_test(test_poisson),
+		cmocka_unit_test(test_linear),
+		cmocka_unit_test(test_poisson_from_rate),
+		cmocka_unit_test(test_hold_late_backlog),
 		cmocka_unit_test(test_rate_cap),
 		cmocka_unit_test(test_rate_late_wakeups),
 		cmocka_unit_test(test_burst_and_delay),
