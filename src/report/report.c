@@ -158,6 +158,7 @@ void iolat_report_add_openloop(struct iolat_report *r, unsigned job_index,
 	c->ol.arrived += o->arrived;
 	c->ol.started += o->started;
 	c->ol.late += o->late;
+	c->ol.started_iops += o->started_iops;
 	if (o->max_backlog > c->ol.max_backlog)
 		c->ol.max_backlog = o->max_backlog;
 	pthread_mutex_unlock(&r->lock);

@@ -114,6 +114,7 @@ struct iolat_report_openloop {
 	uint64_t late;           /* of those, issued after waiting for a free slot,
 				  * the controller's delay or pace gate, or the rate= cap */
 	uint64_t max_backlog;    /* most arrivals due and not yet issued at once */
+	double started_iops;     /* started per second of the time they arrived over */
 };
 
 /**
@@ -127,7 +128,8 @@ void iolat_report_add_openloop(struct iolat_report *r, unsigned job_index,
 
 /**
  * iolat_report_job_openloop() - job @job_index's arrivals, and its IOPS over
- * the run (@iops, may be NULL). Return: false for a closed-loop job.
+ * the run (completions over the report's duration: @iops, may be NULL).
+ * Return: false for a closed-loop job.
  */
 bool iolat_report_job_openloop(const struct iolat_report *r, unsigned job_index,
 			       struct iolat_report_openloop *o, double *iops);

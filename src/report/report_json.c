@@ -135,9 +135,10 @@ static void json_openloop(FILE *f, const struct iolat_report *r, unsigned j)
 
 	if (!iolat_report_job_openloop(r, j, &o, NULL))
 		return;
-	fprintf(f, ",\n      \"open_loop\": {\"asked_iops\": %.3f, \"arrivals\": %llu, "
-		"\"started\": %llu, \"late\": %llu, \"never_started\": %llu, \"max_backlog\": %llu}",
-		o.asked_iops, (unsigned long long)o.arrived, (unsigned long long)o.started,
+	fprintf(f, ",\n      \"open_loop\": {\"asked_iops\": %.3f, \"started_iops\": %.3f, "
+		"\"arrivals\": %llu, \"started\": %llu, \"late\": %llu, \"never_started\": %llu, "
+		"\"max_backlog\": %llu}",
+		o.asked_iops, o.started_iops, (unsigned long long)o.arrived, (unsigned long long)o.started,
 		(unsigned long long)o.late, (unsigned long long)(o.arrived - o.started),
 		(unsigned long long)o.max_backlog);
 }

@@ -38,13 +38,12 @@ static void write_openloop(const struct iolat_report *r, FILE *f)
 {
 	for (unsigned j = 0; j < r->jf->nr_jobs; j++) {
 		struct iolat_report_openloop o;
-		double iops;
 
-		if (!iolat_report_job_openloop(r, j, &o, &iops))
+		if (!iolat_report_job_openloop(r, j, &o, NULL))
 			continue;
-		fprintf(f, "open loop: job '%s': asked %.1f IOPS, did %.1f; %llu of %llu started "
+		fprintf(f, "open loop: job '%s': asked %.1f IOPS, started %.1f; %llu of %llu started "
 			"late, max backlog %llu, %llu never started (latency from each arrival)\n",
-			r->jf->jobs[j].name, o.asked_iops, iops, (unsigned long long)o.late,
+			r->jf->jobs[j].name, o.asked_iops, o.started_iops, (unsigned long long)o.late,
 			(unsigned long long)o.started, (unsigned long long)o.max_backlog,
 			(unsigned long long)(o.arrived - o.started));
 	}

@@ -44,7 +44,8 @@ int run_finish(struct run *r, uint64_t now)
 		if (iolat_workload_openloop(&c->wl, now, &w))
 			iolat_report_add_openloop(r->rep, c->job_index, &(struct iolat_report_openloop){
 				.asked_iops = w.asked_iops, .arrived = w.arrived, .started = w.started,
-				.late = w.late, .max_backlog = w.max_backlog });
+				.late = w.late, .max_backlog = w.max_backlog,
+				.started_iops = w.span_ns ? (double)w.started * 1e9 / (double)w.span_ns : 0 });
 	}
 	return iolat_report_finish(r->rep, now);
 }

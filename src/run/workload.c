@@ -291,5 +291,7 @@ bool iolat_workload_openloop(struct iolat_workload *wl, uint64_t now_ns,
 	out->started = wl->arr.n;
 	out->late = wl->nr_late;
 	out->max_backlog = max_u64(wl->max_backlog, wl->ahead.n - wl->arr.n);
+	now_ns = now_ns < wl->end_ns ? now_ns : wl->end_ns;
+	out->span_ns = now_ns > wl->start_ns ? now_ns - wl->start_ns : 0;
 	return true;
 }

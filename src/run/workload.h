@@ -78,6 +78,8 @@ struct iolat_wl_openloop {
 	uint64_t started;        /* of them, taken (issued) */
 	uint64_t late;           /* of those, started after waiting (iolat_wl_io.late) */
 	uint64_t max_backlog;    /* most arrivals due and not yet started at once */
+	uint64_t span_ns;        /* the time they arrived over: its start (after
+				  * startdelay) to min(now, its end) */
 };
 
 struct iolat_workload {

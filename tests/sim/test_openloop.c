@@ -78,6 +78,7 @@ static void test_linear_rate_delivered(void **state)
 	assert_int_equal(o.started, 10000);
 	assert_int_equal(o.late, 0);             /* the device keeps up: nobody waited */
 	assert_int_equal(o.max_backlog, 1);
+	assert_true(o.started_iops > 1999.999 && o.started_iops < 2000.001);
 	assert_true(iops > 1990 && iops < 2010);
 	run_free(&t);
 }
@@ -183,6 +184,7 @@ static void test_overload_backlog_and_controller_view(void **state)
 	assert_true(o.max_backlog >= o.arrived - o.started);
 	assert_true(o.late > o.started * 9 / 10);
 	assert_true(iops < 15000);
+	assert_true(o.started_iops * 2 > (double)o.started - 1 && o.started_iops * 2 < o.started + 1.0);
 	assert_true(r.lat_p50_ns > 200 * T_MS);             /* the backlog's wait counts */
 	assert_true(r.bound);
 	assert_true(r.windows_ok >= 15);
