@@ -124,7 +124,11 @@ int jf_check_job(struct parser *p, const struct iolat_job *j)
 		return jf_perr(p, iolat_job_key_line(j, j->burst_on_ns ? "burst_on" : "burst_off"),
 			    j->burst_on_ns ? "burst_on" : "burst_off",
 			    "burst_on and burst_off together (both above 0)");
-	if (j->rate_iops && j->rate_bps && j->rate_process == IOLAT_RATE_POISSON)
+	if (j->rate_split && (!iolat_rw_is_mixed(j->rw) || !j->rate_iops || !j->rate_iops_write))
+		return jf_perr(p, iolat_job_key_line(j, "rate_iops"), "rate_iops",
+			    "one value for rw=%s; R,W (both above 0) only for rw=rw or randrw",
+			    iolat_rw_name(j->rw));
+	if ((j->rate_iops || j->rate_split) && j->rate_bps && j->rate_process == IOLAT_RATE_POISSON)
 		return jf_perr(p, iolat_job_key_line(j, "rate_process"), "rate_process",
 			    "rate_iops or rate, not both, with poisson (each would set the arrival rate)");
 	if (j->burst_on_ns > UINT64_MAX / 4 || j->burst_off_ns > UINT64_MAX / 4)

@@ -132,7 +132,10 @@ struct iolat_job {
 	uint64_t runtime_ns;             /* 0: not given */
 	bool time_based;                 /* run for runtime even when size is done */
 	uint64_t startdelay_ns;
-	uint64_t rate_iops;              /* 0: none; else open-loop arrivals at this rate */
+	uint64_t rate_iops;              /* 0: none; else open-loop arrivals at this rate
+					  * (rate_split: the reads' rate) */
+	uint64_t rate_iops_write;        /* rate_split: the writes' rate; else 0 */
+	bool rate_split;                 /* rate_iops=R,W: reads and writes arrive apart */
 	uint64_t rate_bps;               /* 0: none; else bytes/s: a token-bucket cap, or with
 					  * rate_process=poisson (and no rate_iops) the
 					  * open-loop arrival rate, rate / bs I/Os per second */
@@ -342,6 +345,10 @@ struct iolat_jobopt {
 	const char *help;      /* one line */
 	bool scen_words;       /* IOLAT_OPT_ENUM in jobs (rw=): the workload words of the
 				* registered scenarios are values too */
+	bool rw_pair;          /* IOLAT_OPT_UINT: also "R,W", fio's separate read and write
+				* values: R at off, W at pair_off (a uint64_t) and the bool
+				* at split_off set; one value: W 0, that bool clear */
+	size_t pair_off, split_off;
 };
 
 /*

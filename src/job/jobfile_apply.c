@@ -436,6 +436,51 @@ static int set_bool(struct parser *p, const struct iolat_jobopt *o, void *base,
 	return 0;
 }
 
+/* One integer of an IOLAT_OPT_UINT key, in its range. */
+static int parse_uint_in(struct parser *p, const struct iolat_jobopt *o, const char *key,
+			 const char *v, const char *got, uint64_t *x)
+{
+	int r = jf_parse_uint(v, x);
+
+	if (r == -ERANGE || (r == 0 && (*x < o->min || *x > o->max)))
+		return jf_perr(p, p->line, key, "an integer from %llu to %llu (got '%s')",
+			    (unsigned long long)o->min, (unsigned long long)o->max, got);
+	if (r)
+		return jf_perr(p, p->line, key, "%s (got '%s')", o->rw_pair ?
+			    "an integer, or two (read,write) separated by a comma" : "an integer", got);
+	return 0;
+}
+
+/* An integer; for a key with rw_pair also "R,W", each in the range. */
+static int set_uint(struct parser *p, const struct iolat_jobopt *o, void *base,
+		    const char *key, const char *v, const char *got)
+{
+	const char *comma = o->rw_pair ? strchr(v, ',') : NULL;
+	uint64_t x, w = 0;
+	char first[32];
+
+	if (comma) {
+		if ((size_t)(comma - v) >= sizeof(first))
+			return jf_perr(p, p->line, key, "an integer, or two (read,write) separated "
+				    "by a comma (got '%s')", got);
+		memcpy(first, v, (size_t)(comma - v));
+		first[comma - v] = '\0';
+		if (parse_uint_in(p, o, key, first, got, &x) ||
+		    parse_uint_in(p, o, key, comma + 1, got, &w))
+			return -EINVAL;
+	} else if (parse_uint_in(p, o, key, v, got, &x)) {
+		return -EINVAL;
+	}
+	store_uint(base, o, x);
+	if (o->rw_pair) {
+		bool split = comma != NULL;
+
+		memcpy((char *)base + o->pair_off, &w, sizeof(w));
+		memcpy((char *)base + o->split_off, &split, sizeof(split));
+	}
+	return 0;
+}
+
 int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 		 const char *key, const char *v)
 {
@@ -480,16 +525,8 @@ int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 		break;
 	case IOLAT_OPT_BOOL:
 		return set_bool(p, o, base, key, v, got);
-	case IOLAT_OPT_UINT: {
-		int r = jf_parse_uint(v, &x);
-		if (r == -ERANGE || (r == 0 && (x < o->min || x > o->max)))
-			return jf_perr(p, p->line, key, "an integer from %llu to %llu (got '%s')",
-				    (unsigned long long)o->min, (unsigned long long)o->max, got);
-		if (r)
-			return jf_perr(p, p->line, key, "an integer (got '%s')", got);
-		store_uint(base, o, x);
-		return 0;
-	}
+	case IOLAT_OPT_UINT:
+		return set_uint(p, o, base, key, v, got);
 	case IOLAT_OPT_ENUM:
 		return set_enum(p, o, base, key, v, got);
 	case IOLAT_OPT_ENGINE:

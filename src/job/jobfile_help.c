@@ -34,7 +34,7 @@ static const char *type_word(const struct iolat_jobopt *o)
 	case IOLAT_OPT_TIME_US: return "time(us)";
 	case IOLAT_OPT_TARGET:  return "target";
 	case IOLAT_OPT_BOOL:    return "bool";
-	case IOLAT_OPT_UINT:    return "int";
+	case IOLAT_OPT_UINT:    return o->rw_pair ? "int[,int]" : "int";
 	case IOLAT_OPT_ENUM:    return "choice";
 	case IOLAT_OPT_ENGINE:  return "engine";
 	case IOLAT_OPT_GROUP:   return "path";

@@ -75,9 +75,12 @@ const struct iolat_jobopt jf_opts[] = {
 	{ .name = "thinktime", .type = IOLAT_OPT_TIME_US, .where = IN_JOBS, JOBF(thinktime_ns),
 	  .def = "0", .help = "pause after each completion (bare number: microseconds)" },
 	{ .name = "rate_iops", .type = IOLAT_OPT_UINT, .where = IN_JOBS, JOBF(rate_iops),
-	  .min = 0, .max = 1000000000, .def = "0",
+	  .min = 0, .max = 1000000000, .def = "0", .rw_pair = true,
+	  .pair_off = offsetof(struct iolat_job, rate_iops_write),
+	  .split_off = offsetof(struct iolat_job, rate_split),
 	  .help = "open loop: I/Os arrive at this mean rate (per second) whether or not earlier "
-	  "ones completed; latency counts from each arrival (0: closed loop)" },
+	  "ones completed; latency counts from each arrival (0: closed loop); R,W: reads and "
+	  "writes apart (rw=rw or randrw)" },
 	{ .name = "rate", .type = IOLAT_OPT_RATE, .where = IN_JOBS, JOBF(rate_bps),
 	  .max = 1ull << 50, .def = "0",
 	  .help = "static bandwidth cap in bytes/s, the io.max way (rate=10m: 10 MiB/s); with "

@@ -12,6 +12,8 @@
  *   arrival waits for nothing but its time: when the runner takes it later
  *   (its queue was full), it keeps its due time, so arrivals that pile up
  *   are the backlog, counted by a second copy of the schedule run up to now.
+ *   rate_iops=R,W: two schedules, reads at R and writes at W, the earlier
+ *   arrival first (the direction is its schedule's, not rwmixread's).
  * - rate (not poisson): a token bucket written as GCRA (a theoretical arrival time TAT that
  *   advances by len / rate per I/O; an I/O may go once now >= TAT - tau, tau
  *   one I/O's cost: workload.h).
@@ -85,13 +87,13 @@ static uint64_t gate(const struct iolat_workload *wl, uint64_t t)
 static uint64_t sched_gap(const struct iolat_workload *wl, struct iolat_wl_sched *s)
 {
 	if (wl->poisson) {
-		double mean = (double)wl->gap_num / (double)wl->gap_den;
+		double mean = (double)wl->gap_num / (double)s->gap_den;
 		double gap = -log(iolat_rng_unit_pos(&s->rng)) * mean;   /* U in (0, 1]: finite */
 		return (uint64_t)(gap + 0.5);
 	}
 	uint64_t num = wl->gap_num + s->rem;   /* < 2^57 + 2^50: no overflow */
-	s->rem = num % wl->gap_den;
-	return num / wl->gap_den;
+	s->rem = num % s->gap_den;
+	return num / s->gap_den;
 }
 
 static void sched_advance(const struct iolat_workload *wl, struct iolat_wl_sched *s)
@@ -100,41 +102,71 @@ static void sched_advance(const struct iolat_workload *wl, struct iolat_wl_sched
 	s->n++;
 }
 
-/* Run the look-ahead schedule over every arrival due at or before @t (and
+/* The schedule of @s (arr or ahead) whose arrival comes first (reads on a tie). */
+static unsigned sched_first(const struct iolat_wl_sched s[2])
+{
+	return s[IOLAT_WL_WRITES].active_ns < s[IOLAT_WL_READS].active_ns ? IOLAT_WL_WRITES :
+									     IOLAT_WL_READS;
+}
+
+static uint64_t sched_total(const struct iolat_wl_sched s[2])
+{
+	return s[0].n + s[1].n;
+}
+
+/* Run the look-ahead schedules over every arrival due at or before @t (and
  * before the end, within the size limit). */
 static void ahead_to(struct iolat_workload *wl, uint64_t t)
 {
 	for (;;) {
-		uint64_t due = active_to_wall(wl, wl->ahead.active_ns);
+		struct iolat_wl_sched *s = &wl->ahead[sched_first(wl->ahead)];
+		uint64_t due = active_to_wall(wl, s->active_ns);
 
-		if (due > t || due >= wl->end_ns || wl->ahead.n >= wl->io_limit)
+		if (due > t || due >= wl->end_ns || sched_total(wl->ahead) >= wl->io_limit)
 			return;
-		sched_advance(wl, &wl->ahead);
+		sched_advance(wl, s);
 	}
 }
 
-/* The arrival rate and process of @job, or none (closed loop). */
+/* Schedule @s at @rate (0: none) on its own stream. */
+static void sched_init(const struct iolat_workload *wl, struct iolat_wl_sched *s, uint64_t rate,
+		       uint64_t seed)
+{
+	s->gap_den = rate;
+	s->active_ns = UINT64_MAX;
+	if (!rate)
+		return;
+	iolat_rng_seed(&s->rng, seed, 0);
+	s->active_ns = wl->poisson ? sched_gap(wl, s) : 0;   /* poisson: the first after a gap */
+}
+
+/* The arrival rates and process of @job, or none (closed loop). */
 static void init_arrivals(struct iolat_workload *wl, const struct iolat_job *job, uint64_t seed)
 {
 	bool poisson = job->rate_process == IOLAT_RATE_POISSON;
+	uint64_t reads, writes = 0;
 
 	wl->rate_cap = wl->rate_bps && !poisson;
-	if (job->rate_iops) {
+	if (job->rate_iops || job->rate_split) {
 		wl->gap_num = NSEC_PER_SEC;
-		wl->gap_den = job->rate_iops;
+		reads = job->rate_iops;
+		writes = job->rate_split ? job->rate_iops_write : 0;
 		poisson = job->rate_process != IOLAT_RATE_LINEAR;   /* rate_iops' default */
 	} else if (job->rate_bps && poisson) {
 		wl->gap_num = (uint64_t)job->bs * NSEC_PER_SEC;    /* bs <= 64 MiB: < 2^57 */
-		wl->gap_den = job->rate_bps;
+		reads = job->rate_bps;
 	} else {
 		return;
 	}
+	if (!reads && !writes)
+		return;
 	wl->open_loop = true;
 	wl->poisson = poisson;
-	iolat_rng_seed(&wl->arr.rng, seed ^ 0x6172726976616c73ull, 0);   /* "arrivals" */
-	if (poisson)
-		wl->arr.active_ns = sched_gap(wl, &wl->arr);   /* the first arrival after a gap */
-	wl->ahead = wl->arr;
+	wl->split = job->rate_split;
+	sched_init(wl, &wl->arr[IOLAT_WL_READS], reads, seed ^ 0x6172726976616c73ull); /* "arrivals" */
+	sched_init(wl, &wl->arr[IOLAT_WL_WRITES], writes, seed ^ 0x7772697465727321ull); /* "writers!" */
+	wl->ahead[0] = wl->arr[0];
+	wl->ahead[1] = wl->arr[1];
 }
 
 /* ---- the generator ---- */
@@ -198,7 +230,7 @@ uint64_t iolat_workload_next_time(const struct iolat_workload *wl, uint64_t now_
 		return UINT64_MAX;
 	uint64_t t = max_u64(max_u64(now_ns, wl->start_ns), wl->think_until_ns);
 	if (wl->open_loop)
-		t = max_u64(t, active_to_wall(wl, wl->arr.active_ns));
+		t = max_u64(t, active_to_wall(wl, wl->arr[sched_first(wl->arr)].active_ns));
 	if (wl->rate_cap && wl->gcra_tat_ns > wl->gcra_tau_ns)
 		t = max_u64(t, wl->gcra_tat_ns - wl->gcra_tau_ns);
 	t = gate(wl, t);
@@ -207,20 +239,23 @@ uint64_t iolat_workload_next_time(const struct iolat_workload *wl, uint64_t now_
 	return t;
 }
 
-/* The open-loop arrival @io starts at @now_ns: its due time, whether it
- * waited, the backlog it leaves. */
+/* The open-loop arrival @io starts at @now_ns: its due time (and with two
+ * schedules its direction), whether it waited, the backlog it leaves. */
 static void take_arrival(struct iolat_workload *wl, uint64_t now_ns, struct iolat_wl_io *io)
 {
-	uint64_t due = active_to_wall(wl, wl->arr.active_ns);
+	unsigned k = sched_first(wl->arr);
+	uint64_t due = active_to_wall(wl, wl->arr[k].active_ns);
 
+	if (wl->split)
+		io->write = k == IOLAT_WL_WRITES;
 	io->due_ns = due;
 	io->late = due < wl->hold_ns ||
 		   (wl->rate_cap && wl->gcra_tat_ns > wl->gcra_tau_ns &&
 		    wl->gcra_tat_ns - wl->gcra_tau_ns > due);
 	wl->nr_late += io->late;
 	ahead_to(wl, now_ns);
-	wl->max_backlog = max_u64(wl->max_backlog, wl->ahead.n - wl->arr.n);
-	sched_advance(wl, &wl->arr);
+	wl->max_backlog = max_u64(wl->max_backlog, sched_total(wl->ahead) - sched_total(wl->arr));
+	sched_advance(wl, &wl->arr[k]);
 }
 
 int iolat_workload_next(struct iolat_workload *wl, uint64_t now_ns, struct iolat_wl_io *io)
@@ -240,7 +275,7 @@ int iolat_workload_next(struct iolat_workload *wl, uint64_t now_ns, struct iolat
 		wl->next_block = (wl->next_block + 1) % wl->nr_blocks;
 	}
 	bool write;
-	if (iolat_rw_is_mixed(wl->rw))
+	if (iolat_rw_is_mixed(wl->rw) && !wl->split)   /* split: the arrival's schedule says */
 		write = iolat_rng_below(&wl->rng_dir, 100) >= wl->rwmixread;
 	else
 		write = iolat_rw_has_write(wl->rw);
@@ -286,11 +321,11 @@ bool iolat_workload_openloop(struct iolat_workload *wl, uint64_t now_ns,
 	if (!wl->open_loop)
 		return false;
 	ahead_to(wl, now_ns);
-	out->asked_iops = (double)wl->gap_den * 1e9 / (double)wl->gap_num;
-	out->arrived = wl->ahead.n;
-	out->started = wl->arr.n;
+	out->asked_iops = (double)(wl->arr[0].gap_den + wl->arr[1].gap_den) * 1e9 / (double)wl->gap_num;
+	out->arrived = sched_total(wl->ahead);
+	out->started = sched_total(wl->arr);
 	out->late = wl->nr_late;
-	out->max_backlog = max_u64(wl->max_backlog, wl->ahead.n - wl->arr.n);
+	out->max_backlog = max_u64(wl->max_backlog, out->arrived - out->started);
 	now_ns = now_ns < wl->end_ns ? now_ns : wl->end_ns;
 	out->span_ns = now_ns > wl->start_ns ? now_ns - wl->start_ns : 0;
 	return true;

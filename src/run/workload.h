@@ -60,16 +60,22 @@ struct iolat_wl_params {
 
 /*
  * One open-loop arrival schedule: the next arrival in "on" time since the
- * start, how many came before it, and what moves it (a gap of num / den ns:
- * exact with a carried remainder when linear, the mean of exponential gaps
- * drawn from its own stream when poisson).
+ * start, how many came before it, and what moves it (a gap of the
+ * workload's gap_num / gap_den ns: exact with a carried remainder when
+ * linear, the mean of exponential gaps drawn from its own stream when
+ * poisson). gap_den 0: no arrivals (active_ns UINT64_MAX).
  */
 struct iolat_wl_sched {
 	uint64_t active_ns;      /* the next arrival */
 	uint64_t n;              /* arrivals before it */
+	uint64_t gap_den;        /* its rate: I/Os per second, or bytes per second */
 	uint64_t rem;            /* linear: the remainder carried */
 	struct iolat_rng rng;    /* poisson: the gaps */
 };
+
+/* The schedules: every arrival, or with rate_iops=R,W the reads' and the writes'. */
+#define IOLAT_WL_READS  0
+#define IOLAT_WL_WRITES 1
 
 /* An open-loop job's tally (iolat_workload_openloop()). */
 struct iolat_wl_openloop {
@@ -96,13 +102,14 @@ struct iolat_workload {
 	uint64_t io_limit;       /* I/Os to issue (size / bs); UINT64_MAX: time based */
 	bool open_loop;          /* arrivals on a schedule (rate_iops, or rate + poisson) */
 	bool poisson;            /* exponential gaps, else evenly spaced */
+	bool split;              /* rate_iops=R,W: reads and writes on their own schedules */
 	bool rate_cap;           /* rate= is a token-bucket cap (not the arrival rate) */
-	uint64_t gap_num, gap_den; /* the mean gap between arrivals: num / den ns */
+	uint64_t gap_num;        /* the mean gap between arrivals: gap_num / gap_den ns */
 	/* state */
 	struct iolat_rng rng_off, rng_dir;   /* separate streams (arrivals: arr.rng) */
 	uint64_t next_block;     /* sequential position */
-	struct iolat_wl_sched arr;   /* the next arrival to start */
-	struct iolat_wl_sched ahead; /* the same schedule run up to now: the backlog */
+	struct iolat_wl_sched arr[2];   /* the next arrivals to start ([1]: split only) */
+	struct iolat_wl_sched ahead[2]; /* the same schedules run up to now: the backlog */
 	uint64_t hold_ns;        /* arrivals due before this waited for the runner */
 	uint64_t nr_late, max_backlog;
 	uint64_t gcra_tat_ns;    /* token bucket: theoretical arrival time */

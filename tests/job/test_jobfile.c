@@ -281,7 +281,13 @@ static const struct err_case err_cases[] = {
 	{ "[j]\niodepth=0\n", 2, "iodepth", "from 1 to 65536" },
 	{ "[j]\nrwmixread=101\n", 2, "rwmixread", "from 0 to 100" },
 	{ "[j]\nrate_iops=1e3\n", 2, "rate_iops", "an integer" },
-	{ "[j]\nrate_iops=1000,500\n", 2, "rate_iops", "an integer" },
+	{ "[j]\nrate_iops=1000,500\n", 2, "rate_iops", "one value for rw=read; R,W" },
+	{ "[j]\nrw=randrw\nrate_iops=1000,\n", 3, "rate_iops", "an integer, or two (read,write)" },
+	{ "[j]\nrw=randrw\nrate_iops=,10\n", 3, "rate_iops", "an integer, or two (read,write)" },
+	{ "[j]\nrw=randrw\nrate_iops=1,2,3\n", 3, "rate_iops", "an integer, or two (read,write)" },
+	{ "[j]\nrw=randrw\nrate_iops=1,2000000000\n", 3, "rate_iops", "from 0 to 1000000000" },
+	{ "[j]\nrw=randrw\nrate_iops=0,100\n", 3, "rate_iops", "(both above 0)" },
+	{ "[j]\nrw=rw\nrate_iops=10,10\nrate=1m\nrate_process=poisson\n", 5, "rate_process", "not both" },
 	{ "[j]\nrate_process=exponential\n", 2, "rate_process", "one of linear,poisson" },
 	{ "[j]\nrate_iops=100\nrate=1m\nrate_process=poisson\n", 4, "rate_process", "not both" },
 	{ "[global]\nrate_process=poisson\n[j]\nrate_iops=9\nrate=1m\n", 2, "rate_process", "not both" },
@@ -478,6 +484,30 @@ static void test_value_aliases(void **state)
 	iolat_jobfile_free(jf);
 }
 
+/* rate_iops=R,W (fio's read,write pair) on a mixed job; one value after a
+ * pair inherited from [global] is one value again; rate_process's words. */
+static void test_rate_pair(void **state)
+{
+	struct iolat_jobfile *jf = t_parse_ok("[global]\nrw=randrw\nrate_iops=300,100\n[pair]\n"
+					      "rate_process=linear\n[one]\nrate_iops=50\n"
+					      "rate_process=poisson\n[none]\nrw=read\nrate_iops=0\n");
+	const struct iolat_job *pair = &jf->jobs[0], *one = &jf->jobs[1], *none = &jf->jobs[2];
+
+	(void)state;
+	assert_true(pair->rate_split);
+	assert_int_equal(pair->rate_iops, 300);
+	assert_int_equal(pair->rate_iops_write, 100);
+	assert_int_equal(pair->rate_process, IOLAT_RATE_LINEAR);
+	assert_false(one->rate_split);
+	assert_int_equal(one->rate_iops, 50);
+	assert_int_equal(one->rate_iops_write, 0);
+	assert_int_equal(one->rate_process, IOLAT_RATE_POISSON);
+	assert_false(none->rate_split);
+	assert_int_equal(none->rate_iops, 0);
+	assert_int_equal(none->rate_process, IOLAT_RATE_PROCESS_UNSET);
+	iolat_jobfile_free(jf);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -621,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_errors_huge_input),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_value_aliases),
+		cmocka_unit_test(test_rate_pair),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_help_keys),
 		cmocka_unit_test(test_parse_file),

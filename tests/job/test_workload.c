@@ -298,6 +298,38 @@ static void test_hold_late_backlog(void **state)
 	iolat_jobfile_free(jf);
 }
 
+/* rate_iops=R,W: reads and writes each on their own schedule, exactly;
+ * rwmixread has no say. */
+static void test_split_rates(void **state)
+{
+	(void)state;
+	struct iolat_jobfile *jf = t_jobs("[a]\nrw=randrw\nrwmixread=90\nrate_iops=300,100\n"
+					  "rate_process=linear\nsize=1g\ntime_based\nruntime=10s\n");
+	static struct iolat_wl_io io[5000];
+	static uint64_t t[5000];
+	struct iolat_workload wl;
+	struct iolat_wl_openloop o;
+	unsigned r = 0, w = 0;
+
+	t_init(&wl, jf, 0, 0, 0);
+	unsigned n = t_drain(&wl, UINT64_MAX, io, t, 5000);
+	assert_int_equal(n, 4000);
+	for (unsigned i = 0; i < n; i++) {
+		if (io[i].write)
+			assert_int_equal(t[i], (uint64_t)w++ * SEC / 100);
+		else
+			assert_int_equal(t[i], (uint64_t)r++ * SEC / 300);
+		assert_int_equal(io[i].due_ns, t[i]);
+	}
+	assert_int_equal(r, 3000);
+	assert_int_equal(w, 1000);
+	assert_true(iolat_workload_openloop(&wl, 10 * SEC, &o));
+	assert_true(fabs(o.asked_iops - 400) < 1e-9);
+	assert_int_equal(o.arrived, 4000);
+	assert_int_equal(o.started, 4000);
+	iolat_jobfile_free(jf);
+}
+
 static void test_rate_cap(void **state)
 {
 	(void)state;
@@ -431,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_linear),
 		cmocka_unit_test(test_poisson_from_rate),
 		cmocka_unit_test(test_hold_late_backlog),
+		cmocka_unit_test(test_split_rates),
 		cmocka_unit_test(test_rate_cap),
 		cmocka_unit_test(test_rate_late_wakeups),
 		cmocka_unit_test(test_burst_and_delay),

@@ -83,6 +83,25 @@ static void test_linear_rate_delivered(void **state)
 	run_free(&t);
 }
 
+/* rate_iops=R,W: reads and writes arrive apart, each at its rate. */
+static void test_split_rates_delivered(void **state)
+{
+	struct t_run t = run_text("[global]\ndevice=ssd\ncontrol=0\nseed=5\n"
+				  "[m]\nrw=randrw\nrate_iops=1500,500\nrate_process=poisson\n"
+				  "iodepth=16\nruntime=5s\ntime_based\n");
+	struct iolat_report_row root = row_of(&t, "(root)");
+	struct iolat_report_openloop o;
+
+	assert_true(iolat_report_job_openloop(t.res->report, 0, &o, NULL));
+	assert_true(o.asked_iops > 1999.999 && o.asked_iops < 2000.001);
+	assert_true(root.ios_read > 7500 * 97 / 100 && root.ios_read < 7500 * 103 / 100);
+	assert_true(root.ios_write > 2500 * 95 / 100 && root.ios_write < 2500 * 105 / 100);
+	/* started, less those still in flight at the end (at most iodepth) */
+	assert_true(root.ios_read + root.ios_write <= o.started);
+	assert_true(root.ios_read + root.ios_write + 16 >= o.started);
+	run_free(&t);
+}
+
 /* rate= with rate_process=poisson is an arrival rate of rate / bs I/Os per
  * second; from a fixed seed the count lands within 3 % of it, and the same
  * seed gives the same count. */
@@ -197,6 +216,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_linear_rate_delivered),
 		cmocka_unit_test(test_poisson_rate_from_bytes),
+		cmocka_unit_test(test_split_rates_delivered),
 		cmocka_unit_test(test_stall_shows_in_open_loop_only),
 		cmocka_unit_test(test_overload_backlog_and_controller_view),
 	};
