@@ -37,14 +37,23 @@ CONFIG_DEFS += -DCONFIG_HAVE_LIBURING
 LDLIBS += -luring
 endif
 
-# BPF (iolatd's measurement): clang, bpftool, libbpf and the running kernel's
-# BTF, all at build time (override: make HAVE_BPF=0). Without them iolatd is
-# still built and says it cannot measure.
+# BPF (iolatd's measurement): clang, bpftool, libbpf and a vmlinux.h at build
+# time. The vmlinux.h is the one vendored for the target's architecture
+# (src/daemon/bpf/vmlinux/ARCH/vmlinux.h, trimmed, from scripts/vmlinux_h.sh;
+# CO-RE relocates it at load on any kernel), else one generated from the build
+# host's BTF. Without them iolatd is still built and says it cannot measure;
+# HAVE_BPF=1 makes a missing piece an error (the Debian build does), HAVE_BPF=0
+# leaves BPF out. BPF_ARCH is the target's (from $(CC) -dumpmachine), not the
+# build host's.
 BPFTOOL   ?= $(shell command -v bpftool 2>/dev/null || ls /usr/sbin/bpftool 2>/dev/null)
 BPF_CLANG ?= clang
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
-HAVE_BPF  ?= $(shell test -n "$(BPFTOOL)" && command -v $(BPF_CLANG) >/dev/null 2>&1 && test -e /usr/include/bpf/libbpf.h && test -r $(VMLINUX_BTF) && echo 1)
-BPF_ARCH  := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/s390x/s390/')
+BPF_ARCH  ?= $(shell $(CC) -dumpmachine | sed -e 's/-.*//' -e 's/^x86_64$$/x86/' -e 's/^i[3-6]86$$/x86/' \
+		-e 's/^aarch64.*/arm64/' -e 's/^p\(ower\)*pc64.*/powerpc/' -e 's/^s390x$$/s390/' \
+		-e 's/^riscv64$$/riscv/' -e 's/^loongarch64$$/loongarch/')
+VMLINUX_H_VENDORED := src/daemon/bpf/vmlinux/$(BPF_ARCH)/vmlinux.h
+VMLINUX_H := $(if $(wildcard $(VMLINUX_H_VENDORED)),$(VMLINUX_H_VENDORED),$(O)/bpf/vmlinux.h)
+HAVE_BPF  ?= $(shell test -n "$(BPFTOOL)" && command -v $(BPF_CLANG) >/dev/null 2>&1 && test -e /usr/include/bpf/libbpf.h && { test -e $(VMLINUX_H_VENDORED) || test -r $(VMLINUX_BTF); } && echo 1)
 ifeq ($(HAVE_BPF),1)
 CONFIG_DEFS += -DCONFIG_HAVE_BPF
 BPF_LIBS := -lbpf -lelf -lz
@@ -131,13 +140,16 @@ $(DAEMON_A): $(DAEMON_OBJ)
 $(IOLATD): $(O)/tools/iolatd.o $(DAEMON_A) $(LIB_A)
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $< $(DAEMON_A) $(LIB_A) $(BPF_LIBS) $(LDLIBS)
 
-# The BPF program: vmlinux.h from the running kernel's BTF, the object, its skeleton.
+# The BPF program: vmlinux.h (vendored, or from the build host's BTF where the
+# target's architecture has none), the object, its skeleton.
 $(O)/bpf/vmlinux.h:
 	@mkdir -p $(dir $@)
+	@test -n "$(BPFTOOL)" || { echo "make: BPF: no bpftool (apt-get install bpftool) and no vendored $(VMLINUX_H_VENDORED)" >&2; exit 1; }
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 
-$(O)/bpf/iolatd.bpf.o: src/daemon/bpf/iolatd.bpf.c src/daemon/bpf/iolatd_event.h $(O)/bpf/vmlinux.h
-	$(BPF_CLANG) -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(O)/bpf -Isrc/daemon/bpf -c $< -o $@
+$(O)/bpf/iolatd.bpf.o: src/daemon/bpf/iolatd.bpf.c src/daemon/bpf/iolatd_event.h $(VMLINUX_H)
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(dir $(VMLINUX_H)) -Isrc/daemon/bpf -c $< -o $@
 
 $(O)/bpf/iolatd.skel.h: $(O)/bpf/iolatd.bpf.o
 	$(BPFTOOL) gen skeleton $< name iolatd_bpf > $@.tmp && mv $@.tmp $@
