@@ -7,7 +7,7 @@
 #   make check-core-deps   src/core includes only C11 headers
 #   make check-layers      includes and calls follow the layers (scripts/check_layers.sh)
 #   make check-functions   no function over 80 lines without a reason (scripts/long_functions.sh)
-#   make install [PREFIX=/usr/local] [DESTDIR=]   header, libraries, iolatency.pc, iolat, iolatd + unit,
+#   make install [PREFIX=/usr/local] [DESTDIR=]   header, libraries, iolatency.pc, iolat, iolatd (sbin) + unit,
 #                  man pages (NOMAN=1: without them, where scdoc is missing)
 #   make man        the man pages from man/*.scd (scdoc), into $(O)/man
 #   make vm-test    iolatd on Debian 12's stock kernel under QEMU (tests/vm; minutes, see docs/iolatd.md)
@@ -96,8 +96,11 @@ PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 BINDIR  ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
 VERSION := 0.1.0
 SOVERSION := 1
+# The tools say it (iolat -V, iolatd --version): a pp-number, stringified in src/util/version.h.
+CONFIG_DEFS += -DIOLAT_VERSION=$(VERSION)
 all: lib $(IOLAT) $(IOLATD)
 lib: $(LIB_A) $(LIB_SO)
 
@@ -195,9 +198,9 @@ $(O)/iolatency.pc: FORCE
 	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: iolatency\nDescription: io.latency, the latency-target I/O controller, in user space\nVersion: %s\nLibs: -L$${libdir} -liolatency\nLibs.private: %s\nCflags: -I$${includedir}\n' \
 		'$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' '$(VERSION)' '$(LDLIBS)' > $@
 
-# make install [PREFIX=/usr/local] [DESTDIR=...]: header, libraries, pkg-config file, iolat,
-# iolatd and its systemd unit (SYSTEMDDIR), docs/iolatd.md, the man pages (MANDIR; NOMAN=1
-# leaves them out where scdoc is missing).
+# make install [PREFIX=/usr/local] [DESTDIR=...]: header, libraries, pkg-config file, iolat
+# (BINDIR), iolatd (SBINDIR: a daemon for root) and its systemd unit (SYSTEMDDIR),
+# docs/iolatd.md, the man pages (MANDIR; NOMAN=1 leaves them out where scdoc is missing).
 SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 DOCDIR  ?= $(PREFIX)/share/doc/iolatency
 MANDIR  ?= $(PREFIX)/share/man
@@ -212,16 +215,16 @@ $(O)/man/%: man/%.scd
 man: $(MAN_PAGES)
 
 install: all $(O)/iolatency.pc $(if $(NOMAN),,$(MAN_PAGES))
-	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR)
+	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
 	install -m 644 include/iolatency.h $(DESTDIR)$(INCDIR)/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libiolatency.so.$(SOVERSION)
 	ln -sf libiolatency.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libiolatency.so
 	install -m 644 $(O)/iolatency.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 755 $(IOLAT) $(DESTDIR)$(BINDIR)/
-	install -m 755 $(IOLATD) $(DESTDIR)$(BINDIR)/
+	install -m 755 $(IOLATD) $(DESTDIR)$(SBINDIR)/
 	install -d $(DESTDIR)$(SYSTEMDDIR) $(DESTDIR)$(DOCDIR)
-	sed 's|@BINDIR@|$(BINDIR)|g; s|@DOCDIR@|$(DOCDIR)|g' contrib/iolatd.service > $(DESTDIR)$(SYSTEMDDIR)/iolatd.service
+	sed 's|@SBINDIR@|$(SBINDIR)|g; s|@DOCDIR@|$(DOCDIR)|g' contrib/iolatd.service > $(DESTDIR)$(SYSTEMDDIR)/iolatd.service
 	chmod 644 $(DESTDIR)$(SYSTEMDDIR)/iolatd.service
 	install -m 644 docs/iolatd.md $(DESTDIR)$(DOCDIR)/
 ifeq ($(NOMAN),)

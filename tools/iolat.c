@@ -13,8 +13,7 @@
 #include "commands.h"
 #include "job/jobfile.h"
 #include "scen/scenarios.h"
-
-#define IOLAT_VERSION_STRING "0.1.0"
+#include "util/version.h"
 
 struct subcommand {
 	const char *name;

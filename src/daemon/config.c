@@ -184,8 +184,10 @@ static int global_key(struct cfg_parser *p, const char *k, char *v)
 	struct iolatd_config *c = p->cfg;
 	uint64_t n;
 
-	if (!strcmp(k, "device"))
+	if (!strcmp(k, "device")) {
+		c->device_line = c->device_line ? c->device_line : p->line;
 		return add_devices(p, k, v);
+	}
 	if (!strcmp(k, "control"))
 		return parse_control(p, k, v);
 	if (!strcmp(k, "kernel_compat"))
@@ -221,12 +223,14 @@ static int global_key(struct cfg_parser *p, const char *k, char *v)
 			return fail(p, k, "expected an absolute path ending in .prom (node_exporter's textfile "
 				    "collector reads only those), got '%s'", v);
 		strcpy(c->textfile, v);
+		c->textfile_line = p->line;
 		return 0;
 	}
 	if (!strcmp(k, "cgroup_root")) {
 		if (v[0] != '/' || strlen(v) >= IOLATD_PATH_MAX)
 			return fail(p, k, "expected an absolute directory, got '%s'", v);
 		strcpy(c->cgroup_root, v);
+		c->cgroup_root_line = p->line;
 		return 0;
 	}
 	return fail(p, k, "unknown key in [global] (device, control, kernel_compat, nr_requests, "

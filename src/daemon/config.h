@@ -76,6 +76,8 @@ struct iolatd_config {
 	char textfile[IOLATD_PATH_MAX];    /* "": none; else node_exporter's textfile, rewritten every second */
 	struct iolatd_group_cfg groups[IOLATD_MAX_GROUPS];
 	unsigned nr_groups;
+	/* Where keys were given (0: not given), for messages about their values (checkconf.c). */
+	unsigned device_line, cgroup_root_line, textfile_line;
 };
 
 /* Parse @text (named @file in messages). Return: 0 or -EINVAL with @err set. */

@@ -18,20 +18,6 @@
 
 #include "daemon/control_priv.h"
 
-void iolatd_logf(struct iolatd *d, const char *fmt, ...)
-{
-	char line[768];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (d->opts.log)
-		d->opts.log(d->opts.log_ctx, line);
-	else
-		fprintf(stderr, "iolatd: %s\n", line);
-}
-
 static uint64_t now_of(const struct iolatd *d)
 {
 	return iolat_ctl_now(d->devs[0].ctl);
@@ -60,7 +46,7 @@ void iolatd_save_state(void *ctx)
 		return;
 	err = iolatd_state_save(d->opts.run_dir, d->recs, n);
 	if (err && !d->state_error_logged) {
-		iolatd_logf(d, "cannot record written limits in %s: %s", d->opts.run_dir, strerror(-err));
+		iolatd_log_at(d, LOG_ERR, "cannot record written limits in %s: %s", d->opts.run_dir, strerror(-err));
 		d->state_error_logged = true;
 	}
 }
@@ -83,7 +69,7 @@ static void node_added(void *ctx, int i)
 
 	d->nd[i] = calloc(d->nr_devs, sizeof(*d->nd[i]));
 	if (!d->nd[i]) {
-		iolatd_logf(d, "%s: out of memory", n->rel);
+		iolatd_log_at(d, LOG_ERR, "%s: out of memory", n->rel);
 		return;
 	}
 	for (unsigned k = 0; k < d->nr_devs; k++) {
@@ -93,7 +79,7 @@ static void node_added(void *ctx, int i)
 		int err = iolat_group_create(d->devs[k].ctl, parent, n->name, &nd->g);
 
 		if (err) {
-			iolatd_logf(d, "%s: cannot add group: %s", n->rel, strerror(-err));
+			iolatd_log_at(d, LOG_ERR, "%s: cannot add group: %s", n->rel, strerror(-err));
 			nd->g = NULL;
 			continue;
 		}
@@ -122,7 +108,7 @@ static void node_removed(void *ctx, int i)
 				e->used = false;
 		}
 		if (nd->g && iolat_group_destroy(nd->g))
-			iolatd_logf(d, "%s: group still busy at removal", d->disc->nodes[i].rel);
+			iolatd_log_at(d, LOG_WARNING, "%s: group still busy at removal", d->disc->nodes[i].rel);
 	}
 	free(d->nd[i]);
 	d->nd[i] = NULL;
@@ -139,7 +125,7 @@ static const struct disc_ops *tree_ops(struct iolatd *d)
 void iolatd_rescan(struct iolatd *d)
 {
 	if (iolatd_disc_scan(d->disc, &d->cfg, tree_ops(d)) == -ENOSPC && !d->full_logged) {
-		iolatd_logf(d, "more cgroups than %d under the configured parents: some are not controlled",
+		iolatd_log_at(d, LOG_WARNING, "more cgroups than %d under the configured parents: some are not controlled",
 			    DISC_MAX_NODES);
 		d->full_logged = true;
 	}
@@ -152,14 +138,14 @@ void iolatd_rescan(struct iolatd *d)
 			continue;
 		iolatd_cgfs_dir(&d->root, gc->path, dir, sizeof(dir));
 		if (present && !iolatd_cgfs_has_io(&d->root, dir))
-			iolatd_logf(d, "group %s: cgroup %s found, but without the io controller: its I/O is counted "
+			iolatd_log_at(d, LOG_WARNING, "group %s: cgroup %s found, but without the io controller: its I/O is counted "
 				    "to the nearest parent that has it and cannot be measured apart; enable it with +io "
 				    "in its parent's cgroup.subtree_control (systemd: IOAccounting=yes)", gc->path, dir);
 		else if (present)
 			iolatd_logf(d, "group %s%s%s: cgroup %s found, controlled", gc->path, gc->unit[0] ? " of " : "",
 				    gc->unit, dir);
 		else
-			iolatd_logf(d, "%s:%u: group %s: no cgroup %s: waiting for it to appear%s", d->cfg.file,
+			iolatd_log_at(d, LOG_WARNING, "%s:%u: group %s: no cgroup %s: waiting for it to appear%s", d->cfg.file,
 				    gc->line, gc->path, dir, d->group_checked[g] ? "" : " (strict=1 refuses to start)");
 		d->group_present[g] = present;
 		d->group_checked[g] = true;
@@ -298,7 +284,7 @@ static void want_on(struct iolatd *d, uint64_t ino, const char *rel, unsigned k,
 
 	iolatd_cgfs_dir(&d->root, rel, dir, sizeof(dir));
 	if (iolatd_limtab_want(d->lim, ino, rel, dir, k, d->devs[k].dev, node, want) && !d->table_full_logged) {
-		iolatd_logf(d, "more than %d limits in force: %s is not limited", LIMTAB_MAX, rel);
+		iolatd_log_at(d, LOG_WARNING, "more than %d limits in force: %s is not limited", LIMTAB_MAX, rel);
 		d->table_full_logged = true;
 	}
 }
@@ -385,11 +371,11 @@ static void apply_limits(struct iolatd *d, unsigned k, uint64_t now)
 		if (ret < 0 && !e->error_logged) {
 			e->error_logged = true;
 			if (ret == -ENOENT && d->root.version == 2 && iolatd_cgfs_ino(e->act.cgdir))
-				iolatd_logf(d, "%s: cannot write limits: no io.max: the io controller is not enabled "
+				iolatd_log_at(d, LOG_ERR, "%s: cannot write limits: no io.max: the io controller is not enabled "
 					    "in its parent's cgroup.subtree_control (systemd: IOAccounting=yes on the "
 					    "unit or its slice)", e->rel);
 			else
-				iolatd_logf(d, "%s: cannot write limits: %s", e->rel, strerror(-ret));
+				iolatd_log_at(d, LOG_ERR, "%s: cannot write limits: %s", e->rel, strerror(-ret));
 		}
 		if (!e->act.active && iolatd_limits_empty(&e->want)) {
 			e->used = false;
@@ -481,7 +467,7 @@ static void commit_primed(struct iolatd *d, uint64_t now)
 		ret = iolatd_act_commit_due(&e->act, &d->root, now, d->opts.dry_run, iolatd_save_state, d);
 		if (ret < 0 && !e->error_logged) {
 			e->error_logged = true;
-			iolatd_logf(d, "%s: cannot write limits: %s", e->rel, strerror(-ret));
+			iolatd_log_at(d, LOG_ERR, "%s: cannot write limits: %s", e->rel, strerror(-ret));
 		}
 	}
 }

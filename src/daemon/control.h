@@ -28,10 +28,13 @@ struct iolatd_opts {
 	bool dry_run;                      /* decide and report, write no limit */
 	const struct iolat_clock *clock;   /* NULL: CLOCK_MONOTONIC */
 	void (*log)(void *ctx, const char *line); /* NULL: stderr */
+	/* Preferred over log when set: each line with its syslog priority (LOG_ERR ... LOG_DEBUG). */
+	void (*log_at)(void *ctx, int priority, const char *line);
 	void *log_ctx;
 	bool allow_plain_root;             /* tests: cgroup_root may be a plain directory tree */
 	const char *sysfs_root;            /* NULL: /sys (tests: a fake one with dev/block/MAJ:MIN) */
 	const char *systemctl;             /* NULL: /usr/bin/systemctl or /bin/systemctl (tests: a fake) */
+	const char *udev_data;             /* NULL: /run/udev/data (devpath.h; tests: a fake) */
 };
 
 #define IOLATD_PERIOD_NS 100000000ull   /* control round: depth -> limits */

@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "daemon/checkconf.h"
 #include "daemon/control_priv.h"
 #include "daemon/runlock.h"
 
@@ -32,34 +33,14 @@ static uint32_t sysfs_u32(const char *sysfs, dev_t dev, const char *attr, uint32
 	return ok ? v : dflt;
 }
 
-static bool sysfs_has(const char *sysfs, dev_t dev, const char *what)
-{
-	char path[IOLATD_PATH_MAX + 64];
-
-	snprintf(path, sizeof(path), "%s/dev/block/%u:%u%s", sysfs, major(dev), minor(dev), what);
-	return access(path, F_OK) == 0;
-}
-
 static int resolve_devices(const struct iolatd_config *cfg, const char *sysfs, dev_t *devs, char *err,
 			   size_t len)
 {
 	for (unsigned k = 0; k < cfg->nr_devices; k++) {
-		if (iolatd_cgfs_parse_device(cfg->devices[k], &devs[k]) || !sysfs_has(sysfs, devs[k], "")) {
-			snprintf(err, len, "device '%s': no such block device (give a disk name or MAJ:MIN)",
-				 cfg->devices[k]);
-			return -ENODEV;
-		}
-		if (!iolatd_cgfs_request_based(sysfs, devs[k])) {
-			snprintf(err, len, "device '%s': bio-based (no /sys/dev/block/%u:%u/mq): its I/O never "
-				 "becomes block requests, which is what iolatd measures; give the disk below it",
-				 cfg->devices[k], major(devs[k]), minor(devs[k]));
-			return -EINVAL;
-		}
-		if (sysfs_has(sysfs, devs[k], "/partition")) {
-			snprintf(err, len, "device '%s': a partition; the block throttle takes whole disks: "
-				 "give the disk it is on", cfg->devices[k]);
-			return -EINVAL;
-		}
+		int ret = iolatd_check_device(cfg->devices[k], sysfs, &devs[k], err, len);
+
+		if (ret)
+			return ret;
 		for (unsigned j = 0; j < k; j++)
 			if (devs[j] == devs[k]) {
 				snprintf(err, len, "device '%s': the same disk as '%s'", cfg->devices[k],
@@ -111,20 +92,12 @@ static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t errl
 /* The metrics textfile's directory must exist and be writable. */
 static int check_textfile(const struct iolatd_config *cfg, char *err, size_t errlen)
 {
-	char dir[IOLATD_PATH_MAX];
-	char *slash;
+	char why[IOLATD_ERR_MAX];
 
-	if (!cfg->textfile[0])
+	if (!iolatd_check_textfile(cfg, why, sizeof(why)))
 		return 0;
-	snprintf(dir, sizeof(dir), "%s", cfg->textfile);
-	slash = strrchr(dir, '/');
-	*(slash == dir ? slash + 1 : slash) = '\0';
-	if (access(dir, W_OK | X_OK)) {
-		snprintf(err, errlen, "%s: key 'textfile': %s: not a writable directory (node_exporter's "
-			 "--collector.textfile.directory)", cfg->file, dir);
-		return -EINVAL;
-	}
-	return 0;
+	snprintf(err, errlen, "%s: %s", cfg->file, why);
+	return -EINVAL;
 }
 
 /* The start-up lines: the mode, each disk, the rule that judges its windows and why. */
@@ -194,7 +167,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 		goto fail;
 	ret = iolatd_units_resolve(d, cfg, &d->cfg, err, errlen);
 	if (ret == -EAGAIN)
-		iolatd_logf(d, "%s: the groups named as units wait", err); /* systemd may come later */
+		iolatd_log_at(d, LOG_WARNING, "%s: the groups named as units wait", err); /* systemd may come later */
 	else if (ret)
 		goto fail;
 	if ((ret = iolatd_check_groups(d, &d->cfg, err, errlen)))
@@ -208,7 +181,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 		}
 		d->restored_at_start = ret;
 		if (ret)
-			iolatd_logf(d, "removed %d stale limit(s) left by a previous run", ret);
+			iolatd_log_at(d, LOG_NOTICE, "removed %d stale limit(s) left by a previous run", ret);
 	}
 	log_devices(d);
 	iolatd_disc_init(d->disc, &d->root);
@@ -279,7 +252,7 @@ int iolatd_stop_limits(struct iolatd *d, uint64_t now)
 		ret = iolatd_act_release(&e->act, &d->root, now, d->opts.dry_run);
 		if (ret < 0 && !first) {
 			first = ret;
-			iolatd_logf(d, "%s: cannot remove a limit: %s", e->rel, strerror(-ret));
+			iolatd_log_at(d, LOG_ERR, "%s: cannot remove a limit: %s", e->rel, strerror(-ret));
 		}
 		if (!e->act.active) {
 			d->removed_at_stop += was;

@@ -8,6 +8,8 @@
 #ifndef IOLAT_DAEMON_CONTROL_PRIV_H
 #define IOLAT_DAEMON_CONTROL_PRIV_H
 
+#include <syslog.h> /* LOG_ERR ... LOG_DEBUG: the priorities of iolatd_log_at() */
+
 #include "daemon/actuate.h"
 #include "daemon/control.h"
 #include "daemon/discover.h"
@@ -77,6 +79,7 @@ struct iolatd {
 	unsigned nr_unit_waits;
 	uint64_t last_resolve;
 	bool units_logged, systemd_ok;        /* said once why units are not read; the last query worked */
+	bool unit_targets_kernel;             /* units' IODeviceLatencyTargetSec= left to the kernel's io.latency */
 	struct iolatd_opts opts;
 	char run_dir[IOLATD_PATH_MAX];
 	char sysfs[IOLATD_PATH_MAX];
@@ -127,6 +130,8 @@ const char *iolatd_effect_cause(const struct iolatd *d, const struct node_dev *n
 /* control_life.c: remove every limit of ours now. Return: 0 or the first -errno. */
 int iolatd_stop_limits(struct iolatd *d, uint64_t now);
 
+/* control.c: a log line at LOG_INFO; iolatd_log_at: at syslog @priority (LOG_ERR, LOG_WARNING, ...). */
 void iolatd_logf(struct iolatd *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void iolatd_log_at(struct iolatd *d, int priority, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -28,14 +28,14 @@ static void check_effect(struct iolatd *d, int i, unsigned k)
 	int change = iolatd_effect_second(&nd->eff, d->cfg.min_bps, d->cfg.min_iops);
 
 	if (change > 0)
-		iolatd_logf(d, "%s %s: the limit does not hold: %s %.0f/s allowed, %.0f/s done for %d s (%s%s); "
+		iolatd_log_at(d, LOG_WARNING, "%s %s: the limit does not hold: %s %.0f/s allowed, %.0f/s done for %d s (%s%s); "
 			    "not tightened further while it does not hold", d->disc->nodes[i].rel, d->devs[k].name,
 			    iolatd_cg_limit_name(nd->eff.over_kind), nd->eff.allowed_rate, nd->eff.over_rate,
 			    EFFECT_OVER_SECS, iolatd_effect_cause(d, nd),
 			    d->root.version == 2 ? ": a 6.1 kernel lets I/O past an io.max rewritten under queued I/O" :
 			    ": a cgroup below it without a part yet, or a kernel that does not enforce it");
 	else if (change < 0)
-		iolatd_logf(d, "%s %s: the limit holds again", d->disc->nodes[i].rel, d->devs[k].name);
+		iolatd_log_at(d, LOG_NOTICE, "%s %s: the limit holds again", d->disc->nodes[i].rel, d->devs[k].name);
 }
 
 /* Is node @i a clamped sibling at the floor that did almost nothing this second? */
@@ -73,7 +73,7 @@ static void check_misses(struct iolatd *d, int i, unsigned k)
 	outside = any && all_idle && st.windows_missed > nd->missed_seen;
 	nd->missed_seen = st.windows_missed;
 	if (outside && !nd->outside_misses)
-		iolatd_logf(d, "%s %s: missing its target while the groups clamped for it are at the floor "
+		iolatd_log_at(d, LOG_WARNING, "%s %s: missing its target while the groups clamped for it are at the floor "
 			    "and nearly idle: the misses come from elsewhere (I/O of no configured group on "
 			    "this disk: %.1f MiB/s); they are not lowered further", d->disc->nodes[i].rel,
 			    d->devs[k].name, (double)d->devs[k].unattr_bytes / (1 << 20));

@@ -14,10 +14,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon/control_priv.h"
+#include "daemon/devpath.h"
 #include "daemon/sdunit.h"
 #include "daemon/unitpath.h"
 
@@ -25,31 +25,47 @@
 
 static struct sdunit units[UNITS_MAX]; /* scratch: the daemon has one thread */
 
-static const char *find_systemctl(const struct iolatd *d)
-{
-	static const char *const where[] = { "/usr/bin/systemctl", "/bin/systemctl" };
-
-	if (d->opts.systemctl)
-		return d->opts.systemctl;
-	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++)
-		if (access(where[i], X_OK) == 0)
-			return where[i];
-	return NULL;
-}
-
-/* The controlled device a unit's target names (/dev/vda, by its device number or name), or -1. */
+/*
+ * The controlled disk a unit's target names, or -1. Resolved by devpath.c:
+ * under iolatd's own PrivateDevices=yes the path itself is not there to stat.
+ * A name equal to a configured disk's (tests: "254:0") is that disk.
+ */
 static int target_device(const struct iolatd *d, const char *path)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	struct stat st;
+	dev_t dev;
+	bool found = !iolatd_devpath_disk(path, d->sysfs, d->opts.udev_data ? d->opts.udev_data : IOLATD_UDEV_DATA,
+					  &dev);
 
-	for (unsigned k = 0; k < d->nr_devs; k++) {
-		if (stat(path, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == d->devs[k].dev)
+	for (unsigned k = 0; k < d->nr_devs; k++)
+		if ((found && dev == d->devs[k].dev) || !strcmp(base, d->devs[k].disk))
 			return (int)k;
-		if (!strcmp(base, d->devs[k].disk))
-			return (int)k;
-	}
 	return -1;
+}
+
+/*
+ * A kernel with its own io.latency (CONFIG_BLK_CGROUP_IOLATENCY) shows the
+ * io.latency file in every v2 cgroup with the io controller: systemd then
+ * writes a unit's IODeviceLatencyTargetSec= there itself, and the kernel
+ * enforces it. Such a unit is left to the kernel (once said in the log, and
+ * in the status file as unit_targets=kernel).
+ */
+static bool kernel_takes(struct iolatd *d, const struct sdunit *u)
+{
+	char dir[IOLATD_PATH_MAX * 2], file[IOLATD_PATH_MAX * 2 + 16];
+
+	if (d->root.version != 2)
+		return false;
+	iolatd_cgfs_dir(&d->root, u->cgroup + 1, dir, sizeof(dir));
+	snprintf(file, sizeof(file), "%s/io.latency", dir);
+	if (access(file, F_OK))
+		return false;
+	if (!d->unit_targets_kernel)
+		iolatd_log_at(d, LOG_NOTICE, "the kernel has io.latency (%s): units' IODeviceLatencyTargetSec= are "
+			      "left to it (systemd writes them there); iolatd controls the groups of %s", file,
+			      d->user.file);
+	d->unit_targets_kernel = true;
+	return true;
 }
 
 static const struct sdunit *unit_named(unsigned n, const char *name)
@@ -137,14 +153,14 @@ static void take_unit_targets(struct iolatd *d, const struct sdunit *u, struct i
 	uint64_t t[IOLATD_MAX_DEVICES] = { 0 };
 	bool any = false;
 
-	if (!u->nr_targets || !u->cgroup[0] || !strcmp(u->cgroup, "/"))
+	if (!u->nr_targets || !u->cgroup[0] || !strcmp(u->cgroup, "/") || kernel_takes(d, u))
 		return;
 	for (unsigned j = 0; j < u->nr_targets; j++) {
 		int k = target_device(d, u->target[j].dev);
 
 		if (k < 0 || u->target[j].ns > IOLATD_MAX_TARGET_NS) {
 			if (!d->units_logged)
-				iolatd_logf(d, "%s: IODeviceLatencyTargetSec=%s: %s: ignored", u->id, u->target[j].dev,
+				iolatd_log_at(d, LOG_WARNING, "%s: IODeviceLatencyTargetSec=%s: %s: ignored", u->id, u->target[j].dev,
 					    k < 0 ? "not a disk iolatd controls" : "above 10 s");
 			continue;
 		}
@@ -155,7 +171,7 @@ static void take_unit_targets(struct iolatd *d, const struct sdunit *u, struct i
 		return;
 	if (iolatd_config_group(eff, u->cgroup + 1)) {
 		if (!d->units_logged)
-			iolatd_logf(d, "%s: IODeviceLatencyTargetSec= ignored: the configuration names its cgroup %s",
+			iolatd_log_at(d, LOG_NOTICE, "%s: IODeviceLatencyTargetSec= ignored: the configuration names its cgroup %s",
 				    u->id, u->cgroup + 1);
 		return;
 	}
@@ -171,7 +187,7 @@ static void take_unit_targets(struct iolatd *d, const struct sdunit *u, struct i
 /* Ask systemd about the named units and, with systemd=1, every unit's targets. Return: units, -errno. */
 static int ask_systemd(struct iolatd *d, const struct iolatd_config *user, char *err, size_t errlen)
 {
-	const char *args[IOLATD_MAX_GROUPS + 4], *systemctl = find_systemctl(d);
+	const char *args[IOLATD_MAX_GROUPS + 4], *systemctl = iolatd_sdunit_systemctl(d->opts.systemctl);
 	unsigned nargs = 0;
 
 	for (unsigned i = 0; i < user->nr_groups && nargs < 11; i++)
@@ -217,7 +233,7 @@ int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, str
 	for (int i = 0; user->systemd && i < n; i++)
 		take_unit_targets(d, &units[i], eff);
 	if (n < 0 && n != -ENOSYS && !named && !was_ok && !d->units_logged)
-		iolatd_logf(d, "systemd units not read (%s): no unit's IODeviceLatencyTargetSec= is taken", why);
+		iolatd_log_at(d, LOG_WARNING, "systemd units not read (%s): no unit's IODeviceLatencyTargetSec= is taken", why);
 	d->units_logged = true;
 	if (n < 0 && (lost || (was_ok && user->systemd))) {
 		snprintf(err, errlen, "systemd units not read: %s", why);
@@ -229,6 +245,6 @@ int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, str
 		return -EINVAL;
 	}
 	for (unsigned w = 0; w < d->nr_unit_waits; w++)
-		iolatd_logf(d, "group %s: %s: waiting for it", d->unit_waits[w].name, d->unit_waits[w].why);
+		iolatd_log_at(d, LOG_WARNING, "group %s: %s: waiting for it", d->unit_waits[w].name, d->unit_waits[w].why);
 	return 0;
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sdnotify.c - the readiness protocol of sdnotify.h: a datagram to the
- * socket $NOTIFY_SOCKET names.
+ * socket $NOTIFY_SOCKET names; and when the watchdog's WATCHDOG=1 is due.
  * Context: the daemon's one thread.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,4 +42,39 @@ int iolatd_sd_notify_send(const char *state)
 		err = -errno;
 	close(fd);
 	return err ? err : 1;
+}
+
+/* A decimal number, all of @s. */
+static int parse_u64(const char *s, uint64_t *v)
+{
+	int n = 0;
+
+	if (!s || *s < '0' || *s > '9' || sscanf(s, "%" SCNu64 "%n", v, &n) != 1 || s[n])
+		return -EINVAL;
+	return 0;
+}
+
+int iolatd_sd_watchdog_init(struct sd_watchdog *w, const char *usec, const char *pid, long self,
+			    uint64_t now_ns)
+{
+	uint64_t us, p;
+
+	w->every_ns = 0;
+	w->next_ns = now_ns;
+	if (!usec || !*usec)
+		return 0;
+	if (parse_u64(usec, &us) || us > UINT64_MAX / 1000 || (pid && *pid && parse_u64(pid, &p)))
+		return -EINVAL;
+	if (pid && *pid && p != (uint64_t)self)
+		return 0;
+	w->every_ns = us * 1000 / 2;
+	return 0;
+}
+
+bool iolatd_sd_watchdog_due(struct sd_watchdog *w, uint64_t now_ns)
+{
+	if (!w->every_ns || now_ns < w->next_ns)
+		return false;
+	w->next_ns = now_ns + w->every_ns;
+	return true;
 }

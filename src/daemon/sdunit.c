@@ -23,6 +23,18 @@ extern char **environ;
 
 #define SHOW_MAX_OUTPUT (1 << 20)
 
+const char *iolatd_sdunit_systemctl(const char *override)
+{
+	static const char *const where[] = { "/usr/bin/systemctl", "/bin/systemctl" };
+
+	if (override)
+		return override;
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++)
+		if (access(where[i], X_OK) == 0)
+			return where[i];
+	return NULL;
+}
+
 bool iolatd_sdunit_is_name(const char *name)
 {
 	static const char *const suffix[] = { ".service", ".slice", ".scope", ".socket", ".mount", ".swap" };

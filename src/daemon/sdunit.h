@@ -35,6 +35,9 @@ struct sdunit {
 	struct sdunit_target target[SDUNIT_MAX_TARGETS];
 };
 
+/* The systemctl to run: @override when given, else /usr/bin/systemctl or /bin/systemctl, else NULL. */
+const char *iolatd_sdunit_systemctl(const char *override);
+
 /* Is @name a unit name: no '/', ending in .service, .slice, .scope, .socket, .mount or .swap? */
 bool iolatd_sdunit_is_name(const char *name);
 

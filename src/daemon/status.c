@@ -218,10 +218,11 @@ int iolatd_write_status(struct iolatd *d, uint64_t now)
 	if (err)
 		return err;
 	fprintf(af.f, "iolatd pid=%ld time=%lld uptime_s=%" PRIu64 " cgroup=v%d root=%s control=%d mode=%s dry_run=%d"
-		" source=%s observed=%" PRIu64 " unattributed=%" PRIu64 " writeback_throttled=%d\n",
+		" source=%s observed=%" PRIu64 " unattributed=%" PRIu64 " writeback_throttled=%d unit_targets=%s\n",
 		(long)getpid(), (long long)time(NULL), (uint64_t)((now - d->started_ns) / 1000000000u),
 		d->root.version, d->root.path, d->cfg.control, iolatd_mode_name(d->cfg.mode), d->opts.dry_run,
-		d->source_lost ? "lost" : "ok", d->observed, d->unattributed, d->root.version == 2);
+		d->source_lost ? "lost" : "ok", d->observed, d->unattributed, d->root.version == 2,
+		!d->user.systemd ? "off" : d->unit_targets_kernel ? "kernel" : "iolatd");
 	write_devices(af.f, d);
 	write_waiting(af.f, d);
 	for (int i = 0; i < DISC_MAX_NODES; i++)
@@ -230,7 +231,7 @@ int iolatd_write_status(struct iolatd *d, uint64_t now)
 	write_limits(af.f, d, now);
 	err = iolat_atomic_commit(&af, 0);
 	if (!err && d->cfg.textfile[0] && (err = write_textfile(d, path)) && !d->textfile_logged) {
-		iolatd_logf(d, "textfile %s: cannot write: %s", d->cfg.textfile, strerror(-err));
+		iolatd_log_at(d, LOG_ERR, "textfile %s: cannot write: %s", d->cfg.textfile, strerror(-err));
 		d->textfile_logged = true;
 	}
 	return err;

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # iolatd's command line: --help says that cgroup v1 cannot throttle buffered
-# writeback; bad configurations (missing file, bad key, bad target, unknown
-# device, bad option) give one line and exit 2 and create nothing; then, as
+# writeback; --version says the Makefile's VERSION and whether BPF is built;
+# bad configurations (missing file, bad key, bad target, unknown
+# device, bad option) give one line and exit 2 and create nothing;
+# --check-config gives one FILE:LINE line per problem (several at once when
+# the file parses), exit 1, creates nothing; a file it would start with is
+# exit 0 with its warnings marked, also while a daemon holds the run dir
+# (no lock taken, nothing written); then, as
 # root with BPF, a dry run on a fake cgroup tree in a temp dir: it starts,
 # writes its status file, reloads on SIGHUP (a bad file refused with the
 # running configuration kept, a good one taken), exits 0 on SIGTERM and
@@ -21,7 +26,31 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*"; [ -f "$dir/log" ] && sed 's/^/  iolatd| /' "$dir/log"; exit 1; }
 
 "$IOLATD" --help | grep -q 'cannot throttle background writeback' || fail "--help lacks the v1 writeback note"
-"$IOLATD" --version | grep -q 'BPF measurement' || fail "--version"
+version=$(sed -n 's/^VERSION *:= *//p' Makefile)
+"$IOLATD" --version | grep -q "^iolatd $version (libiolatency), BPF measurement: \(built\|not built\)" ||
+	fail "--version: $("$IOLATD" --version), want iolatd $version and whether BPF is built"
+
+# --check-config: exit 1 and one line per problem, FILE:LINE first; nothing created.
+checked() { # config text, expected exit, expected error lines, expected parts...
+	printf '%b' "$1" >"$dir/chk.conf"
+	"$IOLATD" --check-config "$dir/chk.conf" >"$dir/out" 2>"$dir/err"
+	local rc=$? want=$2 lines=$3 part
+	shift 3
+	[ "$rc" -eq "$want" ] || fail "check-config '$(head -c 80 "$dir/chk.conf")': exit $rc, want $want: $(cat "$dir/err")"
+	# (the host's cgroups may add warnings: the errors are counted)
+	[ "$(grep -vc ': warning: ' "$dir/err")" -eq "$lines" ] || fail "check-config: $lines error line(s) wanted: $(cat "$dir/err")"
+	for part; do grep -q -- "$part" "$dir/err" || fail "check-config: '$(cat "$dir/err")' lacks '$part'"; done
+	[ -e "$dir/run-bad" ] && fail "check-config created a run directory"
+	return 0
+}
+checked '[global]\ndevice=vda\n[group:a]\ntarget=fast\n' 1 1 "^$dir/chk.conf:4: key 'target': expected a duration"
+checked '[global]\ndevice=no-such-disk-9\ntextfile=/nonexistent-iolatd/x.prom\n[group:a]\ntarget=1ms\n' 1 2 \
+	"^$dir/chk.conf:2: key 'device': device 'no-such-disk-9': no such block device" \
+	"^$dir/chk.conf:3: key 'textfile': /nonexistent-iolatd: not a writable directory"
+[ -s "$dir/out" ] && fail "check-config said ok about a bad file: $(cat "$dir/out")"
+"$IOLATD" --check-config "$dir/none.conf" 2>"$dir/err"; rc=$?
+[ "$rc" -eq 1 ] && grep -q "none.conf: cannot open" "$dir/err" || fail "check-config, missing file: exit $rc: $(cat "$dir/err")"
+"$IOLATD" --check-config "$dir/a.conf" "$dir/b.conf" 2>/dev/null; [ $? -eq 2 ] || fail "check-config with two files: want exit 2"
 
 bad() { # config text, expected message part
 	printf '%b' "$1" >"$dir/bad.conf"
@@ -118,6 +147,20 @@ IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --run-dir "$di
 [ -f "$dir/run/status" ] || fail "the second daemon removed the first one's status file"
 printf '[global]\ndevice=%s\n[group:x]\ntarget=soon\n' "$devno" >"$dir/ok.conf.bad"
 cp "$dir/ok.conf" "$dir/ok.conf.good"
+# --check-config while the daemon runs on this tree: no lock, no write; the missing group a warning.
+cp "$dir/run/status" "$dir/status.before"
+IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --check-config >"$dir/out" 2>"$dir/err"; rc=$?
+[ "$rc" -eq 0 ] || fail "check-config of the running configuration: exit $rc: $(cat "$dir/err")"
+grep -q "^$dir/ok.conf: ok (1 device(s), 2 group(s))$" "$dir/out" || fail "check-config: no ok line: $(cat "$dir/out")"
+grep -q "^$dir/ok.conf:7: warning: group app/mian: no cgroup $cg/app/mian: iolatd waits for it$" "$dir/err" ||
+	fail "check-config: no warning for app/mian: $(cat "$dir/err")"
+[ "$(wc -l <"$dir/err")" -eq 1 ] || fail "check-config: more than the one warning: $(cat "$dir/err")"
+kill -0 "$pid" || fail "check-config disturbed the running daemon"
+printf '[global]\ndevice=%s\ncgroup_root=%s\nstrict=1\n[group:app/mian]\ntarget=1ms\n' "$devno" "$cg" >"$dir/strict.conf"
+IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --check-config "$dir/strict.conf" 2>"$dir/err"; rc=$?
+[ "$rc" -eq 1 ] && grep -q "^$dir/strict.conf:5: group app/mian: no cgroup $cg/app/mian (strict=1" "$dir/err" ||
+	fail "check-config, strict=1 and a missing cgroup: exit $rc: $(cat "$dir/err")"
+for f in "$cg"/app/*/blkio.throttle.*; do [ -s "$f" ] && fail "check-config wrote $f"; done
 cp "$dir/ok.conf.bad" "$dir/ok.conf"
 kill -HUP "$pid"
 for _ in $(seq 30); do grep -q 'reload refused' "$dir/log" && break; sleep 0.1; done

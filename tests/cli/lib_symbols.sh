@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The shared library exports every function of include/iolatency.h (the fixed public
-# API) and nothing of the core's internals.
+# API) and nothing of the core's internals; debian/libiolatency1.symbols (what the
+# package promises to programs built against it) lists exactly those exports.
 set -euo pipefail
 O=${O:-build}
 so="$O/libiolatency.so"
@@ -18,5 +19,12 @@ done
 for f in iolat_check_scale_change iolat_core_ctl_init iolat_wake iolat_delay_add; do
 	grep -qx "$f" <<<"$syms" && { echo "internal symbol exported: $f"; missing=1; }
 done
-[ $missing -eq 0 ] && echo "all $(wc -l <<<"$syms") exports checked"
+listed=$(sed -n 's/^ \([A-Za-z0-9_]*\)@.*/\1/p' debian/libiolatency1.symbols | sort)
+exported=$(nm -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//' | sort)
+if [ "$listed" != "$exported" ]; then
+	echo "debian/libiolatency1.symbols differs from the exports (add new functions with the version that brings them):"
+	diff <(echo "$listed") <(echo "$exported") | sed 's/^/  /'
+	missing=1
+fi
+[ $missing -eq 0 ] && echo "all $(wc -l <<<"$syms") exports checked, and listed in debian/libiolatency1.symbols"
 exit $missing

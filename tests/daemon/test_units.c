@@ -9,8 +9,12 @@
  * each, shown in status, and strict=1 refuses them; one that starts later
  * is taken within 10 s; an unreadable property changes nothing (a reload is
  * refused, the running resolution kept); with systemctl not answering, a
- * unit's cgroup is found by its name (an ambiguous name is waited for). The
- * parser and the time spans are tested on their own.
+ * unit's cgroup is found by its name (an ambiguous name is waited for). A
+ * target naming the disk by a udev link (/dev/disk/by-id/..., not in
+ * iolatd's private /dev) is resolved through udev's database. On cgroup v2
+ * with the kernel's own io.latency (the file in the unit's cgroup), units'
+ * targets are left to the kernel: said once, unit_targets=kernel in the
+ * status. The parser and the time spans are tested on their own.
  * Context: single-threaded cmocka program.
  */
 #include <errno.h>
@@ -39,6 +43,8 @@ static const struct iolat_clock vclock = { vclock_now, NULL };
 static struct t_fakecg f;
 static char run[1100], err[IOLATD_ERR_MAX], sysfs[300], fake[1200], show[1200], devnode[1200];
 static char logbuf[16384];
+static const char *udev_data; /* iolatd_opts.udev_data of start() */
+static char udev_dir[64];     /* a fake udev database, removed by teardown */
 
 static void keep_log(void *ctx, const char *line)
 {
@@ -73,11 +79,11 @@ static void set_show(const char *idle_cgroup, const char *db_target)
 	write_file(show, text, 0644);
 }
 
-static int setup(void **state)
+static int setup_version(int version)
 {
 	char script[1400];
 
-	t_fakecg_new(&f, 1);
+	t_fakecg_new(&f, version);
 	snprintf(sysfs, sizeof(sysfs), "%s", t_fakecg_sysfs_dev(&f, "254:0", false));
 	snprintf(run, sizeof(run), "%s/run", f.root);
 	assert_int_equal(mkdir(run, 0755), 0);
@@ -94,12 +100,31 @@ static int setup(void **state)
 	if (mknod(devnode, S_IFBLK | 0600, makedev(254, 0)))
 		snprintf(devnode, sizeof(devnode), "/dev/254:0");
 	logbuf[0] = '\0';
+	udev_data = NULL;
 	vnow = 100 * 1000 * MS;
 	return 0;
 }
 
+static int setup(void **state)
+{
+	return setup_version(1);
+}
+
+static int setup_v2(void **state)
+{
+	return setup_version(2);
+}
+
 static int teardown(void **state)
 {
+	char rec[128];
+
+	if (udev_dir[0]) {
+		snprintf(rec, sizeof(rec), "%s/b254:0", udev_dir);
+		unlink(rec);
+		rmdir(udev_dir);
+		udev_dir[0] = '\0';
+	}
 	t_fakecg_free(&f);
 	return 0;
 }
@@ -107,7 +132,7 @@ static int teardown(void **state)
 static int start(const char *groups, struct iolatd **d)
 {
 	struct iolatd_opts o = { .run_dir = run, .clock = &vclock, .log = keep_log, .allow_plain_root = true,
-				 .sysfs_root = sysfs, .systemctl = fake };
+				 .sysfs_root = sysfs, .systemctl = fake, .udev_data = udev_data };
 	struct iolatd_config cfg;
 	char conf[4096];
 
@@ -166,6 +191,63 @@ static void test_units_resolved_waited_and_targets(void **state)
 	set_show("/system.slice/idle.service", "/dev/vdz soon");
 	seconds(d, 11);
 	assert_true(status_has("group path=system.slice/db.service dev=254:0 configured=1 unit=db.service target_us=25000 "));
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
+/* IODeviceLatencyTargetSec=/dev/disk/by-id/...: no such node in iolatd's /dev; udev's record says which disk. */
+static void test_unit_target_by_udev_link(void **state)
+{
+	char rec[128];
+	struct iolatd *d;
+
+	snprintf(udev_dir, sizeof(udev_dir), "/tmp/iolatd-udev-XXXXXX");
+	assert_non_null(mkdtemp(udev_dir));
+	snprintf(rec, sizeof(rec), "%s/b254:0", udev_dir);
+	write_file(rec, "S:disk/by-path/virtio-pci-0000:00:05.0\nS:disk/by-id/virtio-iolatd-test\n", 0644);
+	udev_data = udev_dir;
+	set_show("", "/dev/disk/by-id/virtio-iolatd-test 25ms");
+	assert_int_equal(start("[group:web.service]\ntarget=2ms\n", &d), 0);
+	assert_true(status_has("group path=system.slice/db.service dev=254:0 configured=1 unit=db.service target_us=25000 "));
+	assert_true(status_has("unit_targets=iolatd"));
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+
+	/* A link udev does not know: ignored, and said. */
+	set_show("", "/dev/disk/by-id/virtio-someone-else 25ms");
+	logbuf[0] = '\0';
+	assert_int_equal(start("[group:web.service]\ntarget=2ms\n", &d), 0);
+	assert_true(status_has("group path=system.slice/db.service dev=254:0 configured=0 "));
+	assert_non_null(strstr(logbuf, "db.service: IODeviceLatencyTargetSec=/dev/disk/by-id/virtio-someone-else: "
+				       "not a disk iolatd controls: ignored"));
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
+/* cgroup v2 with the kernel's io.latency: systemd writes the unit's target there, the kernel acts. */
+static void test_kernel_io_latency_keeps_units(void **state)
+{
+	char target[1300];
+	struct iolatd *d;
+	const char *said;
+
+	snprintf(target, sizeof(target), "%s 25ms", devnode);
+	set_show("", target);
+	assert_int_equal(start("[group:web.service]\ntarget=2ms\n", &d), 0);
+	assert_true(status_has("group path=system.slice/db.service dev=254:0 configured=1 unit=db.service target_us=25000 "));
+	assert_true(status_has("unit_targets=iolatd"));
+	assert_null(strstr(logbuf, "the kernel has io.latency"));
+
+	t_fakecg_write(&f, "system.slice/db.service", "io.latency", "");
+	seconds(d, 11);
+	assert_true(status_has("group path=system.slice/db.service dev=254:0 configured=0 "));
+	assert_true(status_has("group path=system.slice/web.service dev=254:0 configured=1 unit=web.service target_us=2000 "));
+	assert_true(status_has("unit_targets=kernel"));
+	said = strstr(logbuf, "the kernel has io.latency (");
+	assert_non_null(said);
+	assert_non_null(strstr(said, "system.slice/db.service/io.latency): units' IODeviceLatencyTargetSec= are left to it"));
+	seconds(d, 22);
+	assert_null(strstr(said + 1, "the kernel has io.latency")); /* one line, not one per look */
 	iolatd_stop(d, vnow);
 	iolatd_destroy(d);
 }
@@ -231,6 +313,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_units_resolved_waited_and_targets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unit_target_by_udev_link, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_io_latency_keeps_units, setup_v2, teardown),
 		cmocka_unit_test_setup_teardown(test_strict_refuses_units_without_cgroup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_units_found_by_name_without_systemd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_show_and_timespans, setup, teardown),
