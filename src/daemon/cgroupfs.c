@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cgroupfs.c - reading and writing the block throttle's files (cgroupfs.h):
- * io.max on cgroup v2, blkio.throttle.*_device on v1, and finding which
+ * io.max on cgroup v2, blkio.throttle.*_device on v1, what a cgroup was
+ * served (io.stat, blkio.throttle.io_service*_recursive), and finding which
  * hierarchy controls block I/O on this host.
  * Context: any thread; plain file I/O, no state.
  */
@@ -274,6 +275,97 @@ int iolatd_cgfs_read_limits(const struct cgfs_root *root, const char *cgdir, dev
 	memset(out, 0, sizeof(*out));
 	iolatd_cgfs_devstr(dev, devs, sizeof(devs));
 	return root->version == 2 ? read_v2(cgdir, devs, out) : read_v1(cgdir, devs, out);
+}
+
+/* A counter: decimal digits only. */
+static int parse_count(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+/* v2: io.stat's line of @devs, "MAJ:MIN rbytes=N wbytes=N rios=N wios=N ...". */
+static int served_v2(const char *dir, const char *devs, struct cg_served *out)
+{
+	static const char *const keys[4] = { "rbytes", "wbytes", "rios", "wios" };
+	uint64_t *dst[4] = { &out->bytes[0], &out->bytes[1], &out->ios[0], &out->ios[1] };
+	char path[IOLATD_PATH_MAX + 16], line[1024];
+	size_t dl = strlen(devs);
+	int err = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/io.stat", dir);
+	if (!(f = fopen(path, "r")))
+		return -errno;
+	while (!err && fgets(line, sizeof(line), f)) {
+		char *save = NULL;
+
+		if (strncmp(line, devs, dl) || line[dl] != ' ')
+			continue;
+		out->found = true;
+		for (char *t = strtok_r(line + dl, " \n", &save); t && !err; t = strtok_r(NULL, " \n", &save)) {
+			char *eq = strchr(t, '=');
+
+			if (!eq)
+				continue;
+			*eq = '\0';
+			for (int k = 0; k < 4; k++)
+				if (!strcmp(t, keys[k]))
+					err = parse_count(eq + 1, dst[k]);
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+/* v1: one rwstat file's Read and Write lines of @devs, "MAJ:MIN Read N". */
+static int served_v1_file(const char *dir, const char *file, const char *devs, uint64_t v[2], bool *found)
+{
+	char path[IOLATD_PATH_MAX + 64], line[256];
+	size_t dl = strlen(devs);
+	int err = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (!(f = fopen(path, "r")))
+		return -errno;
+	while (!err && fgets(line, sizeof(line), f)) {
+		char *op = line + dl, *num;
+		int k;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, devs, dl) || *op++ != ' ')
+			continue;
+		*found = true;
+		if (!(num = strchr(op, ' ')))
+			err = -EINVAL;
+		else if ((k = !strncmp(op, "Read ", 5) ? 0 : !strncmp(op, "Write ", 6) ? 1 : -1) >= 0)
+			err = parse_count(num + 1, &v[k]);
+	}
+	fclose(f);
+	return err;
+}
+
+int iolatd_cgfs_read_served(const struct cgfs_root *root, const char *dir, dev_t dev, struct cg_served *out)
+{
+	char devs[32];
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	iolatd_cgfs_devstr(dev, devs, sizeof(devs));
+	if (root->version == 2)
+		err = served_v2(dir, devs, out);
+	else if (!(err = served_v1_file(dir, "blkio.throttle.io_service_bytes_recursive", devs, out->bytes,
+					&out->found)))
+		err = served_v1_file(dir, "blkio.throttle.io_serviced_recursive", devs, out->ios, &out->found);
+	if (err)
+		memset(out, 0, sizeof(*out));
+	return err;
 }
 
 static int write_str(const char *path, const char *s)

@@ -6,6 +6,10 @@
  *   v2: io.max, lines "MAJ:MIN rbps=N wbps=N riops=N wiops=N" ("max": none)
  *   v1: blkio.throttle.{read,write}_{bps,iops}_device, lines "MAJ:MIN N"
  *       (writing 0 removes the limit)
+ * and what a cgroup was served on a device (iolatd_cgfs_read_served):
+ *   v2: io.stat, lines "MAJ:MIN rbytes=N wbytes=N rios=N wios=N ..."
+ *   v1: blkio.throttle.io_service_bytes_recursive and
+ *       io_serviced_recursive, lines "MAJ:MIN Read N", "MAJ:MIN Write N"
  * A limit of 0 in struct cg_limits means "none". The root can be any
  * directory (tests use a fake tree in a temp dir).
  * Context: any thread; no state besides what the caller passes.
@@ -69,6 +73,29 @@ int iolatd_cgfs_read_limits(const struct cgfs_root *root, const char *cgdir, dev
  */
 int iolatd_cgfs_write_limits(const struct cgfs_root *root, const char *cgdir, dev_t dev,
 		      const struct cg_limits *l, const bool *only);
+
+/* What a cgroup's subtree was served on one device since it was made: counters that only grow. */
+struct cg_served {
+	uint64_t bytes[2], ios[2]; /* [0] reads, [1] writes */
+	bool found;                /* the file had a line for the device (else all 0: no I/O yet) */
+};
+
+/*
+ * iolatd_cgfs_read_served() - the bytes and requests of @dir's whole subtree
+ * on @dev, as the kernel counts them for the block throttle. They differ
+ * in where they count (docs/iolatd.md, "The throttle's own counters"):
+ *   v2 io.stat: a bio as it leaves the throttle for the disk (served),
+ *       hierarchical by construction;
+ *   v1 *_recursive: a bio as it enters the throttle, before any wait
+ *       (requested; it runs ahead of what was dispatched by at most what is
+ *       queued in the throttle), summed over the subtree and the cgroups
+ *       removed below it; bios, not requests (a 1 MiB write may be two);
+ *       on kernels from 6.10 only once some limit was written on @dev.
+ * Return: 0 (@out filled, found=false when the device has no line), -errno
+ * from opening a file (-ENOENT: no such cgroup or file), -EINVAL for a line
+ * of @dev that cannot be read (@out then all 0).
+ */
+int iolatd_cgfs_read_served(const struct cgfs_root *root, const char *dir, dev_t dev, struct cg_served *out);
 
 /* The inode number of a directory (the cgroup id BPF sees), or 0. */
 uint64_t iolatd_cgfs_ino(const char *dir);

@@ -433,6 +433,7 @@ static void control_round(struct iolatd *d, unsigned k, uint64_t now)
 			memset(&d->usage->slot[s].alloc, 0, sizeof(d->usage->slot[s].alloc));
 	apply_limits(d, k, now);
 	note_transitions(d, k, now);
+	iolatd_served_round(d, k, now);
 }
 
 /* Units come, go and restart: look at them again (control_units.c). */

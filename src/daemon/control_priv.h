@@ -51,6 +51,15 @@ struct node_dev {
 	uint64_t limited_since, limited_ns; /* the open episode; closed episodes' total */
 	uint64_t missed_seen;     /* windows_missed at the last second */
 	bool outside_misses;      /* missing while every clamped sibling is at the floor and idle */
+	/* The throttle's own counters (control_served.c), for nodes limited or with a target. */
+	struct cg_served served_last; /* the last reading */
+	uint64_t served_last_ns;      /* when (0: none to compare with) */
+	struct {
+		uint64_t bytes[2], ios[2]; /* [0] reads, [1] writes, since the last reading */
+		uint64_t ns;               /* over how long */
+		bool valid;
+	} served;                     /* the last control round's */
+	bool served_error_logged;
 };
 
 struct dev_ctl {
@@ -124,6 +133,13 @@ int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, str
 void iolatd_apply_targets(struct iolatd *d);
 /* control.c: the target of node @node on device @k. */
 uint64_t iolatd_target_of(const struct iolatd *d, int node, unsigned k);
+
+/*
+ * control_served.c: read the throttle's counters of every node on device
+ * @k that is limited or has a target, each node's served set to the delta
+ * since the last round. Call once a control round, after the wants.
+ */
+void iolatd_served_round(struct iolatd *d, unsigned k, uint64_t now);
 
 /* control_second.c: a word for why a node's limit does not hold ("none" when it does). */
 const char *iolatd_effect_cause(const struct iolatd *d, const struct node_dev *nd);

@@ -111,6 +111,13 @@ static void write_adaptive(FILE *f, struct iolat_group *g, const struct iolat_gr
 		asker ? ps.limit_bps : 0, asker && ps.unattainable);
 }
 
+/* What the throttle's counters say the node was served over the last round, bytes/s (0: unknown). */
+static uint64_t served_rate(const struct node_dev *nd, int dir)
+{
+	return nd->served.valid && nd->served.ns ? (uint64_t)((double)nd->served.bytes[dir] * 1e9 /
+							      (double)nd->served.ns) : 0;
+}
+
 static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint64_t now)
 {
 	const struct node_dev *nd = &d->nd[i][k];
@@ -140,6 +147,7 @@ static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint
 		" misses_from_elsewhere=%d writes=%u write_errors=%u written_ago_ms=%" PRId64,
 		nd->carriers, nd->left_out, !nd->eff.ineffective, iolatd_effect_cause(d, nd),
 		nd->eff.ineffective_secs, nd->outside_misses, writes, errors, ago);
+	fprintf(f, " served_rbps=%" PRIu64 " served_wbps=%" PRIu64, served_rate(nd, 0), served_rate(nd, 1));
 	if (d->cfg.mode == IOLATD_MODE_ADAPTIVE)
 		write_adaptive(f, nd->g, &st);
 	fprintf(f, "\n");

@@ -6,7 +6,9 @@
  * formats (0 removes on v1, "max" on v2), and a kind left out is not
  * touched; the hierarchy's version is recognised from the root; devices
  * are parsed as MAJ:MIN; a v2 cgroup has the io controller only when its
- * cgroup.controllers says so (v1: always).
+ * cgroup.controllers says so (v1: always); what a cgroup was served is read
+ * from v2 io.stat and v1's recursive rwstat files for the right device, a
+ * damaged line or a missing file is an error with nothing half-filled.
  * Context: single-threaded cmocka program.
  */
 #include <errno.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "daemon/cgroupfs.h"
@@ -139,6 +142,95 @@ static void test_has_io(void **state)
 	t_fakecg_free(&f);
 }
 
+static void test_served_v2(void **state)
+{
+	struct t_fakecg f;
+	struct cgfs_root r;
+	struct cg_served sv;
+
+	t_fakecg_new(&f, 2);
+	r = root_of(&f);
+	t_fakecg_mkdir(&f, "b");
+	t_fakecg_write(&f, "b", "io.stat", "8:16 rbytes=5 wbytes=6 rios=7 wios=8 dbytes=0 dios=0\n"
+					  "254:0 rbytes=4096 wbytes=3145728 rios=1 wios=6 dbytes=0 dios=0 "
+					  "cost.usage=12\n");
+	assert_int_equal(iolatd_cgfs_read_served(&r, t_fakecg_path(&f, "b"), makedev(254, 0), &sv), 0);
+	assert_true(sv.found);
+	assert_int_equal(sv.bytes[0], 4096);
+	assert_int_equal(sv.bytes[1], 3145728);
+	assert_int_equal(sv.ios[0], 1);
+	assert_int_equal(sv.ios[1], 6);
+	assert_int_equal(iolatd_cgfs_read_served(&r, t_fakecg_path(&f, "b"), makedev(8, 16), &sv), 0);
+	assert_int_equal(sv.bytes[1], 6);
+	assert_int_equal(sv.ios[1], 8);
+	/* 254:01 is not 254:0; no line for the device: nothing served yet. */
+	t_fakecg_write(&f, "b", "io.stat", "254:01 rbytes=9 wbytes=9 rios=9 wios=9\n");
+	assert_int_equal(iolatd_cgfs_read_served(&r, t_fakecg_path(&f, "b"), makedev(254, 0), &sv), 0);
+	assert_false(sv.found);
+	assert_int_equal(sv.bytes[0] + sv.bytes[1] + sv.ios[0] + sv.ios[1], 0);
+	/* A number that is not one: an error, nothing half-filled. */
+	t_fakecg_write(&f, "b", "io.stat", "254:0 rbytes=12 wbytes=-3 rios=1 wios=1\n");
+	assert_int_equal(iolatd_cgfs_read_served(&r, t_fakecg_path(&f, "b"), makedev(254, 0), &sv), -EINVAL);
+	assert_int_equal(sv.bytes[0], 0);
+	t_fakecg_write(&f, "b", "io.stat", "254:0 rbytes=12 wbytes=99999999999999999999999 rios=1 wios=1\n");
+	assert_int_equal(iolatd_cgfs_read_served(&r, t_fakecg_path(&f, "b"), makedev(254, 0), &sv), -EINVAL);
+	t_fakecg_write(&f, "b", "io.stat", "254:0 rbytes= wbytes=1 rios=1 wios=1\n");
+	assert_int_equal(iolatd_cgfs_read_served(&r, t_fakecg_path(&f, "b"), makedev(254, 0), &sv), -EINVAL);
+	/* The helper writes what the kernel writes. */
+	t_fakecg_set_served(&f, "b", "254:0", 1, 2, 3, 4);
+	assert_int_equal(iolatd_cgfs_read_served(&r, t_fakecg_path(&f, "b"), makedev(254, 0), &sv), 0);
+	assert_int_equal(sv.bytes[0] * 1000 + sv.bytes[1] * 100 + sv.ios[0] * 10 + sv.ios[1], 1234);
+	assert_int_equal(iolatd_cgfs_read_served(&r, t_fakecg_path(&f, "gone"), makedev(254, 0), &sv), -ENOENT);
+	t_fakecg_free(&f);
+}
+
+static void test_served_v1(void **state)
+{
+	struct t_fakecg f;
+	struct cgfs_root r;
+	struct cg_served sv;
+
+	t_fakecg_new(&f, 1);
+	r = root_of(&f);
+	t_fakecg_mkdir(&f, "b");
+	/* A cgroup that did nothing yet. */
+	assert_int_equal(iolatd_cgfs_read_served(&r, t_fakecg_path(&f, "b"), makedev(254, 0), &sv), 0);
+	assert_false(sv.found);
+	/* The kernel's layout: other devices, Sync/Async/Discard/Total lines, a last Total. */
+	t_fakecg_write(&f, "b", "blkio.throttle.io_service_bytes_recursive",
+		       "8:0 Read 11\n8:0 Write 12\n8:0 Total 23\n254:0 Read 213516288\n254:0 Write 9844867072\n"
+		       "254:0 Sync 14528745472\n254:0 Async 1113890816\n254:0 Discard 5584252928\n"
+		       "254:0 Total 15642636288\nTotal 15642636311\n");
+	t_fakecg_write(&f, "b", "blkio.throttle.io_serviced_recursive",
+		       "254:0 Read 15102\n254:0 Write 17372\n254:0 Sync 32045\n254:0 Async 989\n"
+		       "254:0 Discard 560\n254:0 Total 33034\nTotal 33034\n");
+	assert_int_equal(iolatd_cgfs_read_served(&r, t_fakecg_path(&f, "b"), makedev(254, 0), &sv), 0);
+	assert_true(sv.found);
+	assert_int_equal(sv.bytes[0], 213516288);
+	assert_int_equal(sv.bytes[1], 9844867072ull);
+	assert_int_equal(sv.ios[0], 15102);
+	assert_int_equal(sv.ios[1], 17372);
+	assert_int_equal(iolatd_cgfs_read_served(&r, t_fakecg_path(&f, "b"), makedev(8, 0), &sv), 0);
+	assert_int_equal(sv.bytes[0], 11);
+	assert_int_equal(sv.ios[0], 0); /* no line in the requests' file */
+	/* The recursive files are read: the cgroup's own (non-recursive) are not. */
+	t_fakecg_write(&f, "b", "blkio.throttle.io_service_bytes", "254:0 Read 1\n254:0 Write 1\nTotal 2\n");
+	t_fakecg_set_served(&f, "b", "254:0", 10, 20, 30, 40);
+	assert_int_equal(iolatd_cgfs_read_served(&r, t_fakecg_path(&f, "b"), makedev(254, 0), &sv), 0);
+	assert_int_equal(sv.bytes[1], 20);
+	assert_int_equal(sv.ios[1], 40);
+	/* Damaged: a device line without a number, a number that is not one. */
+	t_fakecg_write(&f, "b", "blkio.throttle.io_serviced_recursive", "254:0 Read\n");
+	assert_int_equal(iolatd_cgfs_read_served(&r, t_fakecg_path(&f, "b"), makedev(254, 0), &sv), -EINVAL);
+	assert_int_equal(sv.bytes[1], 0);
+	t_fakecg_write(&f, "b", "blkio.throttle.io_serviced_recursive", "254:0 Write 12x\n");
+	assert_int_equal(iolatd_cgfs_read_served(&r, t_fakecg_path(&f, "b"), makedev(254, 0), &sv), -EINVAL);
+	/* A file missing: its errno. */
+	assert_int_equal(unlink(t_fakecg_path(&f, "b/blkio.throttle.io_serviced_recursive")), 0);
+	assert_int_equal(iolatd_cgfs_read_served(&r, t_fakecg_path(&f, "b"), makedev(254, 0), &sv), -ENOENT);
+	t_fakecg_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +238,8 @@ int main(void)
 		cmocka_unit_test(test_v1_read_write),
 		cmocka_unit_test(test_root_and_devices),
 		cmocka_unit_test(test_has_io),
+		cmocka_unit_test(test_served_v2),
+		cmocka_unit_test(test_served_v1),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,7 +16,9 @@
  * directory is refused before it touches anything; a configured group
  * without its cgroup is a warning and a "waiting" status (an error with
  * strict=1); a plain directory for cgroup_root, a bio-based or missing
- * device are refused with one line.
+ * device are refused with one line; what the throttle's own counters say
+ * each limited or protected group was served over a period is in the
+ * status (unknown when they go backwards, one line when they cannot be read).
  * Context: single-threaded cmocka program.
  */
 #include <errno.h>
@@ -657,6 +659,72 @@ static void test_adaptive_rate(void **state)
 	iolatd_destroy(d);
 }
 
+/* The status field @key of group @rel, or -1. */
+static long long status_num(const char *rel, const char *key)
+{
+	char path[1200], line[4096], pat[256];
+	long long v = -1;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/status", run);
+	snprintf(pat, sizeof(pat), "group path=%s ", rel);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp)) {
+		char k[64], *at;
+
+		snprintf(k, sizeof(k), " %s=", key);
+		if (strstr(line, pat) && (at = strstr(line, k)))
+			v = strtoll(at + strlen(k), NULL, 10);
+	}
+	fclose(fp);
+	return v;
+}
+
+/* @ms in 10 ms steps with the reader missing; the throttle's counters grow by @w (writer) and @r (reader) a step. */
+static void drive_served(struct iolatd *d, unsigned ms, uint64_t *wbytes, uint64_t w, uint64_t *rbytes, uint64_t r)
+{
+	for (unsigned t = 0; t < ms; t += 10) {
+		*wbytes += w;
+		*rbytes += r;
+		t_fakecg_set_served(&f, "app/writer", "254:0", 0, *wbytes, 0, *wbytes >> 20);
+		t_fakecg_set_served(&f, "app/reader", "254:0", *rbytes, 0, *rbytes >> 12, 0);
+		t_fakecg_set_served(&f, "app", "254:0", *rbytes, *wbytes, 0, 0);
+		drive(d, 10, 3 * MS);
+	}
+}
+
+static void test_served_from_throttle_counters(void **state)
+{
+	struct iolatd *d = start(false);
+	uint64_t wb = 0, rb = 0;
+
+	/* Limited within 2 s; then 5 MB per 10 ms written (500 MB/s), 20 KiB read (2 048 000 B/s). */
+	drive_served(d, 2000, &wb, 5000000, &rb, 20480);
+	assert_true(limit("app/writer", WBPS) < ADMIN_WBPS);
+	drive_served(d, 1000, &wb, 5000000, &rb, 20480);
+	assert_int_equal(status_num("app/writer", "served_wbps"), 500000000);
+	assert_int_equal(status_num("app/writer", "served_rbps"), 0);
+	assert_int_equal(status_num("app/reader", "served_rbps"), 2048000);
+	/* Neither limited nor protected: not read. */
+	assert_int_equal(status_num("app", "served_wbps"), 0);
+	/* Counters that go backwards (the cgroup's stats reset): unknown for a round, then right again. */
+	wb = 0;
+	drive_served(d, 990, &wb, 5000000, &rb, 20480);
+	assert_int_equal(status_num("app/writer", "served_wbps"), 500000000);
+	wb = 7; /* a reset just before the round at the next whole second */
+	drive_served(d, 10, &wb, 0, &rb, 20480);
+	assert_int_equal(status_num("app/writer", "served_wbps"), 0);
+	/* A file that cannot be read: one line, unknown, and no crash. */
+	assert_int_equal(unlink(t_fakecg_path(&f, "app/writer/blkio.throttle.io_serviced_recursive")), 0);
+	drive(d, 2000, 3 * MS);
+	assert_non_null(strstr(logbuf, "app/writer 254:0: cannot read what the throttle served it"));
+	assert_null(strstr(strstr(logbuf, "cannot read what the throttle") + 10, "cannot read what the throttle"));
+	assert_int_equal(status_num("app/writer", "served_wbps"), 0);
+	assert_int_equal(iolatd_stop(d, vnow), 0);
+	iolatd_destroy(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -676,6 +744,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_starvation_after_ineffective_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_misses_from_elsewhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_adaptive_rate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_served_from_throttle_counters, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

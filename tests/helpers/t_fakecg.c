@@ -21,6 +21,10 @@ static const char *const v1_files[] = {
 	"blkio.throttle.read_iops_device", "blkio.throttle.write_iops_device",
 };
 
+static const char *const v1_stat_files[] = {
+	"blkio.throttle.io_service_bytes_recursive", "blkio.throttle.io_serviced_recursive",
+};
+
 static void touch(const char *path, const char *text)
 {
 	FILE *fp = fopen(path, "w");
@@ -45,11 +49,17 @@ static void add_files(struct t_fakecg *f, const char *dir)
 	if (f->version == 2) {
 		snprintf(p, sizeof(p), "%s/io.max", dir);
 		touch(p, "");
+		snprintf(p, sizeof(p), "%s/io.stat", dir);
+		touch(p, "");
 		return;
 	}
 	for (size_t i = 0; i < 4; i++) {
 		snprintf(p, sizeof(p), "%s/%s", dir, v1_files[i]);
 		touch(p, "");
+	}
+	for (size_t i = 0; i < 2; i++) { /* what a cgroup without I/O shows */
+		snprintf(p, sizeof(p), "%s/%s", dir, v1_stat_files[i]);
+		touch(p, "Total 0\n");
 	}
 }
 
@@ -176,4 +186,25 @@ bool t_run_status_has(const char *run_dir, const char *text)
 		found |= strstr(line, text) != NULL;
 	fclose(fp);
 	return found;
+}
+
+void t_fakecg_set_served(struct t_fakecg *f, const char *rel, const char *majmin, unsigned long long rbytes,
+			 unsigned long long wbytes, unsigned long long rios, unsigned long long wios)
+{
+	char text[1024];
+
+	if (f->version == 2) {
+		snprintf(text, sizeof(text), "%s rbytes=%llu wbytes=%llu rios=%llu wios=%llu dbytes=0 dios=0\n",
+			 majmin, rbytes, wbytes, rios, wios);
+		t_fakecg_write(f, rel, "io.stat", text);
+		return;
+	}
+	snprintf(text, sizeof(text), "%s Read %llu\n%s Write %llu\n%s Sync %llu\n%s Async 0\n%s Discard 0\n"
+		 "%s Total %llu\nTotal %llu\n", majmin, rbytes, majmin, wbytes, majmin, rbytes + wbytes, majmin,
+		 majmin, majmin, rbytes + wbytes, rbytes + wbytes);
+	t_fakecg_write(f, rel, v1_stat_files[0], text);
+	snprintf(text, sizeof(text), "%s Read %llu\n%s Write %llu\n%s Sync %llu\n%s Async 0\n%s Discard 0\n"
+		 "%s Total %llu\nTotal %llu\n", majmin, rios, majmin, wios, majmin, rios + wios, majmin,
+		 majmin, majmin, rios + wios, rios + wios);
+	t_fakecg_write(f, rel, v1_stat_files[1], text);
 }

@@ -2,7 +2,7 @@
 /*
  * t_fakecg.h - a fake cgroupfs tree in a temp directory for iolatd's tests:
  * cgroup directories holding empty throttle files (v1 blkio.throttle.* or
- * v2 io.max, and cgroup.controllers at a v2 root), file contents set and
+ * v2 io.max and io.stat, and cgroup.controllers at a v2 root), file contents set and
  * read back, everything removed at the end.
  * Context: the test's one thread. Names start with t_.
  */
@@ -37,6 +37,13 @@ void t_fakecg_write(struct t_fakecg *f, const char *rel, const char *file, const
 const char *t_fakecg_sysfs_dev(struct t_fakecg *f, const char *majmin, bool bio_based);
 /* Does a line of @run_dir's iolatd status file contain @text? (The file must exist.) */
 bool t_run_status_has(const char *run_dir, const char *text);
+/*
+ * What @rel was served on @majmin, in the kernel's format: v2 io.stat's
+ * line; v1 blkio.throttle.io_service_bytes_recursive and
+ * io_serviced_recursive (Read, Write, Sync, Async, Discard, Total lines).
+ */
+void t_fakecg_set_served(struct t_fakecg *f, const char *rel, const char *majmin, unsigned long long rbytes,
+			 unsigned long long wbytes, unsigned long long rios, unsigned long long wios);
 /* Absolute path of @rel, in a static buffer. */
 const char *t_fakecg_path(struct t_fakecg *f, const char *rel);
 
