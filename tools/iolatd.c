@@ -404,12 +404,14 @@ static int prepare(struct daemon *dm)
 static int start(struct daemon *dm, const struct iolatd_config *cfg)
 {
 	struct iolatd_opts opts = { .run_dir = dm->run_dir, .dry_run = dm->dry_run, .log_at = log_line };
-	char err[IOLATD_ERR_MAX];
+	char err[IOLATD_ERR_MAX], carry_why[256];
 	int ret;
 
 	/* Tests only: a cgroup_root that is a plain directory tree laid out as a cgroup one. */
 	opts.allow_plain_root = getenv("IOLATD_TEST_PLAIN_CGROUP_ROOT") != NULL;
 	opts.systemctl = getenv("IOLATD_SYSTEMCTL"); /* tests: a fake systemctl; NULL: the system's */
+	opts.direct_limits = iolatd_bpf_throttle_carry(carry_why, sizeof(carry_why)) == 0;
+	opts.direct_why = carry_why;
 	if ((ret = iolatd_create(cfg, &opts, &dm->d, err, sizeof(err)))) {
 		complain(LOG_ERR, "%s", err);
 		return ret == -EINVAL || ret == -ENODEV ? 2 : 1;

@@ -15,6 +15,7 @@ void iolatd_act_init(struct act *a, const char *cgdir, dev_t dev)
 	memset(a, 0, sizeof(*a));
 	snprintf(a->cgdir, sizeof(a->cgdir), "%s", cgdir);
 	a->dev = dev;
+	a->staged = true;
 }
 
 uint64_t iolatd_act_min_limit(uint64_t a, uint64_t b)
@@ -228,6 +229,8 @@ int iolatd_act_apply(struct act *a, const struct cgfs_root *root, const struct c
 		a->active_since_ns = now;
 	}
 	a->next = next;
+	if (!a->staged)
+		return write_now(a, root, &next, now, dry_run, before_write, ctx);
 	if (opens(&next, &a->written))
 		return open_kinds(a, root, &next, now, dry_run, before_write, ctx);
 	if (!lowers(&next, &a->written))

@@ -30,6 +30,9 @@
  *    a slice (a tenth of it) is then a whole number, and rewriting or raising
  *    a limit cannot leave a carry below minus one slice's allowance;
  *  - raising, and removing ours, is written at once.
+ * All of that only where the kernel needs it (struct act's staged, set from
+ * the running kernel's BTF: iolatd_bpf_throttle_carry()); elsewhere every
+ * value is written at once (still a multiple of ACT_ROUND).
  * Context: the daemon's one thread.
  */
 #ifndef IOLAT_DAEMON_ACTUATE_H
@@ -57,6 +60,7 @@ struct act {
 	unsigned opened;          /* ACT_FOLD: the kinds opened (bit per kind) */
 	uint64_t primed_ns;       /* when the prime (or the opening) went out */
 	unsigned primes, opens;   /* primes and openings written, in all */
+	bool staged;              /* lowerings primed, kinds opened (6.1's throttle); else written at once */
 };
 
 #define ACT_MIN_INTERVAL_NS 100000000ull /* at most one decision per 100 ms */
@@ -67,7 +71,7 @@ struct act {
 #define ACT_OPEN_IOPS (1ull << 24)
 #define ACT_ROUND 10
 
-/* Where the limit goes. */
+/* Where the limit goes; staged (6.1's rules) unless set otherwise after. */
 void iolatd_act_init(struct act *a, const char *cgdir, dev_t dev);
 
 /*

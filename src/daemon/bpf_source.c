@@ -16,6 +16,7 @@
 
 #ifdef CONFIG_HAVE_BPF
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/types.h>
 
@@ -140,6 +141,62 @@ void iolatd_bpf_source_close(struct bpf_source *s)
 	free(s);
 }
 
+/* The member's type, through typedefs, qualifiers and arrays. */
+static const struct btf_type *base_type(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t;
+	int r = btf__resolve_type(btf, id);
+
+	if (r < 0 || !(t = btf__type_by_id(btf, (__u32)r)))
+		return NULL;
+	if (btf_is_array(t))
+		return base_type(btf, btf_array(t)->type);
+	return t;
+}
+
+int iolatd_btf_throttle_carry(const struct btf *btf, char *why, size_t whylen)
+{
+	int id = btf__find_by_name_kind(btf, "throtl_grp", BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++, m++) {
+		const struct btf_type *mt;
+
+		if (strcmp(btf__name_by_offset(btf, m->name_off), "carryover_bytes"))
+			continue;
+		mt = base_type(btf, m->type);
+		if (mt && btf_is_int(mt) && (btf_int_encoding(mt) & BTF_INT_SIGNED)) {
+			snprintf(why, whylen, "written at once (the block throttle's carry over a limit change is "
+				 "signed: struct throtl_grp.carryover_bytes in the kernel's BTF)");
+			return 0;
+		}
+		snprintf(why, whylen, "lowerings primed, new kinds opened first (the block throttle carries an "
+			 "unsigned deficit over a limit change, as Linux 6.1: struct throtl_grp.carryover_bytes in "
+			 "the kernel's BTF)");
+		return 1;
+	}
+	snprintf(why, whylen, "written at once (the block throttle keeps no carry of its own over a limit "
+		 "change: no struct throtl_grp.carryover_bytes in the kernel's BTF)");
+	return 0;
+}
+
+int iolatd_bpf_throttle_carry(char *why, size_t whylen)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int ret;
+
+	if (!btf) {
+		ret = -errno;
+		snprintf(why, whylen, "lowerings primed, new kinds opened first (the kernel's BTF cannot be read: "
+			 "%s; staged as for Linux 6.1, to be safe)", strerror(-ret));
+		return ret ? ret : -ENOENT;
+	}
+	ret = iolatd_btf_throttle_carry(btf, why, whylen);
+	btf__free(btf);
+	return ret;
+}
+
 #else /* !CONFIG_HAVE_BPF */
 
 struct bpf_source {
@@ -171,6 +228,13 @@ bool iolatd_bpf_source_alive(struct bpf_source *s)
 
 void iolatd_bpf_source_close(struct bpf_source *s)
 {
+}
+
+int iolatd_bpf_throttle_carry(char *why, size_t whylen)
+{
+	snprintf(why, whylen, "lowerings primed, new kinds opened first (built without BPF: the kernel's "
+		 "BTF is not read)");
+	return -EOPNOTSUPP;
 }
 
 #endif

@@ -36,6 +36,22 @@ bool iolatd_bpf_source_alive(struct bpf_source *s);
 
 void iolatd_bpf_source_close(struct bpf_source *s);
 
+/*
+ * iolatd_bpf_throttle_carry() - does the running kernel's block throttle
+ * carry an unsigned deficit over a limit change (Linux 6.1: struct
+ * throtl_grp has carryover_bytes, an unsigned integer), so that limits must
+ * be staged (actuate.h)? Decided from the kernel's BTF
+ * (/sys/kernel/btf/vmlinux), not its version: the carry came in 6.3 and
+ * was backported (6.1 has it), and later kernels fold it into a signed
+ * count (6.18: no such member). @why gets one line saying what was found.
+ * Return: 1 yes, 0 no, -errno the BTF could not be read (stage, to be safe).
+ */
+int iolatd_bpf_throttle_carry(char *why, size_t whylen);
+
+struct btf;
+/* The same decision on a BTF already loaded (tests build one). Return: 1 or 0. */
+int iolatd_btf_throttle_carry(const struct btf *btf, char *why, size_t whylen);
+
 /* Whether this build has BPF support. */
 bool iolatd_bpf_source_available(void);
 

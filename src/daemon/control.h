@@ -35,6 +35,9 @@ struct iolatd_opts {
 	const char *sysfs_root;            /* NULL: /sys (tests: a fake one with dev/block/MAJ:MIN) */
 	const char *systemctl;             /* NULL: /usr/bin/systemctl or /bin/systemctl (tests: a fake) */
 	const char *udev_data;             /* NULL: /run/udev/data (devpath.h; tests: a fake) */
+	bool direct_limits;                /* write every limit at once: this kernel's throttle keeps no
+					      unsigned carry (iolatd_bpf_throttle_carry()); false: 6.1's staging */
+	const char *direct_why;            /* how that was decided, for the start-up log (NULL: not said) */
 };
 
 #define IOLATD_PERIOD_NS 100000000ull   /* control round: depth -> limits */

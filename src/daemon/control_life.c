@@ -152,6 +152,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 	d->lock_fd = -1;
 	d->cfg = *cfg;
 	d->opts = *opts;
+	d->lim->direct = opts->direct_limits;
 	snprintf(d->run_dir, sizeof(d->run_dir), "%s", opts->run_dir);
 	d->opts.run_dir = d->run_dir;
 	snprintf(d->sysfs, sizeof(d->sysfs), "%s", opts->sysfs_root ? opts->sysfs_root : "/sys");
@@ -184,6 +185,8 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 			iolatd_log_at(d, LOG_NOTICE, "removed %d stale limit(s) left by a previous run", ret);
 	}
 	log_devices(d);
+	if (opts->direct_why)
+		iolatd_logf(d, "limits: %s", opts->direct_why);
 	iolatd_disc_init(d->disc, &d->root);
 	d->started_ns = d->last_period = d->last_second = d->last_resolve = iolat_ctl_now(d->devs[0].ctl);
 	iolatd_rescan(d);

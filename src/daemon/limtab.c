@@ -66,6 +66,7 @@ int iolatd_limtab_want(struct limtab *t, uint64_t ino, const char *rel, const ch
 		e->node = -1;
 		snprintf(e->rel, sizeof(e->rel), "%s", rel);
 		iolatd_act_init(&e->act, cgdir, devno);
+		e->act.staged = !t->direct;
 	}
 	if (tighten(&e->want, want) || e->node < 0)
 		e->node = node;

@@ -34,6 +34,7 @@ struct limtab_ent {
 
 struct limtab {
 	struct limtab_ent e[LIMTAB_MAX];
+	bool direct;              /* limits written at once: the kernel needs no staging (actuate.h) */
 };
 
 /* Start a round on device @dev: every want of that device empty. */

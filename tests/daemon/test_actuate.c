@@ -13,6 +13,8 @@
  * below half its value per write; a commit due later is primed again); a
  * raise goes out at once and cancels a pending lowering; values of ours are
  * rounded up to a multiple of 10, the administrator's are kept as they are.
+ * On a kernel whose throttle needs none of that (staged off): every value,
+ * a new kind and a lowering by more than half alike, is written at once.
  * Context: single-threaded cmocka program on explicit times.
  */
 #include <errno.h>
@@ -289,6 +291,33 @@ static void test_cgroup_gone_and_dry_run(void **state)
 	assert_string_equal(t_fakecg_read(&f, "d", WBPS), "");
 }
 
+static void test_direct_writes_at_once(void **state)
+{
+	struct cg_limits want = wbps(400 * MS + 3);
+
+	a.staged = false;
+	/* A new kind: its value at once, no opening, nothing pending. */
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1000 * MS, false, record, &a), 1);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 400000010");
+	assert_int_equal(a.pending, ACT_NONE);
+	assert_int_equal(a.opens + a.primes, 0);
+	assert_int_equal(recorded, 1);
+	/* A lowering to a tenth: written whole at once, not primed nor halved. */
+	want = wbps(40 * MS);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1100 * MS, false, record, &a), 1);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 40000000");
+	assert_int_equal(a.pending, ACT_NONE);
+	assert_int_equal(a.opens + a.primes, 0);
+	assert_int_equal(recorded, 2);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1180 * MS, false, record, &a), 0);
+	/* Still at most one write per 100 ms. */
+	want = wbps(20 * MS);
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1150 * MS, false, record, &a), 0);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 40000000");
+	assert_int_equal(iolatd_act_release(&a, &root, 1300 * MS, false), 1);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 0");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +330,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lowering_is_primed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_commit_primes_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_raise_at_once_cancels_lowering, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_direct_writes_at_once, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
