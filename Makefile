@@ -152,7 +152,7 @@ $(O)/bpf/vmlinux.h:
 
 $(O)/bpf/iolatd.bpf.o: src/daemon/bpf/iolatd.bpf.c src/daemon/bpf/iolatd_event.h $(VMLINUX_H)
 	@mkdir -p $(dir $@)
-	$(BPF_CLANG) -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(dir $(VMLINUX_H)) -Isrc/daemon/bpf -c $< -o $@
+	$(BPF_CLANG) -O2 -g -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -I$(dir $(VMLINUX_H)) -Isrc/daemon/bpf -c $< -o $@
 
 $(O)/bpf/iolatd.skel.h: $(O)/bpf/iolatd.bpf.o
 	$(BPFTOOL) gen skeleton $< name iolatd_bpf > $@.tmp && mv $@.tmp $@

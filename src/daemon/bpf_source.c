@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bpf_source.c - loads iolatd's BPF program through its skeleton and polls
- * its ring buffer (bpf_source.h). Built with the program where the build
+ * bpf_source.c - loads iolatd's BPF program through its skeleton and drains
+ * its per-CPU rings (bpf_source.h, bpf/iolatd_event.h), merging each poll's
+ * records by completion time. Built with the program where the build
  * found clang, bpftool, libbpf and the kernel's BTF (CONFIG_HAVE_BPF);
  * otherwise only the "not available" answers.
  * Context: the daemon's one thread.
@@ -10,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "daemon/bpf_source.h"
 
@@ -25,10 +29,12 @@
 
 struct bpf_source {
 	struct iolatd_bpf *skel;
-	struct ring_buffer *rb;
+	struct iolatd_cpu_ring *rings; /* mmap of the rings map, one per possible CPU */
+	size_t map_len;
+	int nr_cpus;
+	struct iolatd_event *batch;    /* one poll's records of every CPU, merged by time */
 	bpf_completion_fn fn;
 	void *ctx;
-	int delivered;
 };
 
 bool iolatd_bpf_source_available(void)
@@ -44,14 +50,10 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int on_record(void *ctx, void *data, size_t len)
+static void deliver(struct bpf_source *s, const struct iolatd_event *e)
 {
-	struct bpf_source *s = ctx;
-	const struct iolatd_event *e = data;
 	struct bpf_completion c;
 
-	if (len < sizeof(*e))
-		return 0;
 	c.cgid = e->cgid;
 	c.now_ns = e->now_ns;
 	c.lat_ns = e->lat_ns;
@@ -62,8 +64,51 @@ static int on_record(void *ctx, void *data, size_t len)
 	c.swap = e->flags & IOLATD_EV_SWAP;
 	c.error = e->flags & IOLATD_EV_ERROR;
 	s->fn(s->ctx, &c);
-	s->delivered++;
-	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct iolatd_event *x = a, *y = b;
+
+	return x->now_ns < y->now_ns ? -1 : x->now_ns > y->now_ns;
+}
+
+/* Each CPU's new records, then all of them in completion order (the controller's windows close by time). */
+static int drain(struct bpf_source *s)
+{
+	size_t n = 0;
+
+	for (int c = 0; c < s->nr_cpus; c++) {
+		struct iolatd_cpu_ring *r = &s->rings[c];
+		uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE), tail = r->tail;
+
+		if (head - tail > IOLATD_CPU_RING) /* cannot be: the program keeps it within */
+			tail = head - IOLATD_CPU_RING;
+		for (; tail != head; tail++)
+			s->batch[n++] = r->ev[tail & (IOLATD_CPU_RING - 1)];
+		__atomic_store_n(&r->tail, head, __ATOMIC_RELEASE);
+	}
+	qsort(s->batch, n, sizeof(*s->batch), by_time);
+	for (size_t i = 0; i < n; i++)
+		deliver(s, &s->batch[i]);
+	return (int)n;
+}
+
+/* The rings map mapped into the daemon (its values start at offset 0 of the map's file). */
+static int map_rings(struct bpf_source *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.rings);
+	long page = sysconf(_SC_PAGESIZE);
+
+	s->map_len = ((size_t)s->nr_cpus * sizeof(struct iolatd_cpu_ring) + (size_t)page - 1) / (size_t)page *
+		     (size_t)page;
+	s->rings = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (s->rings == MAP_FAILED) {
+		s->rings = NULL;
+		return -errno;
+	}
+	s->batch = calloc((size_t)s->nr_cpus * IOLATD_CPU_RING, sizeof(*s->batch));
+	return s->batch ? 0 : -ENOMEM;
 }
 
 int iolatd_bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_fn fn, void *ctx,
@@ -91,6 +136,12 @@ int iolatd_bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_f
 	s->skel->rodata->nr_devs = nr_devs;
 	for (unsigned i = 0; i < nr_devs; i++)
 		s->skel->rodata->devs[i] = (major(devs[i]) << 20) | minor(devs[i]);
+	s->nr_cpus = libbpf_num_possible_cpus();
+	if (s->nr_cpus <= 0 || (ret = bpf_map__set_max_entries(s->skel->maps.rings, (__u32)s->nr_cpus))) {
+		ret = s->nr_cpus <= 0 ? s->nr_cpus : ret;
+		snprintf(err, errlen, "BPF: cannot size the per-CPU rings: %s", strerror(-ret));
+		goto fail;
+	}
 	if ((ret = iolatd_bpf__load(s->skel))) {
 		snprintf(err, errlen, "BPF: cannot load the program (root and a kernel with BTF are needed): %s",
 			 strerror(-ret));
@@ -100,10 +151,8 @@ int iolatd_bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_f
 		snprintf(err, errlen, "BPF: cannot attach to tp_btf/block_rq_complete: %s", strerror(-ret));
 		goto fail;
 	}
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_record, s, NULL);
-	if (!s->rb) {
-		ret = -errno;
-		snprintf(err, errlen, "BPF: cannot open the ring buffer: %s", strerror(-ret));
+	if ((ret = map_rings(s))) {
+		snprintf(err, errlen, "BPF: cannot map the per-CPU rings: %s", strerror(-ret));
 		goto fail;
 	}
 	*out = s;
@@ -115,16 +164,21 @@ fail:
 
 int iolatd_bpf_source_poll(struct bpf_source *s, int timeout_ms)
 {
-	int ret;
+	struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
 
-	s->delivered = 0;
-	/* The program wakes us only when the ring fills up: drain it after the wait. */
-	ret = ring_buffer__poll(s->rb, timeout_ms);
-	if (ret >= 0 || ret == -EINTR)
-		ret = ring_buffer__consume(s->rb);
-	if (ret < 0 && ret != -EINTR)
-		return ret;
-	return s->delivered;
+	/* The program wakes nobody: sleep, then drain every CPU's ring. */
+	if (timeout_ms > 0 && nanosleep(&ts, NULL) && errno != EINTR)
+		return -errno;
+	return drain(s);
+}
+
+uint64_t iolatd_bpf_source_dropped(const struct bpf_source *s)
+{
+	uint64_t n = 0;
+
+	for (int c = 0; s && s->rings && c < s->nr_cpus; c++)
+		n += __atomic_load_n(&s->rings[c].dropped, __ATOMIC_RELAXED);
+	return n;
 }
 
 bool iolatd_bpf_source_alive(struct bpf_source *s)
@@ -136,7 +190,9 @@ void iolatd_bpf_source_close(struct bpf_source *s)
 {
 	if (!s)
 		return;
-	ring_buffer__free(s->rb);
+	if (s->rings)
+		munmap(s->rings, s->map_len);
+	free(s->batch);
 	iolatd_bpf__destroy(s->skel);
 	free(s);
 }
@@ -219,6 +275,11 @@ int iolatd_bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_f
 int iolatd_bpf_source_poll(struct bpf_source *s, int timeout_ms)
 {
 	return -EOPNOTSUPP;
+}
+
+uint64_t iolatd_bpf_source_dropped(const struct bpf_source *s)
+{
+	return 0;
 }
 
 bool iolatd_bpf_source_alive(struct bpf_source *s)

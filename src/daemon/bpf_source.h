@@ -3,7 +3,7 @@
  * bpf_source.h - completions measured in the kernel: loads and attaches
  * iolatd's BPF program (bpf/iolatd.bpf.c, a CO-RE skeleton built from the
  * running kernel's BTF) for a set of disks, and hands each record to a
- * callback while polling its ring buffer. Where iolatd was built without
+ * callback as it drains the program's per-CPU rings. Where iolatd was built without
  * BPF, opening fails with -EOPNOTSUPP and says why.
  * Context: the daemon's one thread.
  */
@@ -28,8 +28,14 @@ typedef void (*bpf_completion_fn)(void *ctx, const struct bpf_completion *c);
 int iolatd_bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_fn fn, void *ctx,
 		    struct bpf_source **out, char *err, size_t errlen);
 
-/* Wait up to @timeout_ms and deliver what arrived. Return: records delivered, or -errno. */
+/*
+ * Wait @timeout_ms, then deliver what every CPU's ring holds, in completion
+ * order. Return: records delivered, or -errno.
+ */
 int iolatd_bpf_source_poll(struct bpf_source *s, int timeout_ms);
+
+/* Records the program could not queue (a ring full), in all. */
+uint64_t iolatd_bpf_source_dropped(const struct bpf_source *s);
 
 /* Is the program still attached and running? */
 bool iolatd_bpf_source_alive(struct bpf_source *s);
