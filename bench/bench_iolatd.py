@@ -28,6 +28,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -83,6 +84,17 @@ class IolatdFio(diskdriver.DiskDriver):
     def __init__(self, a):
         super().__init__(a)
         self.old_stats = None
+        self.run_base = None
+
+    def run_parent(self):
+        """Where iolatd's run directory goes: a tmpfs when there is one (/dev/shm). On the disk it
+        controls, its status and record writes wait behind the I/O it throttles, and its loop with
+        them (docs/iolatd.md, issue 26)."""
+        if self.run_base is None:
+            with open("/proc/self/mounts") as f:
+                shm = any(l.split()[1:3] == ["/dev/shm", "tmpfs"] for l in f)
+            self.run_base = tempfile.mkdtemp(prefix="iolat-bench-run-", dir="/dev/shm") if shm else ""
+        return self.run_base or self.tmp
 
     def why_not(self):
         if not shutil.which("fio"):
@@ -102,6 +114,8 @@ class IolatdFio(diskdriver.DiskDriver):
 
     def cleanup(self):
         super().cleanup()  # stops iolatd first: it removes the limits it wrote
+        if self.run_base:
+            shutil.rmtree(self.run_base, ignore_errors=True)
         if self.old_stats is not None:
             with open(BPF_STATS, "w") as f:
                 f.write(self.old_stats)
@@ -115,7 +129,7 @@ class IolatdFio(diskdriver.DiskDriver):
 
     def start_daemon(self, mode, raw):
         conf = os.path.join(self.tmp, "iolatd.conf")
-        run_dir = os.path.join(self.tmp, "run")
+        run_dir = os.path.join(self.run_parent(), "run")
         os.makedirs(run_dir, exist_ok=True)
         B.write_text(conf, "[global]\ndevice=%s\ncontrol=%s\n\n[group:%s]\ntarget=%dus\n" % (
             self.dev, mode["control"], self.tree.rel("main"), mode["target_us"]))

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -49,6 +50,49 @@ static int resolve_devices(const struct iolatd_config *cfg, const char *sysfs, d
 			}
 	}
 	return 0;
+}
+
+/*
+ * The whole disk holding @path (a partition's parent, through @sysfs), or 0.
+ */
+static dev_t disk_of_path(const char *sysfs, const char *path)
+{
+	char p[IOLATD_PATH_MAX + 64], buf[64];
+	unsigned maj, min;
+	struct stat st;
+	FILE *f;
+
+	if (stat(path, &st))
+		return 0;
+	snprintf(p, sizeof(p), "%s/dev/block/%u:%u/partition", sysfs, major(st.st_dev), minor(st.st_dev));
+	if (access(p, F_OK))
+		return st.st_dev;
+	snprintf(p, sizeof(p), "%s/dev/block/%u:%u/../dev", sysfs, major(st.st_dev), minor(st.st_dev));
+	if (!(f = fopen(p, "r")))
+		return st.st_dev;
+	maj = min = 0;
+	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%u:%u", &maj, &min) != 2)
+		maj = min = 0;
+	fclose(f);
+	return maj || min ? makedev(maj, min) : st.st_dev;
+}
+
+/*
+ * A run directory on a disk iolatd controls: its status (each second) and
+ * record of limits (before each write) are files there, and replacing one
+ * can wait behind the very I/O being throttled (on ext4 with discard, each
+ * replaced file's blocks are discarded synchronously): the loop then
+ * stalls, unable to drain, decide or write (docs/iolatd.md, issue 26).
+ */
+static void warn_run_dir(struct iolatd *d)
+{
+	dev_t rd = disk_of_path(d->sysfs, d->opts.run_dir);
+
+	for (unsigned k = 0; rd && k < d->nr_devs; k++)
+		if (d->devs[k].dev == rd)
+			iolatd_logf(d, "run directory %s is on %s, a disk this daemon controls: writing its status "
+				    "and record there can wait behind the I/O it throttles, and the control loop with "
+				    "it; put it on a tmpfs (/run, --run-dir)", d->opts.run_dir, d->devs[k].name);
 }
 
 /* The core's flags for a configured mode. */
@@ -187,6 +231,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 	log_devices(d);
 	if (opts->direct_why)
 		iolatd_logf(d, "limits: %s", opts->direct_why);
+	warn_run_dir(d);
 	iolatd_disc_init(d->disc, &d->root);
 	d->started_ns = d->last_period = d->last_second = d->last_resolve = iolat_ctl_now(d->devs[0].ctl);
 	iolatd_rescan(d);

@@ -18,7 +18,8 @@
  * strict=1); a plain directory for cgroup_root, a bio-based or missing
  * device are refused with one line; what the throttle's own counters say
  * each limited or protected group was served over a period is in the
- * status (unknown when they go backwards, one line when they cannot be read).
+ * status (unknown when they go backwards, one line when they cannot be read);
+ * a run directory on a controlled disk is warned about at start.
  * Context: single-threaded cmocka program.
  */
 #include <errno.h>
@@ -725,6 +726,37 @@ static void test_served_from_throttle_counters(void **state)
 	iolatd_destroy(d);
 }
 
+/* Start on @dev ("MAJ:MIN") with the usual groups; the start-up log in logbuf. */
+static void start_on(const char *dev)
+{
+	struct iolatd *d;
+
+	snprintf(conf, sizeof(conf), "[global]\ndevice=%s\nrotational=0\ncontrol=article\ncgroup_root=%s\n"
+		 "[group:app/reader]\ntarget=1ms\n", dev, f.root);
+	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
+	logbuf[0] = '\0';
+	d = start(false);
+	assert_int_equal(iolatd_stop(d, vnow), 0);
+	iolatd_destroy(d);
+}
+
+static void test_run_dir_on_controlled_disk(void **state)
+{
+	struct stat st;
+	char dev[32], line[96];
+
+	assert_int_equal(stat(run, &st), 0);
+	snprintf(dev, sizeof(dev), "%u:%u", major(st.st_dev), minor(st.st_dev));
+	if (strcmp(dev, "254:0") && strcmp(dev, "254:16"))
+		t_fakecg_sysfs_dev(&f, dev, false);
+	snprintf(line, sizeof(line), "is on %s, a disk this daemon controls", dev);
+	start_on(dev);
+	assert_non_null(strstr(logbuf, line));
+	assert_non_null(strstr(logbuf, "put it on a tmpfs"));
+	start_on(strcmp(dev, "254:16") ? "254:16" : "254:0");
+	assert_null(strstr(logbuf, "a disk this daemon controls"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -745,6 +777,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_misses_from_elsewhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_adaptive_rate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_served_from_throttle_counters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_dir_on_controlled_disk, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
