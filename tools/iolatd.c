@@ -343,6 +343,30 @@ static int parse_args(int argc, char **argv, struct daemon *dm)
 	return 0;
 }
 
+/*
+ * How limits are written (actuate.h): staged as for Linux 6.1 unless the
+ * kernel's BTF shows no unsigned carry and IOLATD_DIRECT_LIMITS is set.
+ * Writing at once is implemented and tested but not yet the default: with
+ * it, tests/cli/iolatd_integration.sh's restart step saw no limit within
+ * 10 s on this machine (issue 26, left open). The decision is logged.
+ */
+static void limits_mode(struct iolatd_opts *opts)
+{
+	static char carry_why[256], staged_why[400];
+
+	if (iolatd_bpf_throttle_carry(carry_why, sizeof(carry_why)) == 0 && getenv("IOLATD_DIRECT_LIMITS")) {
+		opts->direct_limits = true;
+		opts->direct_why = carry_why;
+		return;
+	}
+	opts->direct_why = carry_why;
+	if (!strncmp(carry_why, "written at once", 15)) {
+		snprintf(staged_why, sizeof(staged_why), "staged, though the kernel allows writing them at once%s; "
+			 "IOLATD_DIRECT_LIMITS=1 does", carry_why + 15);
+		opts->direct_why = staged_why;
+	}
+}
+
 static void check_report(void *ctx, int prio, const char *line)
 {
 	char out[1024];
@@ -404,16 +428,21 @@ static int prepare(struct daemon *dm)
 static int start(struct daemon *dm, const struct iolatd_config *cfg)
 {
 	struct iolatd_opts opts = { .run_dir = dm->run_dir, .dry_run = dm->dry_run, .log_at = log_line };
-	char err[IOLATD_ERR_MAX], carry_why[256];
+	char err[IOLATD_ERR_MAX];
 	int ret;
 
 	/* Tests only: a cgroup_root that is a plain directory tree laid out as a cgroup one. */
 	opts.allow_plain_root = getenv("IOLATD_TEST_PLAIN_CGROUP_ROOT") != NULL;
 	opts.systemctl = getenv("IOLATD_SYSTEMCTL"); /* tests: a fake systemctl; NULL: the system's */
-	opts.direct_limits = iolatd_bpf_throttle_carry(carry_why, sizeof(carry_why)) == 0;
-	opts.direct_why = carry_why;
+<<<<<<< HEAD
+	limits_mode(&opts);
 	if ((ret = iolatd_create(cfg, &opts, &dm->d, err, sizeof(err)))) {
 		complain(LOG_ERR, "%s", err);
+=======
+	limits_mode(&opts);
+	if ((ret = iolatd_create(&cfg, &opts, &dm.d, err, sizeof(err)))) {
+		fprintf(stderr, "iolatd: %s\n", err);
+>>>>>>> cdeb7d7 (iolatd: limits written at once only with IOLATD_DIRECT_LIMITS=1 for now)
 		return ret == -EINVAL || ret == -ENODEV ? 2 : 1;
 	}
 	if (open_source(dm, err, sizeof(err))) {
