@@ -434,15 +434,9 @@ static int start(struct daemon *dm, const struct iolatd_config *cfg)
 	/* Tests only: a cgroup_root that is a plain directory tree laid out as a cgroup one. */
 	opts.allow_plain_root = getenv("IOLATD_TEST_PLAIN_CGROUP_ROOT") != NULL;
 	opts.systemctl = getenv("IOLATD_SYSTEMCTL"); /* tests: a fake systemctl; NULL: the system's */
-<<<<<<< HEAD
 	limits_mode(&opts);
 	if ((ret = iolatd_create(cfg, &opts, &dm->d, err, sizeof(err)))) {
 		complain(LOG_ERR, "%s", err);
-=======
-	limits_mode(&opts);
-	if ((ret = iolatd_create(&cfg, &opts, &dm.d, err, sizeof(err)))) {
-		fprintf(stderr, "iolatd: %s\n", err);
->>>>>>> cdeb7d7 (iolatd: limits written at once only with IOLATD_DIRECT_LIMITS=1 for now)
 		return ret == -EINVAL || ret == -ENODEV ? 2 : 1;
 	}
 	if (open_source(dm, err, sizeof(err))) {

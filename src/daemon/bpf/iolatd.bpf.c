@@ -36,6 +36,11 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 const volatile __u32 nr_devs = 0;
 const volatile __u32 devs[IOLATD_BPF_MAX_DEVS] = {};
 
+/* A UAPI map flag (linux/bpf.h), stable since 5.5; the trimmed vmlinux.h has no uapi enums. */
+#ifndef BPF_F_MMAPABLE
+#define BPF_F_MMAPABLE (1U << 10)
+#endif
+
 /* One ring per possible CPU; the daemon sets max_entries before loading. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
