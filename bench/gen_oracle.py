@@ -2,7 +2,8 @@
 """gen_oracle.py - the parts of BENCHMARKS.md made from the real-disk oracle
 benchmarks (section 4, `iolat run`: results/disk.json; section 7, iolatd with
 fio: results/iolatd.json; both written by oracle.py's design): the tables,
-the goals of issue 19 judged from the runs, and the headlines. Everything is
+the goals of issue 19 judged from the runs, and the headlines; the reader's
+reads per second beside its percentiles. Everything is
 computed here from the runs in the JSON: the oracle for each target (the
 highest static cap whose reader p90 is within the target in every
 repetition), each controller's figures as ratios of the oracle's and of the
@@ -57,10 +58,18 @@ def summaries(d, runs):
         rs = list(runs.get(m["key"], {}).values())
         s = {k: B.summary([r.get(k) for r in rs]) for k in ("p50_us", "p90_us", "p99_us",
                                                             "writer_mb_s")}
+        s["reads_s"] = B.summary([reads_per_s(r) for r in rs])
         s["n"] = len(rs)
         s["within"] = {t: sum(1 for r in rs if r["p90_us"] <= t) for t in d["targets_us"]}
         out[m["key"]] = s
     return out
+
+
+def reads_per_s(r):
+    """The reader's reads per second over its measured time (a closed-loop
+    reader's percentiles look solo while it is starved: its rate shows it)."""
+    return r["reader_ios"] / r["duration_s"] if r.get("reader_ios") and r.get("duration_s") \
+        else None
 
 
 def oracles(d, summ):
@@ -209,9 +218,9 @@ def disturbance(doc, d):
 
 def table_modes(doc, sec, d, summ, orc):
     ts = d["targets_us"]
-    doc.w("| mode | reader p50 | reader p90 | reader p99 | writer MB/s | %s |" %
+    doc.w("| mode | reader p50 | reader p90 | reader p99 | reader reads/s | writer MB/s | %s |" %
           " | ".join("p90 ≤ %s" % f_t(t) for t in ts))
-    doc.w("|---|---:|---:|---:|---:|%s" % ("---|" * len(ts)))
+    doc.w("|---|---:|---:|---:|---:|---:|%s" % ("---|" * len(ts)))
     for m in mode_rows(d, summ, orc):
         if m["kind"] == "kthrottle":
             continue  # the pacing comparison's own table (gen_pacing.py)
@@ -222,9 +231,10 @@ def table_modes(doc, sec, d, summ, orc):
             if orc[t] is m:
                 w += " **oracle**"
             within.append(w)
-        doc.w("| %s | %s | %s | %s | %s | %s |" % (
+        doc.w("| %s | %s | %s | %s | %s | %s | %s |" % (
             mode_label(sec, m, d), G.rng(s["p50_us"], G.f_us), G.rng(s["p90_us"], G.f_us),
-            G.rng(s["p99_us"], G.f_us), G.rng(s["writer_mb_s"], G.f_mb) if m["kind"] != "solo"
+            G.rng(s["p99_us"], G.f_us), G.rng(s["reads_s"], G.f_num),
+            G.rng(s["writer_mb_s"], G.f_mb) if m["kind"] != "solo"
             else "–", " | ".join(within)))
     doc.w()
     got = [(m, B.summary([r["writer_mb_s"] * 1e6 / m["cap_bps"] for r in d["runs"]
