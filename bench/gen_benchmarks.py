@@ -23,6 +23,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as B  # noqa: E402
 import gen_control  # noqa: E402  (section 3)
+import gen_openloop  # noqa: E402  (section 8)
 import gen_oracle  # noqa: E402  (sections 4 and 7)
 from genlib import (Doc, f_big, f_ns, f_num, f_pct, f_x, load_json, load_text,  # noqa: E402,F401
                     pl, rng, f_us)
@@ -907,6 +908,9 @@ def headlines(res):
         h = gen_oracle.headline(res, fname)
         if h:
             out.append(h)
+    h = gen_openloop.headline(res)
+    if h:
+        out.append(h)
     text = load_text(os.path.join(res, "scale.txt")) or ""
     rows = {}
     for l in text.splitlines():
@@ -946,6 +950,7 @@ def generate(res, out, quick):
     sec_scale(body, res)
     sec_memleak(body, res, md_dir)
     gen_oracle.section(body, res, "iolatd.json")
+    gen_openloop.section(body, res)
 
     doc = Doc()
     doc.w("# Benchmarks")

@@ -2,7 +2,7 @@
 """genlib.py - what the generators of BENCHMARKS.md share (python3 standard
 library only): number and latency formatting, reading result files, and the
 document being written with its goals. Imported by gen_benchmarks.py and the
-section generators (gen_control, gen_oracle, gen_pacing); it
+section generators (gen_control, gen_oracle, gen_pacing, gen_openloop); it
 imports none of them, so the generators form no import cycle. One thread.
 """
 import json
