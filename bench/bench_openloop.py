@@ -18,9 +18,10 @@ delivered bytes are sampled every 100 ms (the limit iolatd wrote; bytes from
 blkio.throttle.io_service_bytes / io.stat) and logged per 1 s period in
 bench/results/raw/openloop/. Needs root, fio, a cgroup hierarchy with the
 block throttle and an iolatd built with BPF; otherwise the JSON says why.
-Writes bench/results/openloop.json. Takes ~70 min with the defaults (3
-repetitions, 10 s runs, four readers), ~6 min with --quick; more when runs
-disturbed by other traffic on the disk are run again.
+Writes bench/results/openloop.json. Takes ~85 min with the defaults (3
+repetitions, 10 s runs, five readers with iolat run's; ~70 without it),
+~8 min with --quick; more when runs disturbed by other traffic on the disk
+are run again.
 
 usage: bench_openloop.py [--quick] [--iolatd PATH] [--iolat PATH] [--dir DIR] [--out DIR]
                          [--seconds S] [--reps N] [--rates R,...] [--targets US,...] ...
@@ -144,7 +145,8 @@ class OpenLoop(bench_iolatd.IolatdFio):
         d.update(section=8, cap_how="the kernel's block throttle on the writer's cgroup (%s)" % (
             "blkio.throttle.write_bps_device" if self.ver == 1 else "io.max wbps"),
             latency="fio's `lat` (submission + completion, `--lat_percentiles=1`); "
-            "`iolat run`'s end-to-end latency for its own reader",
+            "`iolat run`'s own reader: from each read's arrival (its schedule), so "
+            "a read that waited to be issued counts that wait",
             series_how="the write limit in force on the writer's cgroup (what iolatd "
             "wrote), read every 100 ms; per 1 s period with the bytes the writer's cgroup "
             "did (%s)" % ("blkio.throttle.io_service_bytes" if self.ver == 1 else "io.stat"))
@@ -152,7 +154,7 @@ class OpenLoop(bench_iolatd.IolatdFio):
 
 
 def add_args(ap):
-    ap.add_argument("--quick", action="store_true", help="a smoke run (~6 min)")
+    ap.add_argument("--quick", action="store_true", help="a smoke run (~8 min)")
     ap.add_argument("--dir", default="/var/tmp/iolat-bench", help="where the files go")
     ap.add_argument("--out", default=os.path.join(B.ROOT, "bench", "results"))
     ap.add_argument("--iolatd", default=os.path.join(B.ROOT, "build", "iolatd"))

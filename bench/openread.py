@@ -104,12 +104,12 @@ def parse(reader, path):
     if openplan.kind_of(reader) == "iolat":
         with open(path) as f:
             d = json.load(f)
-        g = {x["name"]: x for x in d["groups"]}["main"]
-        lat = g["lat_us"]
+        j = {x["name"]: x for x in d["jobs"]}["reader"]
+        lat = j["lat_us"]   # from each read's arrival
         return {"p50_us": lat["p50"], "p90_us": lat["p90"], "p99_us": lat["p99"],
                 "p999_us": lat.get("p99.9"), "mean_us": lat.get("mean"),
-                "reader_ios": g["read"]["ios"], "duration_s": d["duration_s"],
-                "busy_s": d["duration_s"]}
+                "reader_ios": j["read"]["ios"], "duration_s": d["duration_s"],
+                "busy_s": d["duration_s"], "open_loop": j.get("open_loop")}
     job = bench_iolatd.fio_json(path)["jobs"][0]   # the cycle's jobs: one group
     rd = job["read"]
     pct = rd["lat_ns"]["percentile"]

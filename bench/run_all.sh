@@ -5,10 +5,10 @@
 # raw outputs in bench/results/ and regenerates BENCHMARKS.md with
 # bench/gen_benchmarks.py.
 #
-#   bench/run_all.sh            the full suite (~2 h on 2 cores: sections 4, 7 and 8
-#                               take ~17, ~12 and ~70 min, more when runs disturbed by
+#   bench/run_all.sh            the full suite (~2 h 10 on 2 cores: sections 4, 7 and 8
+#                               take ~17, ~12 and ~85 min, more when runs disturbed by
 #                               other traffic on the disk are run again), writes BENCHMARKS.md
-#   bench/run_all.sh --quick    a smoke run (~11 min; section 8 ~6): short runs, fewer repeats;
+#   bench/run_all.sh --quick    a smoke run (~13 min; section 8 ~8): short runs, fewer repeats;
 #                               results and markdown go to bench/results/quick/
 #                               (BENCHMARKS.md is left alone)
 # options:
