@@ -79,6 +79,7 @@ def status_field(run_dir, key):
 class IolatdFio(diskdriver.DiskDriver):
     name = "iolatd + fio"
     children = ("main", "fbpkg")
+    protected = "main"   # the child iolatd protects (its [group:...])
     needs_cgroups = True
 
     def __init__(self, a):
@@ -132,7 +133,7 @@ class IolatdFio(diskdriver.DiskDriver):
         run_dir = os.path.join(self.run_parent(), "run")
         os.makedirs(run_dir, exist_ok=True)
         B.write_text(conf, "[global]\ndevice=%s\ncontrol=%s\n\n[group:%s]\ntarget=%dus\n" % (
-            self.dev, mode["control"], self.tree.rel("main"), mode["target_us"]))
+            self.dev, mode["control"], self.tree.rel(self.protected), mode["target_us"]))
         log = os.path.join(raw, mode["key"] + ".iolatd.log")
         logf = open(log, "w")
         p = self.start(None, [self.a.iolatd, "--foreground", "--config", conf, "--run-dir",

@@ -23,7 +23,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as B  # noqa: E402
 import gen_control  # noqa: E402  (section 3)
+import gen_openloop  # noqa: E402  (section 8)
 import gen_oracle  # noqa: E402  (sections 4 and 7)
+from genlib import (Doc, f_big, f_ns, f_num, f_pct, f_x, load_json, load_text,  # noqa: E402,F401
+                    pl, rng, f_us)
 
 ENGINE_FILE_GOAL = 0.97
 FASTPATH_INSN_GOAL = 150   # instructions per throttle + done pair, one group
@@ -98,114 +101,6 @@ def machine(dir_, build):
         "build": build,
         "loadavg": _read("/proc/loadavg"),
     }
-
-
-# ---------------------------------------------------------------- formatting
-
-def f_us(v):
-    """A latency given in microseconds."""
-    if v is None:
-        return "-"
-    if v >= 1e6:
-        return "%.2f s" % (v / 1e6)
-    if v >= 1e3:
-        return "%.2f ms" % (v / 1e3) if v < 1e4 else "%.1f ms" % (v / 1e3)
-    if v >= 100:
-        return "%.0f µs" % v
-    return "%.1f µs" % v
-
-
-def f_ns(v):
-    if v is None:
-        return "-"
-    if v >= 1e6:
-        return "%.2f ms" % (v / 1e6)
-    if v >= 1e5:
-        return "%.0f µs" % (v / 1e3)
-    if v >= 1e4:
-        return "%.1f µs" % (v / 1e3)
-    if v >= 1e3:
-        return "%.2f µs" % (v / 1e3)
-    if v >= 100:
-        return "%.0f ns" % v
-    return "%.1f ns" % v
-
-
-def f_num(v, d=0):
-    if v is None:
-        return "-"
-    if d == 0:
-        return "{:,.0f}".format(v).replace(",", "\u2009")
-    return "%.*f" % (d, v)
-
-
-def f_big(v):
-    if v is None:
-        return "-"
-    if v >= 1e6:
-        return "%.2f M" % (v / 1e6)
-    if v >= 1e3:
-        return "%.1f k" % (v / 1e3)
-    return "%.0f" % v
-
-
-def pl(n, word):
-    """'1 leaf', '3 leaves': n and the word, plural when n != 1."""
-    irregular = {"leaf": "leaves"}
-    try:
-        one = int(n) == 1
-    except (TypeError, ValueError):
-        one = False
-    return "%s %s" % (f_num(n) if isinstance(n, (int, float)) else n,
-                      word if one else irregular.get(word, word + "s"))
-
-
-def f_pct(v):
-    return "-" if v is None else "%.1f%%" % v
-
-
-def f_x(v):
-    return "-" if v is None else "%.2f" % v
-
-
-def rng(s, f):
-    """median (min–max) of a summary dict, with formatter f."""
-    if not s or s.get("median") is None:
-        return "-"
-    if s["n"] <= 1 or s["min"] == s["max"]:
-        return f(s["median"])
-    return "%s (%s–%s)" % (f(s["median"]), f(s["min"]), f(s["max"]))
-
-
-def load_json(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
-def load_text(path):
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-# ---------------------------------------------------------------- sections
-
-class Doc:
-    def __init__(self):
-        self.parts = []
-        self.goals = []   # (section, goal, measured, status, why)
-
-    def w(self, s=""):
-        self.parts.append(s)
-
-    def goal(self, sec, goal, measured, ok, why):
-        status = {True: "**met**", False: "**not met**", None: "not measured"}[ok]
-        self.goals.append((sec, goal, measured, status, why))
 
 
 def sec_fastpath(doc, res):
@@ -1013,6 +908,9 @@ def headlines(res):
         h = gen_oracle.headline(res, fname)
         if h:
             out.append(h)
+    h = gen_openloop.headline(res)
+    if h:
+        out.append(h)
     text = load_text(os.path.join(res, "scale.txt")) or ""
     rows = {}
     for l in text.splitlines():
@@ -1052,6 +950,7 @@ def generate(res, out, quick):
     sec_scale(body, res)
     sec_memleak(body, res, md_dir)
     gen_oracle.section(body, res, "iolatd.json")
+    gen_openloop.section(body, res)
 
     doc = Doc()
     doc.w("# Benchmarks")

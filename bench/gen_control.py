@@ -11,7 +11,7 @@ Called by gen_benchmarks.py (one thread).
 import os
 
 import benchlib as B
-import gen_benchmarks as G
+import genlib as G
 
 WITHIN_GOAL = 95.0
 

@@ -2,7 +2,8 @@
 """gen_oracle.py - the parts of BENCHMARKS.md made from the real-disk oracle
 benchmarks (section 4, `iolat run`: results/disk.json; section 7, iolatd with
 fio: results/iolatd.json; both written by oracle.py's design): the tables,
-the goals of issue 19 judged from the runs, and the headlines. Everything is
+the goals of issue 19 judged from the runs, and the headlines; the reader's
+reads per second beside its percentiles. Everything is
 computed here from the runs in the JSON: the oracle for each target (the
 highest static cap whose reader p90 is within the target in every
 repetition), each controller's figures as ratios of the oracle's and of the
@@ -12,8 +13,9 @@ the adaptive mode's limit held. Called by gen_benchmarks.py (one thread).
 import os
 
 import benchlib as B
-import gen_benchmarks as G
+import genlib as G
 import gen_pacing
+import judge as J
 
 WRITER_GOAL = 0.9        # the writer's MB/s ÷ the oracle cap's
 P99_GOAL = 2.0           # the reader's p99 ÷ the oracle cap's
@@ -22,7 +24,6 @@ BEYOND_P90 = 1.2         # ... with the reader's p90 ÷ its p90 alone
 SETTLE_SKIP_S = 3.0      # the limit is judged from this long after the reader started
 SETTLE_CHANGES = 1.0     # changes of the limit in force per second, at most
 SETTLE_SPREAD = 0.25     # ... and within this fraction of its median
-CHANGE_EPS = 0.005       # a relative move below this is not a change (float noise)
 
 SECTIONS = {
     "disk.json": {"no": "4", "title": "Real disk: `iolat run` against the best static cap",
@@ -57,10 +58,18 @@ def summaries(d, runs):
         rs = list(runs.get(m["key"], {}).values())
         s = {k: B.summary([r.get(k) for r in rs]) for k in ("p50_us", "p90_us", "p99_us",
                                                             "writer_mb_s")}
+        s["reads_s"] = B.summary([reads_per_s(r) for r in rs])
         s["n"] = len(rs)
         s["within"] = {t: sum(1 for r in rs if r["p90_us"] <= t) for t in d["targets_us"]}
         out[m["key"]] = s
     return out
+
+
+def reads_per_s(r):
+    """The reader's reads per second over its measured time (a closed-loop
+    reader's percentiles look solo while it is starved: its rate shows it)."""
+    return r["reader_ios"] / r["duration_s"] if r.get("reader_ios") and r.get("duration_s") \
+        else None
 
 
 def oracles(d, summ):
@@ -76,48 +85,16 @@ def oracles(d, summ):
     return out
 
 
-def ratios(runs, key, ref, field, ref_field=None):
-    """Summary of run[key][rep][field] / run[ref][rep][ref_field], rep by rep."""
-    out = []
-    for rep, r in runs.get(key, {}).items():
-        o = runs.get(ref, {}).get(rep)
-        a, b = r.get(field), o and o.get(ref_field or field)
-        if a is not None and b:
-            out.append(a / b)
-    return B.summary(out)
-
-
 def settle_window(d):
     """(from, to) seconds since the reader started where the limit is judged."""
     end = d["ramp_s"] + d["seconds"]
     return (SETTLE_SKIP_S if end >= 2 * SETTLE_SKIP_S else end / 2), end
 
 
-def settled_one(series, t0, t1):
-    """How still the limit in force held in [t0, t1]: changes per second and its
-    range around the median (None when there is nothing to judge)."""
-    pts = [(t, v) for t, v in series if t0 <= t <= t1]
-    if len(pts) < 2:
-        return None
-    changes = sum(1 for (_, a), (_, b) in zip(pts, pts[1:])
-                  if (a == 0) != (b == 0) or (a and abs(b / a - 1) > CHANGE_EPS))
-    on = [v for _, v in pts if v > 0]
-    span = pts[-1][0] - pts[0][0]
-    res = {"changes_per_s": changes / span if span > 0 else 0.0, "limited_pct":
-           100.0 * len(on) / len(pts)}
-    if on:
-        med = B.median(on)
-        res.update(median_mb_s=med / 1e6, lo=min(on) / med - 1, hi=max(on) / med - 1)
-        worst = max(abs(res["lo"]), abs(res["hi"]))
-        res["spread"] = worst if len(on) == len(pts) else float("inf")
-    else:
-        res.update(median_mb_s=None, lo=None, hi=None, spread=0.0)
-    return res
-
-
 def settled(d, runs, key):
     t0, t1 = settle_window(d)
-    per = [settled_one(r["series"], t0, t1) for r in runs.get(key, {}).values() if r.get("series")]
+    per = [J.settled_one(r["series"], t0, t1) for r in runs.get(key, {}).values()
+           if r.get("series")]
     per = [p for p in per if p]
     if not per:
         return None
@@ -133,14 +110,14 @@ def controller(d, runs, summ, orc, m):
     t, key = m["target_us"], m["key"]
     o = orc[t]
     c = {"mode": m, "target_us": t, "oracle": o, "s": summ[key],
-         "w_unc": ratios(runs, key, "none", "writer_mb_s"),
-         "p90_solo": ratios(runs, key, "solo", "p90_us"),
+         "w_unc": J.ratios(runs, key, "none", "writer_mb_s"),
+         "p90_solo": J.ratios(runs, key, "solo", "p90_us"),
          "settled": settled(d, runs, key)}
     if o:
         c["o_s"] = summ[o["key"]]
-        c["w_orc"] = ratios(runs, key, o["key"], "writer_mb_s")
-        c["p99_orc"] = ratios(runs, key, o["key"], "p99_us")
-        c["p90_orc"] = ratios(runs, key, o["key"], "p90_us")
+        c["w_orc"] = J.ratios(runs, key, o["key"], "writer_mb_s")
+        c["p99_orc"] = J.ratios(runs, key, o["key"], "p99_us")
+        c["p90_orc"] = J.ratios(runs, key, o["key"], "p90_us")
     return c
 
 
@@ -155,16 +132,8 @@ def analyse(d):
 
 # ---------------------------------------------------------------- formatting
 
-def f_mb(v):
-    return G.f_num(v)
-
-
 def f_t(t):
     return "1 ms" if t == 1000 else G.f_us(t).replace(".0 ", " ")
-
-
-def f_ratio(s):
-    return G.rng(s, lambda v: "%.2f×" % v)
 
 
 def mode_label(sec, m, d):
@@ -174,7 +143,7 @@ def mode_label(sec, m, d):
         return sec["none"]
     if m["kind"] == "cap":
         frac = " (%.2g× uncontrolled)" % m["fraction"] if m.get("fraction") else ""
-        return "cap %s MB/s%s" % (f_mb(m["cap_bps"] / 1e6), frac)
+        return "cap %s MB/s%s" % (G.f_mb(m["cap_bps"] / 1e6), frac)
     return "%s, target %s" % (sec["ctl"] % m["control"], f_t(m["target_us"]))
 
 
@@ -202,7 +171,7 @@ def settled_text(st):
 def intro(doc, sec, d):
     fr = d.get("fractions") or []
     caps = ("at %s× the writer's uncontrolled rate in the first repetition (%s MB/s)" % (
-        ", ".join("%g" % f for f in fr), f_mb(d["uncontrolled_ref_mb_s"]))
+        ", ".join("%g" % f for f in fr), G.f_mb(d["uncontrolled_ref_mb_s"]))
         if d.get("uncontrolled_ref_mb_s") else "at the rates given (`--caps`)")
     doc.w("`%s`: %s on this machine's disk (%s, %s%s; %s). A reader — 4 KiB random reads, QD 1, "
           "psync, O_DIRECT, on a %s file — beside a writer — 1 MiB writes, QD 32, %s, "
@@ -249,9 +218,9 @@ def disturbance(doc, d):
 
 def table_modes(doc, sec, d, summ, orc):
     ts = d["targets_us"]
-    doc.w("| mode | reader p50 | reader p90 | reader p99 | writer MB/s | %s |" %
+    doc.w("| mode | reader p50 | reader p90 | reader p99 | reader reads/s | writer MB/s | %s |" %
           " | ".join("p90 ≤ %s" % f_t(t) for t in ts))
-    doc.w("|---|---:|---:|---:|---:|%s" % ("---|" * len(ts)))
+    doc.w("|---|---:|---:|---:|---:|---:|%s" % ("---|" * len(ts)))
     for m in mode_rows(d, summ, orc):
         if m["kind"] == "kthrottle":
             continue  # the pacing comparison's own table (gen_pacing.py)
@@ -262,9 +231,10 @@ def table_modes(doc, sec, d, summ, orc):
             if orc[t] is m:
                 w += " **oracle**"
             within.append(w)
-        doc.w("| %s | %s | %s | %s | %s | %s |" % (
+        doc.w("| %s | %s | %s | %s | %s | %s | %s |" % (
             mode_label(sec, m, d), G.rng(s["p50_us"], G.f_us), G.rng(s["p90_us"], G.f_us),
-            G.rng(s["p99_us"], G.f_us), G.rng(s["writer_mb_s"], f_mb) if m["kind"] != "solo"
+            G.rng(s["p99_us"], G.f_us), G.rng(s["reads_s"], G.f_num),
+            G.rng(s["writer_mb_s"], G.f_mb) if m["kind"] != "solo"
             else "–", " | ".join(within)))
     doc.w()
     got = [(m, B.summary([r["writer_mb_s"] * 1e6 / m["cap_bps"] for r in d["runs"]
@@ -273,7 +243,7 @@ def table_modes(doc, sec, d, summ, orc):
     if got:
         doc.w("What the caps delivered (the writer's MB/s ÷ the cap, median over the "
               "repetitions): %s." % ", ".join("%s MB/s %.2f×" % (
-                  f_mb(m["cap_bps"] / 1e6), s["median"]) for m, s in got if s["n"]))
+                  G.f_mb(m["cap_bps"] / 1e6), s["median"]) for m, s in got if s["n"]))
         doc.w()
 
 
@@ -295,11 +265,11 @@ def table_oracle(doc, sec, d, ctls, summ):
         top = max(m.get("cap_bps", 0) for m in d["modes"])
         doc.w("| %s | %s | %s | %s (%s) | %s (%s) | %s | %s | %s | %s |" % (
             mode_label(sec, c["mode"], d), "%s MB/s%s" % (
-                f_mb(o["cap_bps"] / 1e6), " (the highest tried)" if o["cap_bps"] == top else "")
-            if o else "none protects every time", f_ratio(c.get("w_orc")), G.f_us(s["p90_us"]["median"]),
+                G.f_mb(o["cap_bps"] / 1e6), " (the highest tried)" if o["cap_bps"] == top else "")
+            if o else "none protects every time", G.f_ratio(c.get("w_orc")), G.f_us(s["p90_us"]["median"]),
             G.f_us(os_["p90_us"]["median"]) if o else "-", G.f_us(s["p99_us"]["median"]),
-            G.f_us(os_["p99_us"]["median"]) if o else "-", f_ratio(c.get("p99_orc")),
-            f_ratio(c["w_unc"]), f_ratio(c["p90_solo"]), settled_text(c["settled"])))
+            G.f_us(os_["p99_us"]["median"]) if o else "-", G.f_ratio(c.get("p99_orc")),
+            G.f_ratio(c["w_unc"]), G.f_ratio(c["p90_solo"]), settled_text(c["settled"])))
     doc.w()
 
 
@@ -318,18 +288,14 @@ def series_lines(doc, sec, d):
         for t, v in r["series"]:
             if t < 0:
                 continue
-            if last is None or (last == 0) != (v == 0) or (last and abs(v / last - 1) > CHANGE_EPS):
-                ch.append("%s@%.1f" % (f_mb(v / 1e6) if v else "none", t))
+            if last is None or (last == 0) != (v == 0) or (last and abs(v / last - 1) > J.CHANGE_EPS):
+                ch.append("%s@%.1f" % (G.f_mb(v / 1e6) if v else "none", t))
                 last = v
         more = len(ch) - 12
         doc.w("- %s, rep %d: %s%s" % (mode_label(sec, next(
             m for m in d["modes"] if m["key"] == r["mode"]), d), r["rep"], ", ".join(ch[:12]),
             " … (%d more)" % more if more > 0 else ""))
     doc.w()
-
-
-def per_rep(s, f):
-    return ", ".join(f(v) for v in s["values"]) if s and s.get("values") else "-"
 
 
 def goals(doc, sec, d, ctls):
@@ -343,20 +309,20 @@ def goals(doc, sec, d, ctls):
         p90 = s["p90_us"]["median"]
         doc.goal(sec["no"], who + "reader p90 within target", "p90 %s (within in %d of %d runs)"
                  % (G.f_us(p90), s["within"][t], s["n"]), p90 <= t,
-                 "" if p90 <= t else "p90 per run: " + per_rep(s["p90_us"], G.f_us))
+                 "" if p90 <= t else "p90 per run: " + G.per_rep(s["p90_us"], G.f_us))
         no_orc = "no static cap kept the reader's p90 within %s in every repetition" % f_t(t)
         if o:
             w = c["w_orc"]["median"]
             doc.goal(sec["no"], who + "writer ≥ %.1f× the oracle cap's" % WRITER_GOAL,
-                     "%s (oracle: cap %s MB/s)" % (x(w), f_mb(o["cap_bps"] / 1e6)),
+                     "%s (oracle: cap %s MB/s)" % (x(w), G.f_mb(o["cap_bps"] / 1e6)),
                      w >= WRITER_GOAL, "" if w >= WRITER_GOAL else
-                     "per run: " + per_rep(c["w_orc"], x))
+                     "per run: " + G.per_rep(c["w_orc"], x))
             p = c["p99_orc"]["median"]
             doc.goal(sec["no"], who + "reader p99 ≤ %g× the oracle cap's" % P99_GOAL,
                      "%s, %s (oracle's %s)" % (x(p), G.f_us(s["p99_us"]["median"]),
                                                G.f_us(c["o_s"]["p99_us"]["median"])),
                      p <= P99_GOAL, "" if p <= P99_GOAL else "per run: " +
-                     per_rep(c["p99_orc"], x))
+                     G.per_rep(c["p99_orc"], x))
         else:
             doc.goal(sec["no"], who + "writer ≥ %.1f× the oracle cap's" % WRITER_GOAL, "-", None,
                      no_orc)
@@ -366,9 +332,9 @@ def goals(doc, sec, d, ctls):
         ok = wu is not None and ps is not None and wu >= BEYOND_WRITER and ps <= BEYOND_P90
         doc.goal(sec["no"], who + "beyond the oracle: writer ≥ %g× uncontrolled with reader p90 "
                  "≤ %g× alone" % (BEYOND_WRITER, BEYOND_P90),
-                 "writer %s, p90 %s" % (f_ratio(c["w_unc"]), f_ratio(c["p90_solo"])), ok,
+                 "writer %s, p90 %s" % (G.f_ratio(c["w_unc"]), G.f_ratio(c["p90_solo"])), ok,
                  "" if ok else "per run: writer %s; p90 %s" % (
-                     per_rep(c["w_unc"], x), per_rep(c["p90_solo"], x)))
+                     G.per_rep(c["w_unc"], x), G.per_rep(c["p90_solo"], x)))
         goal_settled(doc, sec, d, c, who)
 
 
@@ -383,10 +349,10 @@ def goal_settled(doc, sec, d, c, who):
     ok = ch <= SETTLE_CHANGES and sp <= SETTLE_SPREAD
     doc.goal(sec["no"], name, settled_text(st), ok, "" if ok else (
         "per run: %s changes/s, widest move %s from the median%s" % (
-            per_rep(st["changes_per_s"], lambda v: "%.1f" % v),
-            per_rep(st["spread"], lambda v: "±%.0f%%" % (100 * v) if v != float("inf")
+            G.per_rep(st["changes_per_s"], lambda v: "%.1f" % v),
+            G.per_rep(st["spread"], lambda v: "±%.0f%%" % (100 * v) if v != float("inf")
                     else "(lifted for a while)"),
-            "; limited %s of the time" % per_rep(st["limited_pct"], lambda v: "%.0f%%" % v)
+            "; limited %s of the time" % G.per_rep(st["limited_pct"], lambda v: "%.0f%%" % v)
             if st["limited_pct"]["min"] < 100 else "")))
 
 
@@ -401,7 +367,7 @@ def costs(doc, d):
           "request** (`kernel.bpf_stats_enabled`, run time over run count, %s requests a run; "
           "the setting was restored to %s after), the daemon **%s%% of one CPU**, %s µs of its "
           "CPU per request it handled (`/proc/PID/stat` over the reader's measured run)." % (
-              G.rng(s["bpf_ns_per_req"], f_mb), G.rng(s["bpf_reqs"], f_mb),
+              G.rng(s["bpf_ns_per_req"], G.f_mb), G.rng(s["bpf_reqs"], G.f_mb),
               d.get("bpf_stats_restored_to", "?"), G.rng(s["daemon_cpu_pct"],
                                                          lambda v: G.f_num(v, 2)),
               G.rng(s["daemon_us_per_req"], lambda v: G.f_num(v, 2))))
@@ -454,14 +420,14 @@ def headline(res, fname):
         o, s = c["oracle"], c["s"]
         bits.append("target %s: oracle %s; adaptive p90 %s, p99 %s, %s MB/s%s" % (
             f_t(c["target_us"]), "cap %s MB/s (p90 %s, p99 %s)" % (
-                f_mb(o["cap_bps"] / 1e6), G.f_us(summ[o["key"]]["p90_us"]["median"]),
+                G.f_mb(o["cap_bps"] / 1e6), G.f_us(summ[o["key"]]["p90_us"]["median"]),
                 G.f_us(summ[o["key"]]["p99_us"]["median"])) if o else "none",
             G.f_us(s["p90_us"]["median"]), G.f_us(s["p99_us"]["median"]),
-            f_mb(s["writer_mb_s"]["median"]),
+            G.f_mb(s["writer_mb_s"]["median"]),
             " (%.2f× the oracle's)" % c["w_orc"]["median"] if o else ""))
     pace = gen_pacing.headline(d, runs, summ) if sec["no"] == "4" else None
     return "**Real disk, %s against the best static cap** (medians; no control: writer %s MB/s, " \
         "reader p90 %s; alone %s): %s." % (
-            sec["who"], f_mb(summ["none"]["writer_mb_s"]["median"]),
+            sec["who"], G.f_mb(summ["none"]["writer_mb_s"]["median"]),
             G.f_us(summ["none"]["p90_us"]["median"]), G.f_us(summ["solo"]["p90_us"]["median"]),
             "; ".join(bits + ([pace] if pace else [])))

@@ -6,8 +6,8 @@ by side; the ratio of the reader's p90 taken within each repetition; issue
 19's goal judged from it. Called by gen_oracle.py (one thread).
 """
 import benchlib as B
-import gen_benchmarks as G
-import gen_oracle as O
+import genlib as G
+import judge as J
 
 GOAL_P90 = 1.5     # `rate=`'s reader p90 ÷ the kernel throttle's, same rate, same repetition
 SAME_RATE = 0.9    # `rate=`'s writer ÷ the throttle's writer, at least (else not the same rate)
@@ -39,9 +39,9 @@ def analyse(d, runs, summ):
     for cap, k in pairs(d):
         out.append({"rate_bps": k["cap_bps"], "fraction": k.get("fraction"), "cap": cap,
                     "kernel": k, "s_rate": summ[cap["key"]], "s_kernel": summ[k["key"]],
-                    "p90_ratio": O.ratios(runs, cap["key"], k["key"], "p90_us"),
-                    "p99_ratio": O.ratios(runs, cap["key"], k["key"], "p99_us"),
-                    "same_rate": O.ratios(runs, cap["key"], k["key"], "writer_mb_s"),
+                    "p90_ratio": J.ratios(runs, cap["key"], k["key"], "p90_us"),
+                    "p99_ratio": J.ratios(runs, cap["key"], k["key"], "p99_us"),
+                    "same_rate": J.ratios(runs, cap["key"], k["key"], "writer_mb_s"),
                     "got_rate": delivered(runs, cap), "got_kernel": delivered(runs, k),
                     "aqu_rate": field(runs, cap, "aqu_sz"), "aqu_kernel": field(runs, k, "aqu_sz")})
     return out
@@ -55,10 +55,10 @@ def verdict(p):
     notes = []
     ok = ratio <= GOAL_P90 and same is not None and same >= SAME_RATE
     if ratio > GOAL_P90:
-        notes.append("p90 ratio per run: " + O.per_rep(p["p90_ratio"], x))
+        notes.append("p90 ratio per run: " + G.per_rep(p["p90_ratio"], x))
     if same is not None and same < SAME_RATE:
         notes.append("`rate=` delivered %s of the throttle's writer (per run %s): not the same "
-                     "rate" % (x(same), O.per_rep(p["same_rate"], x)))
+                     "rate" % (x(same), G.per_rep(p["same_rate"], x)))
     got = p["got_kernel"]["median"]
     if got is not None and got < BOUND:
         notes.append("the throttle delivered %s of R: the disk, not R, held the writer" % x(got))
@@ -73,12 +73,12 @@ def x(v):
 
 def rate_label(p):
     frac = " (%.2g× uncontrolled)" % p["fraction"] if p.get("fraction") else ""
-    return "%s MB/s%s" % (O.f_mb(p["rate_bps"] / 1e6), frac)
+    return "%s MB/s%s" % (G.f_mb(p["rate_bps"] / 1e6), frac)
 
 
 def intro(doc, pc):
     rates = ("%s× the writer's uncontrolled rate in the first repetition, %s MB/s" %
-             (", ".join("%g" % f for f in pc["fractions"]), O.f_mb(pc["uncontrolled_ref_mb_s"]))
+             (", ".join("%g" % f for f in pc["fractions"]), G.f_mb(pc["uncontrolled_ref_mb_s"]))
              if pc.get("fractions") else "the rates given (`--pace-rates`)")
     doc.w("**Pacing: `rate=` against the kernel's throttle** (issue 19, item 2). The same job "
           "file with the controller off, at each rate R (R = %s): `rate=R` on the writer's job "
@@ -111,9 +111,9 @@ def table(doc, ps):
             doc.w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 rate_label(p) if first else "", who, G.rng(s["p50_us"], G.f_us),
                 G.rng(s["p90_us"], G.f_us), G.rng(s["p99_us"], G.f_us),
-                G.rng(s["writer_mb_s"], O.f_mb), O.f_ratio(got),
-                G.rng(aqu, lambda v: "%.1f" % v), O.f_ratio(p["p90_ratio"]) if first else "",
-                O.f_ratio(p["p99_ratio"]) if first else ""))
+                G.rng(s["writer_mb_s"], G.f_mb), G.f_ratio(got),
+                G.rng(aqu, lambda v: "%.1f" % v), G.f_ratio(p["p90_ratio"]) if first else "",
+                G.f_ratio(p["p99_ratio"]) if first else ""))
     doc.w()
 
 
@@ -151,8 +151,8 @@ def goals(doc, sec, d, runs, summ):
         ok, note = verdict(p)
         sr, sk = p["s_rate"]["p90_us"]["median"], p["s_kernel"]["p90_us"]["median"]
         doc.goal(sec["no"], goal_name(p), "%s (p90 %s vs %s); writer ÷ R: `rate=` %s, throttle %s"
-                 % (O.f_ratio(p["p90_ratio"]), G.f_us(sr), G.f_us(sk), O.f_ratio(p["got_rate"]),
-                    O.f_ratio(p["got_kernel"])), ok, note)
+                 % (G.f_ratio(p["p90_ratio"]), G.f_us(sr), G.f_us(sk), G.f_ratio(p["got_rate"]),
+                    G.f_ratio(p["got_kernel"])), ok, note)
 
 
 def headline(d, runs, summ):
@@ -164,4 +164,4 @@ def headline(d, runs, summ):
         return None
     return "pacing, `rate=`'s reader p90 ÷ the kernel throttle's at the same rate: " + ", ".join(
         "%s at %s MB/s" % (x(p["p90_ratio"]["median"]) if p["p90_ratio"]["median"] is not None
-                           else "-", O.f_mb(p["rate_bps"] / 1e6)) for p in ps)
+                           else "-", G.f_mb(p["rate_bps"] / 1e6)) for p in ps)

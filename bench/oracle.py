@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """oracle.py - the design shared by the real-disk oracle benchmarks
 (BENCHMARKS.md section 4, `iolat run`: bench_disk.py; section 7, iolatd with
-unmodified fio: bench_iolatd.py). python3 standard library only; called from
+unmodified fio: bench_iolatd.py; section 8 keeps main() and run_one() and
+brings its own plan, openplan.py). python3 standard library only; called from
 the driver's main thread.
 
 The workload (../shared/research/knee.md): a reader, 4 KiB random reads at
@@ -206,8 +207,9 @@ def run_all(driver, st):
     return [solo, none] + plan + extra, runs, thrown
 
 
-def main(driver, st, path, extra=None):
-    """Check, set up, run, clean up on every path, write the JSON at path."""
+def main(driver, st, path, extra=None, runner=run_all):
+    """Check, set up, run (runner(driver, st): modes, runs, discarded runs;
+    this design's by default), clean up on every path, write the JSON at path."""
     why = driver.why_not()
     if why:
         B.log("%s skipped: %s" % (driver.name, why))
@@ -216,11 +218,11 @@ def main(driver, st, path, extra=None):
     old = {s: signal.signal(s, _raise_stop) for s in (signal.SIGTERM, signal.SIGHUP)}
     try:
         driver.setup(st)
-        modes, runs, thrown = run_all(driver, st)
+        modes, runs, thrown = runner(driver, st)
         doc = {
             "tool": driver.name, "reps": st["reps"], "seconds": st["seconds"],
             "lead_s": st["lead_s"], "ramp_s": st["ramp_s"], "targets_us": st["targets_us"],
-            "fractions": st["fractions"], "uncontrolled_ref_mb_s": st.get("uncontrolled_ref_mb_s"),
+            "fractions": st.get("fractions"), "uncontrolled_ref_mb_s": st.get("uncontrolled_ref_mb_s"),
             "read_size": st["read_size"], "write_size": st["write_size"], "quick": st["quick"],
             "disturbance": {"checked": driver.checks_traffic(), "why_not": driver.traffic_why_not,
                             "mean_limit_mb_s": FOREIGN_MEAN_MB_S,

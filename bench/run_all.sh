@@ -5,10 +5,10 @@
 # raw outputs in bench/results/ and regenerates BENCHMARKS.md with
 # bench/gen_benchmarks.py.
 #
-#   bench/run_all.sh            the full suite (~45 min on 2 cores: sections 4 and 7 take
-#                               ~17 and ~12 min, more when runs disturbed by other traffic
-#                               on the disk are run again), writes BENCHMARKS.md
-#   bench/run_all.sh --quick    a smoke run (~5 min): short runs, fewer repeats;
+#   bench/run_all.sh            the full suite (~2 h 10 on 2 cores: sections 4, 7 and 8
+#                               take ~17, ~12 and ~85 min, more when runs disturbed by
+#                               other traffic on the disk are run again), writes BENCHMARKS.md
+#   bench/run_all.sh --quick    a smoke run (~13 min; section 8 ~8): short runs, fewer repeats;
 #                               results and markdown go to bench/results/quick/
 #                               (BENCHMARKS.md is left alone)
 # options:
@@ -25,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 QUICK=0
-SECTIONS=1,2,3,4,5,6,7
+SECTIONS=1,2,3,4,5,6,7,8
 DIR=/var/tmp/iolat-bench
 BUILD=1
 GEN_ONLY=0
@@ -87,7 +87,7 @@ if [ "$GEN_ONLY" = 0 ]; then
 	: >"$TIMES.new"
 	# Keep the other sections' records when running a subset.
 	if [ -f "$CMDS" ]; then
-		for s in 0 1 2 3 4 5 6 7; do
+		for s in 0 1 2 3 4 5 6 7 8; do
 			want "$s" && continue
 			[ "$s" = 0 ] && [ "$BUILD" = 1 ] && continue
 			grep -P "^$s\t" "$CMDS" >>"$CMDS.new" || true
@@ -143,6 +143,11 @@ if [ "$GEN_ONLY" = 0 ]; then
 	if want 7; then
 		# root, fio, a cgroup hierarchy with the block throttle, iolatd with BPF; else it says why
 		section 7 oracle $PY bench/bench_iolatd.py $Q --iolatd "$O/iolatd" --dir "$DIR" --out "$RES"
+	fi
+	if want 8; then
+		# the same needs as 7; iolat run's own open-loop reader joins when iolat knows rate_process
+		section 8 openloop $PY bench/bench_openloop.py $Q --iolatd "$O/iolatd" --iolat "$IOLAT" \
+			--dir "$DIR" --out "$RES"
 	fi
 	rm -f "$DIR/engine.dat"
 	rmdir "$DIR" 2>/dev/null || true
