@@ -190,6 +190,7 @@ void iolatd_observe(struct iolatd *d, uint64_t cgid, dev_t dev, uint64_t lat_ns,
 	if (node < 0 || !d->nd[node] || !d->nd[node][k].g) {
 		d->unattributed++;
 		d->devs[k].unattr_bytes += bytes;
+		d->devs[k].unattr_total += bytes;
 		return;
 	}
 	iolat_observe_done_at(d->nd[node][k].g, lat_ns, bytes, io_flags, now_ns);
@@ -204,6 +205,8 @@ void iolatd_observe(struct iolatd *d, uint64_t cgid, dev_t dev, uint64_t lat_ns,
 		nd->cur.bytes[dir] += bytes;
 		nd->cur.ios[dir]++;
 		nd->cur.lat_ns[dir] += lat_ns;
+		nd->ios_total[dir]++;
+		nd->bytes_total[dir] += bytes;
 		iolatd_lat_hist_add(&nd->hist, lat_ns);
 	}
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/checkconf.h"
@@ -32,6 +33,30 @@ static uint32_t sysfs_u32(const char *sysfs, dev_t dev, const char *attr, uint32
 	ok = fscanf(f, "%u", &v) == 1;
 	fclose(f);
 	return ok ? v : dflt;
+}
+
+/*
+ * The kernel's name of disk @dev (uevent's DEVNAME=, "vda": what node_exporter
+ * calls it) into @out; @out unchanged (the configured name) when sysfs does not say.
+ */
+static void disk_name(const char *sysfs, dev_t dev, char *out, size_t len)
+{
+	char path[IOLATD_PATH_MAX + 64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/uevent", sysfs, major(dev), minor(dev));
+	if (!(f = fopen(path, "r")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line + 8, "\n");
+
+		if (!strncmp(line, "DEVNAME=", 8) && n && n < len) {
+			memcpy(out, line + 8, n);
+			out[n] = '\0';
+			break;
+		}
+	}
+	fclose(f);
 }
 
 static int resolve_devices(const struct iolatd_config *cfg, const char *sysfs, dev_t *devs, char *err,
@@ -112,6 +137,7 @@ static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t errl
 		c->dev = devs[k];
 		snprintf(c->name, sizeof(c->name), "%u:%u", major(devs[k]), minor(devs[k]));
 		memcpy(c->disk, d->cfg.devices[k], sizeof(c->disk)); /* same size, NUL-terminated */
+		disk_name(d->sysfs, devs[k], c->disk, sizeof(c->disk));
 		c->rotational_configured = d->cfg.rotational >= 0;
 		c->nr_requests = d->cfg.nr_requests ? d->cfg.nr_requests :
 				 sysfs_u32(d->sysfs, devs[k], "nr_requests", 64);
@@ -234,6 +260,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 	warn_run_dir(d);
 	iolatd_disc_init(d->disc, &d->root);
 	d->started_ns = d->last_period = d->last_second = d->last_resolve = iolat_ctl_now(d->devs[0].ctl);
+	d->started_wall = (int64_t)time(NULL);
 	iolatd_rescan(d);
 	iolatd_write_status(d, d->started_ns);
 	*out = d;

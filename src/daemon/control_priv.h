@@ -20,13 +20,23 @@
 #include "daemon/state.h"
 #include "daemon/usage.h"
 
-/* Latencies of one second, in 8 buckets per power of two from 1 us. */
+/*
+ * Latencies of one second, in 8 buckets per power of two from 1 us (bucket b
+ * holds (2^(b/8), 2^((b+1)/8)] us; bucket 0 also everything below). Since
+ * the node appeared, the same buckets folded into the metrics' histogram:
+ * one bucket per power of two from 2^LAT_PROM_FIRST_LOG2 us (8 us) to
+ * 2^(LAT_PROM_FIRST_LOG2 + LAT_PROM_EDGES - 1) us (8.4 s), then +Inf.
+ */
 #define LAT_HIST_BUCKETS 200
+#define LAT_PROM_FIRST_LOG2 3
+#define LAT_PROM_EDGES 21
 struct lat_hist {
 	uint32_t b[LAT_HIST_BUCKETS];
 	uint64_t n, sum_ns;
 	/* The last whole second's summary. */
 	uint64_t last_n, last_mean_ns, last_p50_ns, last_p90_ns, last_p99_ns;
+	/* Since the start, never reset: each metrics bucket's own count (not cumulative), the sum. */
+	uint64_t total[LAT_PROM_EDGES + 1], total_sum_ns;
 };
 void iolatd_lat_hist_add(struct lat_hist *h, uint64_t lat_ns);
 /* End a second: summarize it into last_*, start afresh. */
@@ -39,6 +49,7 @@ struct node_dev {
 	struct rate_est est;
 	struct effect eff;        /* does its limit hold (effect.h) */
 	struct lat_hist hist;
+	uint64_t ios_total[2], bytes_total[2]; /* since the node appeared, by RATE_READ/RATE_WRITE */
 	struct cg_limits want;    /* its budget now; all 0: not limited */
 	struct cg_limits placed;  /* the parts written for it, summed */
 	uint32_t depth;           /* as of the last control round */
@@ -71,6 +82,7 @@ struct dev_ctl {
 	int rotational;
 	bool rotational_configured;
 	uint64_t unattr_bytes, unattr_last_bps; /* I/O of no node: this second, the last */
+	uint64_t unattr_total;                  /* the same since the start */
 };
 
 #define STATE_MAX_RECS 1024
@@ -104,6 +116,7 @@ struct iolatd {
 	uint64_t carrier_ino[PLACE_MAX_CARRIERS];
 	struct state_rec recs[STATE_MAX_RECS];
 	uint64_t last_period, last_second, started_ns;
+	int64_t started_wall;                 /* the start, in seconds since the epoch */
 	uint64_t observed, unattributed;
 	int restored_at_start;
 	unsigned removed_at_stop;

@@ -21,7 +21,9 @@
 #include "daemon/prom.h"
 #include "daemon/statusfile.h"
 #include "util/atomicfile.h"
+#include "util/version.h"
 
+/* Bucket b holds (2^(b/8), 2^((b+1)/8)] us: a latency on an edge is in the bucket below it. */
 static int bucket_of(uint64_t lat_ns)
 {
 	double us = (double)lat_ns / 1000.0;
@@ -29,8 +31,16 @@ static int bucket_of(uint64_t lat_ns)
 
 	if (us <= 1.0)
 		return 0;
-	b = (int)(log2(us) * 8.0);
-	return b >= LAT_HIST_BUCKETS ? LAT_HIST_BUCKETS - 1 : b;
+	b = (int)ceil(log2(us) * 8.0) - 1;
+	return b < 0 ? 0 : b >= LAT_HIST_BUCKETS ? LAT_HIST_BUCKETS - 1 : b;
+}
+
+/* The metrics bucket that holds bucket @b: the first power of two (in us) at or above its top. */
+static int prom_bucket_of(int b)
+{
+	int j = (b + 1 + 7) / 8 - LAT_PROM_FIRST_LOG2;
+
+	return j < 0 ? 0 : j > LAT_PROM_EDGES ? LAT_PROM_EDGES : j;
 }
 
 /* The upper edge of bucket @b, in ns. */
@@ -41,9 +51,13 @@ static uint64_t bucket_top(int b)
 
 void iolatd_lat_hist_add(struct lat_hist *h, uint64_t lat_ns)
 {
-	h->b[bucket_of(lat_ns)]++;
+	int b = bucket_of(lat_ns);
+
+	h->b[b]++;
 	h->n++;
 	h->sum_ns += lat_ns;
+	h->total[prom_bucket_of(b)]++;
+	h->total_sum_ns += lat_ns;
 }
 
 static uint64_t pct(const struct lat_hist *h, double p)
@@ -118,6 +132,17 @@ static uint64_t served_rate(const struct node_dev *nd, int dir)
 							      (double)nd->served.ns) : 0;
 }
 
+/* Node @nd's counters since it appeared: requests and bytes by direction, the latency histogram. */
+static void write_totals(FILE *f, const struct node_dev *nd)
+{
+	fprintf(f, " reads_total=%" PRIu64 " writes_total=%" PRIu64 " read_bytes_total=%" PRIu64
+		" write_bytes_total=%" PRIu64 " lat_sum_ns=%" PRIu64 " lat_buckets=", nd->ios_total[RATE_READ],
+		nd->ios_total[RATE_WRITE], nd->bytes_total[RATE_READ], nd->bytes_total[RATE_WRITE],
+		nd->hist.total_sum_ns);
+	for (int j = 0; j <= LAT_PROM_EDGES; j++)
+		fprintf(f, "%s%" PRIu64, j ? "," : "", nd->hist.total[j]);
+}
+
 static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint64_t now)
 {
 	const struct node_dev *nd = &d->nd[i][k];
@@ -150,6 +175,8 @@ static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint
 	fprintf(f, " served_rbps=%" PRIu64 " served_wbps=%" PRIu64, served_rate(nd, 0), served_rate(nd, 1));
 	if (d->cfg.mode == IOLATD_MODE_ADAPTIVE)
 		write_adaptive(f, nd->g, &st);
+	fprintf(f, " disk=%s", d->devs[k].disk);
+	write_totals(f, nd);
 	fprintf(f, "\n");
 }
 
@@ -165,8 +192,8 @@ static void write_limits(FILE *f, const struct iolatd *d, uint64_t now)
 			e->node >= 0 && d->disc->nodes[e->node].used ? d->disc->nodes[e->node].rel : "-");
 		for (int l = 0; l < CG_NR_LIMITS; l++)
 			fprintf(f, " %s=%" PRIu64, iolatd_cg_limit_name(l), e->act.written.v[l]);
-		fprintf(f, " writes=%u write_errors=%u written_ago_ms=%" PRIu64 "\n", e->act.writes,
-			e->act.write_errors, (now - e->act.last_write_ns) / 1000000);
+		fprintf(f, " writes=%u write_errors=%u written_ago_ms=%" PRIu64 " disk=%s\n", e->act.writes,
+			e->act.write_errors, (now - e->act.last_write_ns) / 1000000, d->devs[e->dev].disk);
 	}
 }
 
@@ -176,8 +203,9 @@ static void write_devices(FILE *f, const struct iolatd *d)
 		const struct dev_ctl *c = &d->devs[k];
 
 		fprintf(f, "device dev=%s disk=%s nr_requests=%" PRIu32 " rule=%s rule_from=%s"
-			" unattributed_bps=%" PRIu64 "\n", c->name, c->disk, c->nr_requests, rule_of(d, c),
-			c->rotational_configured ? "config" : "queue/rotational", c->unattr_last_bps);
+			" unattributed_bps=%" PRIu64 " unattributed_bytes_total=%" PRIu64 "\n", c->name, c->disk,
+			c->nr_requests, rule_of(d, c), c->rotational_configured ? "config" : "queue/rotational",
+			c->unattr_last_bps, c->unattr_total);
 	}
 }
 
@@ -196,6 +224,15 @@ static void write_waiting(FILE *f, const struct iolatd *d)
 			*c = *c == ' ' ? '_' : *c == '(' || *c == ')' ? '-' : *c;
 		fprintf(f, "waiting path=%s unit=%s reason=%s\n", d->unit_waits[u].name, d->unit_waits[u].name, why);
 	}
+}
+
+/* The daemon record's tail: version, start, the metrics histogram's edges (us). */
+static void write_build(FILE *f, const struct iolatd *d)
+{
+	fprintf(f, " version=%s start_time=%" PRId64 " lat_edges_us=", IOLAT_VERSION_STRING, d->started_wall);
+	for (int j = 0; j < LAT_PROM_EDGES; j++)
+		fprintf(f, "%s%llu", j ? "," : "", 1ull << (LAT_PROM_FIRST_LOG2 + j));
+	fputc('\n', f);
 }
 
 /* The metrics of the status file just written, into the configured textfile (whole or not at all). */
@@ -226,11 +263,12 @@ int iolatd_write_status(struct iolatd *d, uint64_t now)
 	if (err)
 		return err;
 	fprintf(af.f, "iolatd pid=%ld time=%lld uptime_s=%" PRIu64 " cgroup=v%d root=%s control=%d mode=%s dry_run=%d"
-		" source=%s observed=%" PRIu64 " unattributed=%" PRIu64 " writeback_throttled=%d unit_targets=%s\n",
+		" source=%s observed=%" PRIu64 " unattributed=%" PRIu64 " writeback_throttled=%d unit_targets=%s",
 		(long)getpid(), (long long)time(NULL), (uint64_t)((now - d->started_ns) / 1000000000u),
 		d->root.version, d->root.path, d->cfg.control, iolatd_mode_name(d->cfg.mode), d->opts.dry_run,
 		d->source_lost ? "lost" : "ok", d->observed, d->unattributed, d->root.version == 2,
 		!d->user.systemd ? "off" : d->unit_targets_kernel ? "kernel" : "iolatd");
+	write_build(af.f, d);
 	write_devices(af.f, d);
 	write_waiting(af.f, d);
 	for (int i = 0; i < DISC_MAX_NODES; i++)

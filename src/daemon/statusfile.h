@@ -14,7 +14,7 @@
 
 struct status_field {
 	char key[32];
-	char val[256];
+	char val[512];
 };
 
 struct status_rec {

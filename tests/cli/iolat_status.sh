@@ -16,13 +16,13 @@ trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 cat >"$dir/status" <<STATUS
-iolatd pid=$$ time=1700000000 uptime_s=42 cgroup=v1 root=/sys/fs/cgroup/blkio control=1 dry_run=0 source=ok observed=1234 unattributed=5 writeback_throttled=0
-device dev=254:0 disk=vda nr_requests=256 rule=mean rule_from=queue/rotational unattributed_bps=2097152
+iolatd pid=$$ time=1700000000 uptime_s=42 cgroup=v1 root=/sys/fs/cgroup/blkio control=1 dry_run=0 source=ok observed=1234 unattributed=5 writeback_throttled=0 version=0.1.0 start_time=1699999958 lat_edges_us=8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536,131072,262144,524288,1048576,2097152,4194304,8388608
+device dev=254:0 disk=vda nr_requests=256 rule=mean rule_from=queue/rotational unattributed_bps=2097152 unattributed_bytes_total=88080384
 waiting path=app/mian
-group path=app dev=254:0 configured=0 target_us=0 rule=mean depth=-1 use_delay=0 delay_used=0 ios=0 avg_lat_us=0 p50_us=0 p90_us=0 p99_us=0 windows_ok=0 windows_missed=0 scale_downs=0 scale_ups=0 limited_ms=0 limited=0 rbps=0 wbps=0 riops=0 wiops=0 carriers=0 left_out=0 holds=1 cause=none not_holding_s=0 misses_from_elsewhere=0 writes=0 write_errors=0 written_ago_ms=-1
-group path=app/reader dev=254:0 configured=1 target_us=1000 rule=mean depth=-1 use_delay=0 delay_used=0 ios=812 avg_lat_us=140 p50_us=98 p90_us=260 p99_us=900 windows_ok=120 windows_missed=7 scale_downs=0 scale_ups=0 limited_ms=0 limited=0 rbps=0 wbps=0 riops=0 wiops=0 carriers=0 left_out=0 holds=1 cause=none not_holding_s=0 misses_from_elsewhere=0 writes=0 write_errors=0 written_ago_ms=-1
-group path=app/writer dev=254:0 configured=0 target_us=0 rule=mean depth=1 use_delay=5 delay_used=2 ios=300 avg_lat_us=2100 p50_us=2000 p90_us=3000 p99_us=4000 windows_ok=0 windows_missed=0 scale_downs=9 scale_ups=1 limited_ms=12500 limited=1 rbps=0 wbps=104857600 riops=0 wiops=100 carriers=1 left_out=0 holds=0 cause=not_enforced_or_new_cgroups not_holding_s=4 misses_from_elsewhere=0 writes=31 write_errors=0 written_ago_ms=300
-limit path=app/writer/a dev=254:0 for=app/writer rbps=0 wbps=104857600 riops=0 wiops=100 writes=31 write_errors=0 written_ago_ms=300
+group path=app dev=254:0 disk=vda configured=0 target_us=0 rule=mean depth=-1 use_delay=0 delay_used=0 ios=0 avg_lat_us=0 p50_us=0 p90_us=0 p99_us=0 windows_ok=0 windows_missed=0 scale_downs=0 scale_ups=0 limited_ms=0 limited=0 rbps=0 wbps=0 riops=0 wiops=0 carriers=0 left_out=0 holds=1 cause=none not_holding_s=0 misses_from_elsewhere=0 writes=0 write_errors=0 written_ago_ms=-1 reads_total=5000 writes_total=4000 read_bytes_total=20480000 write_bytes_total=4194304000 lat_sum_ns=9000000000 lat_buckets=0,0,0,0,0,100,2000,3000,1000,100,0,3800,0,0,0,0,0,0,0,0,0,0
+group path=app/reader dev=254:0 disk=vda configured=1 target_us=1000 rule=mean depth=-1 use_delay=0 delay_used=0 ios=812 avg_lat_us=140 p50_us=98 p90_us=260 p99_us=900 windows_ok=120 windows_missed=7 scale_downs=0 scale_ups=0 limited_ms=0 limited=0 rbps=0 wbps=0 riops=0 wiops=0 carriers=0 left_out=0 holds=1 cause=none not_holding_s=0 misses_from_elsewhere=0 writes=0 write_errors=0 written_ago_ms=-1 reads_total=5000 writes_total=1200 read_bytes_total=20480000 write_bytes_total=9830400 lat_sum_ns=868000000 lat_buckets=0,0,0,0,0,100,2000,3000,1000,100,0,0,0,0,0,0,0,0,0,0,0,0
+group path=app/writer dev=254:0 disk=vda configured=0 target_us=0 rule=mean depth=1 use_delay=5 delay_used=2 ios=300 avg_lat_us=2100 p50_us=2000 p90_us=3000 p99_us=4000 windows_ok=0 windows_missed=0 scale_downs=9 scale_ups=1 limited_ms=12500 limited=1 rbps=0 wbps=104857600 riops=0 wiops=100 carriers=1 left_out=0 holds=0 cause=not_enforced_or_new_cgroups not_holding_s=4 misses_from_elsewhere=0 writes=31 write_errors=0 written_ago_ms=300 reads_total=0 writes_total=2800 read_bytes_total=0 write_bytes_total=2936012800 lat_sum_ns=8132000000 lat_buckets=0,0,0,0,0,0,0,0,0,0,0,2799,0,0,0,0,0,0,0,0,0,1
+limit path=app/writer/a dev=254:0 disk=vda for=app/writer rbps=0 wbps=104857600 riops=0 wiops=100 writes=31 write_errors=0 written_ago_ms=300
 STATUS
 
 out=$("$IOLAT" status --run-dir "$dir") || fail "status exited $?"
@@ -51,7 +51,7 @@ assert j["limits"][0]["path"] == "app/writer/a" and j["limits"][0]["for"] == "ap
 assert j["devices"][0]["rule"] == "mean" and j["waiting"][0]["path"] == "app/mian"
 for x in j["groups"] + j["limits"] + j["devices"]:
     for k, v in x.items():
-        assert k in ("path", "dev", "disk", "rule", "rule_from", "cause", "for") or isinstance(v, int), (k, v)
+        assert k in ("path", "dev", "disk", "rule", "rule_from", "cause", "for", "lat_buckets") or isinstance(v, int), (k, v)
 PY
 
 # Prometheus: the format and the names checked (promtool when installed, our checker always).
@@ -60,22 +60,43 @@ python3 scripts/promcheck.py "$dir/out.prom" || fail "--format=prometheus: not v
 if command -v promtool >/dev/null; then
 	promtool check metrics <"$dir/out.prom" || fail "promtool check metrics: $(promtool check metrics <"$dir/out.prom" 2>&1)"
 fi
-for want in 'iolatd_group_limit_bytes_per_second{group="app/writer",dev="254:0",direction="write"} 104857600' \
-	'iolatd_group_windows_total{group="app/reader",dev="254:0",result="missed"} 7' \
-	'iolatd_group_allowed_depth{group="app",dev="254:0"} +Inf' \
-	'iolatd_group_target_seconds{group="app/reader",dev="254:0"} 0.001' \
-	'iolatd_group_limit_holds{group="app/writer",dev="254:0"} 0' \
-	'iolatd_group_limited_seconds_total{group="app/writer",dev="254:0"} 12.5' \
-	'iolatd_cgroup_limit_bytes_per_second{cgroup="app/writer/a",dev="254:0",for="app/writer",direction="write"} 104857600' \
-	'iolatd_device_nr_requests{dev="254:0",disk="vda",rule="mean"} 256'; do
+for want in 'iolatd_group_limit_bytes_per_second{group="app/writer",device="vda",direction="write"} 104857600' \
+	'iolatd_group_windows_total{group="app/reader",device="vda",result="missed"} 7' \
+	'iolatd_group_target_seconds{group="app/reader",device="vda"} 0.001' \
+	'iolatd_group_limit_holds{group="app/writer",device="vda"} 0' \
+	'iolatd_group_limited_seconds_total{group="app/writer",device="vda"} 12.5' \
+	'iolatd_group_requests_total{group="app/reader",device="vda",direction="write"} 1200' \
+	'iolatd_group_bytes_total{group="app/writer",device="vda",direction="write"} 2936012800' \
+	'iolatd_group_latency_seconds_bucket{group="app/reader",device="vda",le="0.000256"} 100' \
+	'iolatd_group_latency_seconds_bucket{group="app/reader",device="vda",le="0.001024"} 5100' \
+	'iolatd_group_latency_seconds_bucket{group="app/reader",device="vda",le="8.388608"} 6200' \
+	'iolatd_group_latency_seconds_bucket{group="app/writer",device="vda",le="8.388608"} 2799' \
+	'iolatd_group_latency_seconds_bucket{group="app/writer",device="vda",le="+Inf"} 2800' \
+	'iolatd_group_latency_seconds_count{group="app/reader",device="vda"} 6200' \
+	'iolatd_group_latency_seconds_sum{group="app/reader",device="vda"} 0.868' \
+	'iolatd_cgroup_limit_bytes_per_second{cgroup="app/writer/a",device="vda",for="app/writer",direction="write"} 104857600' \
+	'iolatd_device_info{device="vda",major_minor="254:0",rule="mean"} 1' \
+	'iolatd_device_nr_requests{device="vda"} 256' \
+	'iolatd_device_unattributed_bytes_total{device="vda"} 88080384' \
+	'iolatd_build_info{version="0.1.0"} 1' \
+	'process_start_time_seconds 1699999958'; do
 	grep -qxF "$want" "$dir/out.prom" || fail "--format=prometheus lacks: $want"
 done
 grep -q 'iolatd_group_limit_bytes_per_second{group="app/reader"' "$dir/out.prom" && fail "a limit sample for a group not limited"
+# app is neither configured nor limited: no series (its children's are).
+grep -q 'group="app",' "$dir/out.prom" && fail "series for a group neither configured nor limited"
+# Counters only for what accumulates: no "last second" gauges left.
+grep -qE '_last_second|unattributed_bytes_per_second|latency_(mean|p90)_seconds|uptime_seconds' "$dir/out.prom" && fail "a last-second gauge is left"
 # The checker itself fails on what breaks the conventions.
 printf '# HELP x_ms a\n# TYPE x_ms counter\nx_ms 1\n# HELP y b\n# TYPE y gauge\ny 1\nx_ms{a="b"} 2\n' >"$dir/bad.prom"
 python3 scripts/promcheck.py "$dir/bad.prom" >"$dir/bad.out" && fail "promcheck passed a bad file"
 grep -q "ends in _total" "$dir/bad.out" && grep -q "not together" "$dir/bad.out" && grep -q "base units" "$dir/bad.out" ||
 	fail "promcheck missed problems: $(cat "$dir/bad.out")"
+# ...and on a histogram that is not cumulative, lacks +Inf, or whose _count is not its +Inf bucket.
+printf '# HELP h_seconds a\n# TYPE h_seconds histogram\nh_seconds_bucket{le="1"} 5\nh_seconds_bucket{le="2"} 4\nh_seconds_sum 1\nh_seconds_count 4\nh_seconds_bucket{g="x",le="1"} 1\nh_seconds_sum{g="x"} 1\nh_seconds_count{g="x"} 1\nh_seconds_bucket{g="y",le="+Inf"} 2\nh_seconds_sum{g="y"} 1\nh_seconds_count{g="y"} 3\n' >"$dir/badh.prom"
+python3 scripts/promcheck.py "$dir/badh.prom" >"$dir/bad.out" && fail "promcheck passed a bad histogram"
+grep -q "not cumulative" "$dir/bad.out" && grep -q 'g=x}: no le="+Inf"' "$dir/bad.out" && grep -q "_count 3.0 is not" "$dir/bad.out" ||
+	fail "promcheck missed histogram problems: $(cat "$dir/bad.out")"
 
 # A status file whose daemon is gone: shown, and exit 3.
 sed "1s/pid=$$ /pid=999999999 /" "$dir/status" >"$dir/status.new" && mv "$dir/status.new" "$dir/status"

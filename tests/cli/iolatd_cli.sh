@@ -137,9 +137,15 @@ grep -q "ok.conf:7: group app/mian: no cgroup $cg/app/mian: waiting for it to ap
 grep -q "^waiting path=app/mian " "$dir/run/status" || fail "status does not say it waits for app/mian"
 [ -f "$dir/textfiles/iolatd.prom" ] || fail "no node_exporter textfile"
 python3 scripts/promcheck.py "$dir/textfiles/iolatd.prom" || fail "the textfile is not valid exposition text"
-grep -q '^iolatd_group_target_seconds{group="app/web",dev="'"$devno"'"} 0.002$' "$dir/textfiles/iolatd.prom" ||
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$dir/textfiles/iolatd.prom" || fail "promtool check metrics refuses the textfile"
+fi
+# The disk as the kernel (and node_exporter's device= label) names it, though configured as MAJ:MIN.
+disk=$(sed -n 's/^DEVNAME=//p' "/sys/dev/block/$devno/uevent")
+grep -q '^iolatd_group_target_seconds{group="app/web",device="'"$disk"'"} 0.002$' "$dir/textfiles/iolatd.prom" ||
 	fail "the textfile lacks app/web's target: $(head -20 "$dir/textfiles/iolatd.prom")"
-grep -q "disk $devno ($devno): .* rule (" "$dir/log" || fail "the start-up log does not say which rule judges the disk"
+grep -q 'group="app/batch"' "$dir/textfiles/iolatd.prom" && fail "the textfile has series for app/batch, neither configured nor limited"
+grep -q "disk $disk ($devno): .* rule (" "$dir/log" || fail "the start-up log does not say which rule judges the disk"
 # A second daemon on the same run dir: refused, naming the first; nothing of the first's touched.
 IOLATD_TEST_PLAIN_CGROUP_ROOT=1 "$IOLATD" --config "$dir/ok.conf" --run-dir "$dir/run" --foreground --dry-run 2>"$dir/err2"; rc=$?
 [ "$rc" -eq 1 ] && grep -q "in use by iolatd pid $pid " "$dir/err2" || fail "second daemon: exit $rc: $(cat "$dir/err2")"
