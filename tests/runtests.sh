@@ -27,7 +27,7 @@ run_one() {
 for t in "$@"; do
 	run_one "${t#$O/}" "$t"
 done
-slow=" calibrate_cli.sh demo_cgroups.sh demo_cleanup.sh fault_stall.sh iolatd_integration.sh run_basic.sh run_stop.sh sample_window.sh sim_cli.sh "
+slow=" calibrate_cli.sh run_cgroup.sh demo_cgroups.sh demo_cleanup.sh fault_stall.sh iolatd_integration.sh run_basic.sh run_stop.sh sample_window.sh sim_cli.sh "
 for s in tests/cli/*.sh; do
 	[ -e "$s" ] || continue
 	if [ -n "${TEST_SKIP_SLOW:-}" ] && [[ $slow == *" ${s##*/} "* ]]; then

@@ -442,6 +442,23 @@ static bool group_is_declared(const struct iolat_jobfile *jf, int gi)
 }
 
 /*
+ * cgroup= used to be another name of group=: a job that names a declared
+ * [group:PATH] with cgroup= and gives no group= most likely means iolat's
+ * group. Say so rather than run it in the root group.
+ */
+static int check_job_cgroup(struct parser *p, const struct iolat_job *j)
+{
+	int gi = j->cgroup[0] ? iolat_jobfile_find_group(p->jf, j->cgroup) : -1;
+
+	if (gi < 0 || j->group != IOLAT_GROUP_ROOT || !p->jf->groups[gi].declared)
+		return 0;
+	return jf_perr(p, iolat_job_key_line(j, "cgroup"), "cgroup",
+		       "a kernel cgroup for the job's threads, as fio's cgroup= (got '%s', a [group:%s] "
+		       "of this file: for iolat's group write group=%s; both keys to have both)",
+		       j->cgroup, j->cgroup, j->cgroup);
+}
+
+/*
  * Every job's group= names a declared group: a misspelled path would
  * otherwise make a new group with no target, silently losing the protection
  * the user asked for.
@@ -455,7 +472,10 @@ static int check_job_groups(struct parser *p)
 		struct iolat_suggest sg;
 		const char *best;
 		char got[MAX_ECHO + 8];
+		int r = check_job_cgroup(p, j);
 
+		if (r)
+			return r;
 		if (j->group < 0 || group_is_declared(jf, j->group))
 			continue;
 		jf_echo(got, sizeof(got), jf->groups[j->group].path, strlen(jf->groups[j->group].path));

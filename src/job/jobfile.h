@@ -153,6 +153,9 @@ struct iolat_job {
 	uint32_t numjobs;                /* >= 1 */
 	enum iolat_verify verify;
 	int group;                       /* index in groups[], or IOLAT_GROUP_ROOT */
+	char cgroup[IOLAT_GROUP_PATH_MAX]; /* cgroup=: the kernel cgroup its threads run in (fio's
+					  * meaning; src/run/jobcg.h), relative to the hierarchy's
+					  * root; "": none */
 	uint64_t burst_on_ns;            /* both 0: always on; else on/off cycle */
 	uint64_t burst_off_ns;
 	unsigned ioflags;                /* IOLAT_IO_META | IOLAT_IO_SWAP (iolatency.h) */
@@ -306,6 +309,7 @@ enum iolat_jobopt_type {
 	IOLAT_OPT_ENUM,      /* one of the words in choices; value = min + position */
 	IOLAT_OPT_ENGINE,    /* ioengine: a name of the engine registry (job/engines.h) */
 	IOLAT_OPT_GROUP,     /* a group path; creates the group (and parents) when new */
+	IOLAT_OPT_CGROUP,    /* a kernel cgroup path, checked as a group path, into a char array */
 	IOLAT_OPT_FLAGS,     /* words of choices joined by '|' or ',', each setting the bits
 			      * flag_bits gives it (ioflags=meta|swap; none: 0) */
 	IOLAT_OPT_PARAM,     /* a device-model key family (prefix*), kept verbatim */

@@ -399,6 +399,24 @@ static int set_group(struct parser *p, const struct iolat_jobopt *o, void *base,
 	return 0;
 }
 
+/* cgroup=: a kernel cgroup below the hierarchy's root, with a group path's syntax (fio's cgroup=). */
+static int set_cgroup(struct parser *p, const struct iolat_jobopt *o, void *base,
+		      const char *key, const char *v, const char *got)
+{
+	char path[IOLAT_GROUP_PATH_MAX];
+	const char *why = NULL;
+	int r = jf_normalise_group_path(v, path, sizeof(path), &why);
+
+	if (r > 0)
+		return jf_perr(p, p->line, key, "a cgroup below the root (the root holds every task "
+			       "already: leave cgroup= out) (got '%s')", got);
+	if (r < 0)
+		return jf_perr(p, p->line, key, "a cgroup path relative to the hierarchy's root: %s (got '%s')",
+			       why, got);
+	memcpy((char *)base + o->off, path, sizeof(path));
+	return 0;
+}
+
 /* "0, 1, a, b or c" for a bool with value words "a|b|c"; "0 or 1" without. */
 static void bool_expect(const struct iolat_jobopt *o, char *buf, size_t len)
 {
@@ -533,6 +551,8 @@ int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 		return set_engine(p, (struct iolat_job *)base, key, v);
 	case IOLAT_OPT_GROUP:
 		return set_group(p, o, base, key, v, got);
+	case IOLAT_OPT_CGROUP:
+		return set_cgroup(p, o, base, key, v, got);
 	case IOLAT_OPT_FLAGS:
 		return set_flags(p, o, base, key, v);
 	case IOLAT_OPT_PARAM:

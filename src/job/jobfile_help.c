@@ -38,6 +38,7 @@ static const char *type_word(const struct iolat_jobopt *o)
 	case IOLAT_OPT_ENUM:    return "choice";
 	case IOLAT_OPT_ENGINE:  return "engine";
 	case IOLAT_OPT_GROUP:   return "path";
+	case IOLAT_OPT_CGROUP:  return "path";
 	case IOLAT_OPT_FLAGS: return "flags";
 	case IOLAT_OPT_PARAM:   return "param";
 	case IOLAT_OPT_JOBNAME: return "text";

@@ -94,8 +94,12 @@ const struct iolat_jobopt jf_opts[] = {
 	{ .name = "burst_off", .type = IOLAT_OPT_TIME_S, .where = IN_JOBS, JOBF(burst_off_ns),
 	  .def = "0", .help = "...then pause this long (needs burst_on)" },
 	/* the controller */
-	{ .name = "group", .alias = "cgroup", .type = IOLAT_OPT_GROUP, .where = IN_JOBS, JOBF(group),
-	  .help = "group path the job's I/O belongs to (default: the root)" },
+	{ .name = "group", .type = IOLAT_OPT_GROUP, .where = IN_JOBS, JOBF(group),
+	  .help = "iolat's group the job's I/O belongs to, a [group:PATH] (default: the root)" },
+	{ .name = "cgroup", .type = IOLAT_OPT_CGROUP, .where = IN_JOBS, JOBF(cgroup),
+	  .help = "as fio's: the kernel cgroup (v1 blkio or v2) the job's threads run in, under the "
+	  "hierarchy's root; created if missing, removed after; iolat run as root only. Not a group: "
+	  "that is group=" },
 	{ .name = "ioflags", .type = IOLAT_OPT_FLAGS, .where = IN_JOBS, JOBF(ioflags),
 	  .choices = "meta|swap|none", .flag_bits = ioflag_bits, .def = "none",
 	  .help = "issue as bypass I/O: never waits, charged as delay when throttled" },

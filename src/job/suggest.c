@@ -122,7 +122,8 @@ int iolat_fio_format_keys(char *buf, size_t len)
 	int n;
 
 	n = snprintf(buf, len,
-		     "\nfio keys: blocksize = bs, readwrite = rw, cgroup = group; name= renames a job;\n"
+		     "\nfio keys: blocksize = bs, readwrite = rw; cgroup= as fio's (a kernel cgroup; iolat's\n"
+		     "group is group=); name= renames a job;\n"
 		     "ramp_time= runs before the measured time (its I/O is not in the report);\n"
 		     "randrepeat=1 and norandommap=1 describe what iolat always does;\n"
 		     "percentile_list= adds percentiles to the JSON. Not taken, and what to use:\n");

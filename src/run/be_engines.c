@@ -15,7 +15,9 @@
  * waiter callback, from any thread: they go on the clone's grant list and
  * wake its engine. Charged delay is served by not issuing
  * (iolat_group_delay_due). The calling thread samples the report, reports
- * progress, and forwards a stop request.
+ * progress, and forwards a stop request. A job with cgroup= runs in that
+ * kernel cgroup (jobcg.h): made before the threads start, each thread moves
+ * itself in first (v1; on v2 the process moved), removed at teardown.
  * Reliability (docs/reliability.md): with IOLAT_CHECK=1 in the environment
  * (always in -DIOLAT_DEBUG builds) the controller's invariants are checked at
  * every sample and at the end, with the exact per-group accounting (every
@@ -69,7 +71,9 @@ static int eng_prepare(struct run *r, char *err, size_t errlen)
 	atomic_init(&e->stop_all, false);
 	e->check = eng_check_wanted();
 	r->res->checked = e->check;
-	ret = iolat_preflight_check(r->jf, r->o.fault_options, &e->pf, err, errlen);
+	ret = iolat_jobcg_check(&e->cg, r->jf, NULL, NULL, err, errlen);
+	if (!ret)
+		ret = iolat_preflight_check(r->jf, r->o.fault_options, &e->pf, err, errlen);
 	if (ret)
 		return ret;
 	eng_device_facts(e);
@@ -266,8 +270,10 @@ static int eng_drive(struct run *r, char *err, size_t errlen)
 {
 	struct erun *e = r->be_state;
 	struct iolat_run_result *res = r->res;
-	int ret = start_threads(e, err, errlen);
+	int ret = iolat_jobcg_make(&e->cg, err, errlen);
 
+	if (!ret)
+		ret = start_threads(e, err, errlen);
 	if (ret)
 		return ret;
 	main_loop(e);
@@ -286,6 +292,8 @@ static int eng_drive(struct run *r, char *err, size_t errlen)
 		if (!res->first_error[0] && j->first_error[0])
 			snprintf(res->first_error, sizeof(res->first_error), "%s", j->first_error);
 	}
+	if (!ret && e->cg_error[0])
+		ret = iolat_errf(err, errlen, -EIO, "%s", e->cg_error);
 	return ret;
 }
 
@@ -326,6 +334,7 @@ static void eng_teardown(struct run *r, bool failed)
 		iolat_vmap_destroy(e->vfiles[k].map);
 	free(e->vfiles);
 	iolat_preflight_free(&e->pf);
+	iolat_jobcg_remove(&e->cg, r->o.note, r->o.ctx);   /* every path: the cgroups iolat made go */
 	if (failed && !r->jobs_started)
 		iolat_fileprep_undo(&e->fp, r->o.note, r->o.ctx);   /* nothing ran: leave nothing */
 	iolat_fileprep_free(&e->fp);

@@ -24,6 +24,7 @@
 #include "engine/engine.h"
 #include "iolatency.h"
 #include "run/fileprep.h"
+#include "run/jobcg.h"
 #include "run/preflight.h"
 #include "run/run_priv.h"
 #include "run/vmap.h"
@@ -110,6 +111,8 @@ struct erun {
 	unsigned nr_vfiles;
 	struct iolat_preflight pf;    /* the checked plan of files */
 	struct iolat_fileprep fp;     /* what the layout did, undone if no job ran */
+	struct iolat_jobcg cg;        /* the jobs' kernel cgroups (cgroup=) */
+	char cg_error[IOLAT_RUN_NOTE_MAX]; /* a thread that could not enter its cgroup (under lock) */
 };
 
 /* The @i-th clone of @e's run. */

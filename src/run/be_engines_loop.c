@@ -263,6 +263,23 @@ static void cancel_waiting(struct eclone *j)
 	}
 }
 
+/* The job's cgroup= (v1: this thread moves itself in). Return: 0, or -errno with the run stopped. */
+static int enter_cgroup(struct eclone *j)
+{
+	struct erun *e = j->e;
+	char why[IOLAT_RUN_NOTE_MAX];
+	int ret = iolat_jobcg_enter_thread(&e->cg, j->c.job->cgroup, why, sizeof(why));
+
+	if (!ret)
+		return 0;
+	pthread_mutex_lock(&e->lock);
+	if (!e->cg_error[0])
+		snprintf(e->cg_error, sizeof(e->cg_error), "job '%.60s': %.240s", j->c.job->name, why);
+	pthread_mutex_unlock(&e->lock);
+	atomic_store(&e->stop_all, true);
+	return ret;
+}
+
 void *eng_clone_main(void *arg)
 {
 	struct eclone *j = arg;
@@ -271,6 +288,8 @@ void *eng_clone_main(void *arg)
 	bool cancelled = false;
 
 	tl_job = j;
+	if (enter_cgroup(j))
+		goto out;
 	for (;;) {
 		uint64_t now = eng_mono_ns(), next, wait;
 		bool done = eng_stopping(e) || iolat_workload_done(&j->c.wl, now);
@@ -320,6 +339,8 @@ void *eng_clone_main(void *arg)
 			finish_io(j, s, out[i]->done_ns, true);
 		}
 	}
+	iolat_jobcg_leave_thread(&e->cg);
+out:
 	pthread_mutex_lock(&e->lock);
 	e->nr_finished++;
 	pthread_cond_signal(&e->cv);

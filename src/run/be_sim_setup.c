@@ -146,11 +146,25 @@ static int setup_rows(struct sim *s)
 
 /* The state, the series (the caller's, or our own), the event queue from
  * IOLAT_SIM_T0_NS and its clock for the controller, the rows, the device. */
+/* cgroup= moves real threads into a kernel cgroup: the simulator has none. */
+static int refuse_cgroups(const struct iolat_jobfile *jf, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < jf->nr_jobs; i++)
+		if (jf->jobs[i].cgroup[0])
+			return iolat_errf(err, errlen, -EINVAL, "%s:%u: key 'cgroup': job '%s': the simulator "
+					  "runs no threads to put in a kernel cgroup (cgroup= is for iolat run; "
+					  "the simulated group is group=)", jf->file,
+					  iolat_job_key_line(&jf->jobs[i], "cgroup"), jf->jobs[i].name);
+	return 0;
+}
+
 static int sim_prepare(struct run *r, char *err, size_t errlen)
 {
 	struct sim *s = r->be_state;
-	int ret;
+	int ret = refuse_cgroups(r->jf, err, errlen);
 
+	if (ret)
+		return ret;
 	s->r = r;
 	s->res = r->be_out;
 	if (!s->res) {

@@ -35,7 +35,7 @@ for k in filename size offset rw rwmixread bs iodepth runtime time_based startde
 	grep -Eq "(^|\|)$k( |\|)" "$tmp/keys" || fail "help keys lacks $k"
 done
 # fio's keys: the accepted aliases and what to use instead of the others
-grep -q "^fio keys: blocksize = bs, readwrite = rw" "$tmp/keys" || fail "help keys lacks the fio aliases"
+grep -q "^fio keys: blocksize = bs, readwrite = rw; cgroup= as fio.s" "$tmp/keys" || fail "help keys lacks the fio aliases"
 grep -Eq "^  randseed +fio's randseed is seed= here" "$tmp/keys" || fail "help keys lacks randseed"
 grep -Eq "^  latency_target +.*target= in a \[group:PATH\]" "$tmp/keys" || fail "help keys lacks latency_target"
 grep -q "max or 0: none" "$tmp/keys" || fail "help keys does not say target=0 means none"

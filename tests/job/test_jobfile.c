@@ -47,7 +47,7 @@ static const char design_example[] =
 	"[group:system/fbpkg]           ; nested path: parent \"system\" is created implicitly\n"
 	"\n"
 	"[web]                          ; a job, as in fio\n"
-	"group=main                     ; \"cgroup=\" is accepted as an alias (fio's key)\n"
+	"group=main                     ; iolat's group (fio's cgroup= is a kernel cgroup)\n"
 	"rw=randread\n"
 	"bs=4k\n"
 	"iodepth=4\n"
@@ -145,7 +145,7 @@ static void test_inheritance_and_keys(void **state)
 		"bs=64k\n"
 		"time_based\n"
 		"runtime=2m\n"
-		"cgroup=bulk\n"
+		"group=bulk\n"
 		"[a]\n"
 		"bs=8k\n"
 		"[global]\n"
@@ -209,8 +209,8 @@ static void test_inheritance_and_keys(void **state)
 	assert_int_equal(jf->groups[2].line, 32);     /* its [group:PATH] section */
 	/* each key's own line, inherited from [global] or set in the job */
 	assert_int_equal(iolat_job_key_line(c, "group"), 28);
-	assert_int_equal(iolat_job_key_line(a, "cgroup"), 6);
 	assert_int_equal(iolat_job_key_line(a, "group"), 6);
+	assert_string_equal(a->cgroup, "");
 	assert_int_equal(iolat_job_key_line(a, "bs"), 8);
 	assert_int_equal(iolat_job_key_line(b, "bs"), 3);
 	assert_int_equal(iolat_job_key_line(b, "verify"), 21);
