@@ -86,12 +86,72 @@ struct iolat_clock {
 #define IOLAT_CTL_ADAPTIVE      (1u << 2)
 #define IOLAT_CTL_BYPASS_SHARE  (1u << 3)
 
+/*
+ * The controller's modes. One table in the library holds each mode's name,
+ * the flags above that select it and the rule that judges its windows; these
+ * functions read it, so a program names a mode and its rule the library's
+ * way. 0 is no mode (a caller's "not chosen"); the modes count from 1.
+ */
+enum iolat_ctl_mode {
+	IOLAT_CTL_MODE_NONE = 0,
+	IOLAT_CTL_MODE_ARTICLE,      /* no flag: the kernel's rules, the article's release */
+	IOLAT_CTL_MODE_KERNEL,       /* IOLAT_CTL_KERNEL_COMPAT */
+	IOLAT_CTL_MODE_ADAPTIVE,     /* IOLAT_CTL_ADAPTIVE */
+};
+
+/* How a latency window is judged against its target (docs/controller.md). */
+enum iolat_window_rule {
+	IOLAT_RULE_P90 = 0,          /* missed when more than 10 % of its I/Os exceed the target */
+	IOLAT_RULE_MEAN,             /* missed when its mean latency exceeds the target */
+};
+
+/**
+ * iolat_ctl_mode_name() - a mode's name: "article", "kernel", "adaptive".
+ * Return: the name, or NULL for IOLAT_CTL_MODE_NONE and past the last mode
+ * (so that for (m = 1; iolat_ctl_mode_name(m); m++) visits every mode).
+ * Context: any thread.
+ */
+const char *iolat_ctl_mode_name(enum iolat_ctl_mode mode);
+
+/**
+ * iolat_ctl_mode_parse() - the mode of that name (exact, lower case).
+ * Return: the mode, or IOLAT_CTL_MODE_NONE for any other string or NULL.
+ * Context: any thread.
+ */
+enum iolat_ctl_mode iolat_ctl_mode_parse(const char *name);
+
+/**
+ * iolat_ctl_mode_flags() - the IOLAT_CTL_* flags that select @mode, for
+ * iolat_ctl_config.flags (0 for the article's mode and for no mode).
+ * Context: any thread.
+ */
+unsigned iolat_ctl_mode_flags(enum iolat_ctl_mode mode);
+
+/**
+ * iolat_ctl_mode_of() - the mode a controller created with @flags runs.
+ * Context: any thread.
+ */
+enum iolat_ctl_mode iolat_ctl_mode_of(unsigned flags);
+
+/**
+ * iolat_ctl_window_rule() - the rule that judges a window in @mode on a
+ * device that is @rotational (non-zero) or not: the mean on a rotational
+ * device and the p90 elsewhere in the kernel's modes, the p90 on every
+ * device in the adaptive mode. IOLAT_CTL_MODE_NONE: the article's rule.
+ * Context: any thread.
+ */
+enum iolat_window_rule iolat_ctl_window_rule(enum iolat_ctl_mode mode, int rotational);
+
+/** iolat_window_rule_name() - "mean" or "p90". Context: any thread. */
+const char *iolat_window_rule_name(enum iolat_window_rule rule);
+
 /* Depth value meaning "unlimited" (printed as "max"). */
 #define IOLAT_DEPTH_MAX UINT32_MAX
 
 struct iolat_ctl_config {
 	uint32_t nr_requests;            /* device queue depth "qd"; 0 means 64 */
-	int rotational;                  /* 1: mean rule (HDD), 0: p90 rule (SSD) */
+	int rotational;                  /* 1: HDD, 0: SSD; with the mode, picks the window
+					  * rule (iolat_ctl_window_rule()) */
 	const struct iolat_clock *clock; /* NULL: real CLOCK_MONOTONIC */
 	unsigned flags;                  /* IOLAT_CTL_* */
 	uint32_t max_groups;             /* arena capacity, root excluded; 0 means 1024 */

@@ -54,6 +54,19 @@ static double parse_positive(const char *v)
 	return !*v || *end || errno || !(d > 0) || d > 1e9 ? -1 : d;
 }
 
+/* "article, kernel or adaptive": the core's modes, for a usage error. */
+static const char *mode_names(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int m = 1; iolat_ctl_mode_name(m) && used < len; m++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", m == 1 ? "" :
+					 iolat_ctl_mode_name(m + 1) ? ", " : " or ",
+					 iolat_ctl_mode_name(m));
+	return buf;
+}
+
 int iolat_cli_common_opt(struct iolat_cli_common *c, const char *cmd, int argc, char **argv,
 			 int *i)
 {
@@ -96,9 +109,12 @@ int iolat_cli_common_opt(struct iolat_cli_common *c, const char *cmd, int argc, 
 		c->quiet = true;
 	} else if (iolat_cli_is_opt(a, "--control")) {
 		if (!(v = iolat_cli_opt_value(argc, argv, i, "--control")) ||
-		    !(c->mode = iolat_mode_parse(v)))
-			return iolat_cli_usage_error(cmd, "%s needs article, kernel or adaptive",
-						     "--control"), -1;
+		    !(c->mode = iolat_ctl_mode_parse(v))) {
+			char names[64];
+
+			return iolat_cli_usage_error(cmd, "--control needs %s",
+						     mode_names(names, sizeof(names))), -1;
+		}
 	} else {
 		return 0;
 	}

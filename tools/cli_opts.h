@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 
+#include "iolatency.h"
+
 /* The value of --opt given as "--opt=VALUE" or "--opt VALUE" (advancing *i);
  * NULL when argv[*i] is not --opt or its value is missing. */
 const char *iolat_cli_opt_value(int argc, char **argv, int *i, const char *opt);
@@ -32,7 +34,7 @@ struct iolat_cli_common {
 };
 
 /* The CLI's mode when neither the command line nor the job file names one. */
-#define IOLAT_CLI_DEFAULT_MODE 3 /* IOLAT_MODE_ADAPTIVE (BENCHMARKS.md §3, §4) */
+#define IOLAT_CLI_DEFAULT_MODE IOLAT_CTL_MODE_ADAPTIVE /* BENCHMARKS.md §3, §4 */
 
 #define IOLAT_CLI_COMMON_INIT { .repeat = 1, .control = -1, .kernel_compat = -1 }
 

@@ -128,9 +128,25 @@ static int bad_usage(const char *fmt, const char *arg)
 	return iolat_cli_usage_error("demo", fmt, arg);
 }
 
-static const char *const mode_names[NR_MODES] = {
-	"no control", "static cap", "io.latency", "adaptive",
+/*
+ * The demo's runs: each one's controller mode (the core's table names it;
+ * IOLAT_CTL_MODE_NONE: no controller) and its label, where the mode's name
+ * is not the label (the article's mode shows as io.latency, the kernel's).
+ */
+static const struct {
+	enum iolat_ctl_mode ctl;
+	const char *label;
+} demo_runs[NR_MODES] = {
+	[MODE_NONE] = { IOLAT_CTL_MODE_NONE, "no control" },
+	[MODE_CAP] = { IOLAT_CTL_MODE_NONE, "static cap" },
+	[MODE_IOLAT] = { IOLAT_CTL_MODE_ARTICLE, "io.latency" },
+	[MODE_ADAPTIVE] = { IOLAT_CTL_MODE_ADAPTIVE, NULL },
 };
+
+static const char *run_label(enum demo_mode m)
+{
+	return demo_runs[m].label ? demo_runs[m].label : iolat_ctl_mode_name(demo_runs[m].ctl);
+}
 
 /* One of the demo's two jobs: its pattern, size and file, and what both share. */
 static int fill_job(struct iolat_jobfile_builder *b, const struct demo *d, struct iolat_job *j,
@@ -161,8 +177,8 @@ static int build_jobs(const struct demo *d, enum demo_mode m, struct iolat_jobfi
 	if (ret)
 		return ret;
 	g = iolat_jobfile_build_global(b);
-	g->control = m == MODE_IOLAT || m == MODE_ADAPTIVE;
-	g->mode = m == MODE_IOLAT ? IOLAT_MODE_ARTICLE : m == MODE_ADAPTIVE ? IOLAT_MODE_ADAPTIVE : 0;
+	g->control = demo_runs[m].ctl != IOLAT_CTL_MODE_NONE;
+	g->mode = demo_runs[m].ctl;
 	if (d->sim)
 		g->device = d->device_kind;
 	main_g = iolat_jobfile_build_group(b, "main", d->target_ns);
@@ -202,7 +218,7 @@ static void print_jobs(FILE *f, const struct iolat_jobfile *jf, const char *mode
 	char a[32], b[32];
 
 	fprintf(f, "---- %s ----\n; iolat demo, mode: %s\n[global]\ncontrol=%s\n", mode, mode,
-		!g->control ? "0" : iolat_mode_name(g->mode));
+		!g->control ? "0" : iolat_ctl_mode_name(g->mode));
 	if (g->device != IOLAT_DEVICE_DEFAULT)
 		fprintf(f, "device=%s\n", iolat_device_name(g->device));
 	for (unsigned i = 0; i < jf->nr_groups; i++) {
@@ -244,7 +260,7 @@ static void on_progress(void *ctx, const struct iolat_run_progress *p)
 	if (!d->tty)
 		return;
 	fprintf(stderr, "\r\033[K[%u/%u %s] %4.1fs/%us  %8.1f MiB/s", d->mode + 1, NR_MODES,
-		mode_names[d->mode], (double)p->elapsed_ns / 1e9, d->seconds, p->mib_s);
+		run_label(d->mode), (double)p->elapsed_ns / 1e9, d->seconds, p->mib_s);
 	fflush(stderr);
 	d->shown = true;
 }
@@ -310,7 +326,7 @@ static int run_mode(struct demo *d, enum demo_mode m)
 		return ret;
 	}
 	if (d->verbose)
-		print_jobs(stderr, jf, mode_names[m]);
+		print_jobs(stderr, jf, run_label(m));
 	ret = iolat_run(jf, d->sim ? &iolat_backend_sim : &iolat_backend_engines, &ro, &res, err,
 			sizeof(err));
 	clear_line(d);
@@ -324,7 +340,7 @@ static int run_mode(struct demo *d, enum demo_mode m)
 	}
 	iolat_run_result_free(res);
 	if (ret && ret != -EINTR)   /* a stop is said once, at the end */
-		fprintf(stderr, "iolat demo: %s run: %s\n", mode_names[m],
+		fprintf(stderr, "iolat demo: %s run: %s\n", run_label(m),
 			err[0] ? err : strerror(-ret));
 	iolat_jobfile_free(jf);
 	return ret;
@@ -366,7 +382,7 @@ static void print_table(const struct demo *d)
 	}
 	for (unsigned m = 0; m < NR_MODES; m++)
 		if (d->res[m].errors)
-			printf("%s: %" PRIu64 " failed I/Os\n", mode_names[m], d->res[m].errors);
+			printf("%s: %" PRIu64 " failed I/Os\n", run_label(m), d->res[m].errors);
 }
 
 /* --device: the model named @name, IOLAT_DEVICE_DEFAULT for none. */
@@ -523,11 +539,11 @@ int iolat_cmd_demo(int argc, char **argv)
 		if (m == MODE_CAP)
 			snprintf(d.res[m].label, sizeof(d.res[m].label), "static cap (%.0f MiB/s)",
 				 (double)d.cap_bps / 1048576.0);
-		else if (m == MODE_IOLAT || m == MODE_ADAPTIVE)
+		else if (demo_runs[m].ctl != IOLAT_CTL_MODE_NONE)
 			snprintf(d.res[m].label, sizeof(d.res[m].label), "%s (target %s)",
-				 mode_names[m], d.target_s);
+				 run_label(m), d.target_s);
 		else
-			snprintf(d.res[m].label, sizeof(d.res[m].label), "%s", mode_names[m]);
+			snprintf(d.res[m].label, sizeof(d.res[m].label), "%s", run_label(m));
 		ret = run_mode(&d, m);
 		if (ret) {
 			rc = ret == -EINVAL ? IOLAT_EXIT_USAGE : IOLAT_EXIT_FAILED;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "calib/calibrate.h"
+#include "iolatency.h"
 #include "report/report.h"
 
 static const char *pace_text(uint64_t bps, char *buf, size_t len)
@@ -64,8 +65,9 @@ static void text_advice(const struct iolat_calib_result *r, const char *dev, FIL
 	fprintf(f, "target: %s (%s)\n\n", t, r->target_given ? "as given" :
 		"suggested: 2 x the reader's solo p90, or 1.5 x its p90 under the knee, rounded up");
 	fprintf(f, "iolatd.conf (a group to protect, by cgroup path or systemd unit):\n"
-		"  [global]\n  device=%s\n  control=adaptive\n  [group:web.service]\n"
-		"  target=%" PRIu64 "us\n\n", dev, r->target_ns / 1000);
+		"  [global]\n  device=%s\n  control=%s\n  [group:web.service]\n"
+		"  target=%" PRIu64 "us\n\n", dev, iolat_ctl_mode_name(IOLAT_CTL_MODE_ADAPTIVE),
+		r->target_ns / 1000);
 	fprintf(f, "simulator profile ([global] keys of a job file for iolat sim):\n"
 		"  device=vdisk\n  rotational=%d\n  vdisk_mbps=%.0f\n  vdisk_read_us=%.0f\n"
 		"  vdisk_jitter_pct=%.0f\n", p.rotational, p.mbps, p.read_us, p.jitter_pct);

@@ -305,15 +305,6 @@ static void adaptive_parent_reset(struct iolat_group *p)
 
 /* ---- the parent: decide at the protected group's windows ---- */
 
-static bool adaptive_window_ok(const struct iolat_group *g, const struct iolat_win_stat *w,
-			       uint64_t mean, uint64_t target)
-{
-	(void)g;
-	(void)mean;
-	(void)target;
-	return iolat_ssd_ok(w->missed, w->nr);
-}
-
 /* Is @g the protected group of @p now? A tighter target that misses takes over. */
 static bool protected_group(struct iolat_group *p, struct iolat_group *g, bool ok)
 {
@@ -406,11 +397,14 @@ static void adaptive_stat(const struct iolat_group *g, struct iolat_group_stat *
 
 const struct iolat_mode_ops iolat_mode_adaptive = {
 	.name = "adaptive",
+	.flags = IOLAT_CTL_ADAPTIVE,
+	.rule = { [0] = IOLAT_RULE_P90, [1] = IOLAT_RULE_P90 },   /* p90 on every device */
+	.tick_needs_submit = false,
 	.group_init = adaptive_group_init,
 	.child_apply = adaptive_child_apply,
-	.window_ok = adaptive_window_ok,
 	.window_decide = adaptive_window_decide,
 	.tick_parent = adaptive_tick_parent,
 	.parent_reset = adaptive_parent_reset,
+	.group_unused = iolat_adapt_unwatch,
 	.stat = adaptive_stat,
 };

@@ -165,6 +165,7 @@ struct iolat_ctl *iolat_core_ctl_init(void *mem, const struct iolat_ctl_config *
 	ctl->rotational = cfg ? cfg->rotational != 0 : 0;
 	ctl->flags = cfg ? cfg->flags : 0;
 	ctl->mode = iolat_mode_for_flags(ctl->flags);
+	ctl->rule = ctl->mode->rule[ctl->rotational];
 	ctl->delay_cap_ns = cfg && cfg->delay_cap_ns ? cfg->delay_cap_ns : IOLAT_DELAY_CAP_NS;
 	ctl->nr_groups = n;
 	ctl->nr_slots = cfg_slots(cfg);
@@ -378,9 +379,10 @@ int iolat_group_destroy(struct iolat_group *g)
 	/* Release: pairs with the acquire loads of used; readers that see 0 stop
 	 * looking at the record before it goes back on the free list. */
 	atomic_store(&g->used, 0);
-	/* Adaptive: unwatched after "unused" (sequentially consistent), so a
-	 * parent that saw the record in use has watched it before this. */
-	iolat_adapt_unwatch(g);
+	/* The mode lets go after "unused" (sequentially consistent): the
+	 * adaptive mode's parent that saw the record in use has watched it
+	 * before this, and sees it unwatched after. */
+	ctl->mode->group_unused(g);
 	atomic_fetch_sub(&p->nr_children, 1);
 	g->next_free = ctl->free_head;
 	ctl->free_head = g->idx;

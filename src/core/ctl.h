@@ -167,6 +167,7 @@ struct iolat_ctl {
 	int rotational;
 	unsigned flags;
 	const struct iolat_mode_ops *mode; /* the mode's policy (mode.h); set once */
+	enum iolat_window_rule rule;   /* the mode's window rule on this device; set once */
 	uint64_t delay_cap_ns;
 	uint32_t nr_groups;            /* capacity including the root */
 	uint32_t nr_slots;             /* power of two */
@@ -214,11 +215,6 @@ static inline uint64_t ctl_now(const struct iolat_ctl *ctl)
 static inline bool ctl_compat_b1(const struct iolat_ctl *ctl)
 {
 	return ctl->flags & IOLAT_CTL_COMPAT_B1;
-}
-
-static inline bool ctl_compat_timer(const struct iolat_ctl *ctl)
-{
-	return ctl->flags & IOLAT_CTL_COMPAT_TIMER;
 }
 
 static inline bool ctl_adaptive(const struct iolat_ctl *ctl)

@@ -22,22 +22,26 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "iolatency.h"
+
 struct iolat_group;
 struct iolat_group_stat;
 struct iolat_win_stat;
 
 struct iolat_mode_ops {
-	const char *name;
+	const char *name;              /* control=NAME, --control NAME */
+	unsigned flags;                /* the IOLAT_CTL_* flags that select it */
+	/* The rule that judges a window, by the device's rotational flag. */
+	enum iolat_window_rule rule[2];
+	/* The tick runs only after a submit since the previous one (the
+	 * kernel's timer, armed from submit), else at every call. */
+	bool tick_needs_submit;
 	/* A group record (re)initialised: the mode's own state to zero.
 	 * Under the tree lock (create) or at arena set-up. */
 	void (*group_init)(struct iolat_group *g, uint64_t now);
 	/* Child @g applies its parent's cookie change @mine -> @cur: this
 	 * thread won the CAS on g->scale_cookie. Any thread, no lock held. */
 	void (*child_apply)(struct iolat_group *g, uint32_t mine, uint32_t cur);
-	/* Is the window @w (mean @mean) of @g within @target? The window's
-	 * closer (the CAS winner on window_start), no lock held. */
-	bool (*window_ok)(const struct iolat_group *g, const struct iolat_win_stat *w,
-			  uint64_t mean, uint64_t target);
 	/* Parent @p decides after @g's window @w (judged @ok) closed at @now:
 	 * cookie up, down or nothing. Under p->child_lock. */
 	void (*window_decide)(struct iolat_group *p, struct iolat_group *g,
@@ -48,6 +52,9 @@ struct iolat_mode_ops {
 	/* Parent @p forgot its throttling (cookie back at the default). Under
 	 * p->child_lock. */
 	void (*parent_reset)(struct iolat_group *p);
+	/* Group @g left use (destroyed: used is 0 already, the tree lock held);
+	 * the mode lets go of what it kept of it. */
+	void (*group_unused)(struct iolat_group *g);
 	/* The mode's figures in a snapshot (may be NULL: none). Any thread. */
 	void (*stat)(const struct iolat_group *g, struct iolat_group_stat *st);
 };
@@ -56,8 +63,14 @@ extern const struct iolat_mode_ops iolat_mode_article;
 extern const struct iolat_mode_ops iolat_mode_kernel;
 extern const struct iolat_mode_ops iolat_mode_adaptive;
 
-/* The table for a controller's IOLAT_CTL_* flags. */
+/* The table for a controller's IOLAT_CTL_* flags (mode.c). */
 const struct iolat_mode_ops *iolat_mode_for_flags(unsigned flags);
+/* Is the window @w (mean @mean) of @g within @target by its controller's
+ * rule (ctl->rule, the mode's for the device)? Any thread, no lock held. */
+bool iolat_window_within(const struct iolat_group *g, const struct iolat_win_stat *w,
+			 uint64_t mean, uint64_t target);
+/* A mode that keeps nothing of a group that leaves. */
+void iolat_mode_no_group_unused(struct iolat_group *g);
 
 /*
  * Shared by the kernel's rules and the modes built on them (mode_kernel.c).
@@ -65,9 +78,6 @@ const struct iolat_mode_ops *iolat_mode_for_flags(unsigned flags);
 /* Is child @g spared by a down change of @p's cookie (a target as tight as
  * the one that asked, or the 5 % rule)? */
 bool iolat_child_spared(const struct iolat_group *g, const struct iolat_group *p);
-/* The window rule of io.latency: mean on rotational devices, else p90. */
-bool iolat_kernel_window_ok(const struct iolat_group *g, const struct iolat_win_stat *w,
-			    uint64_t mean, uint64_t target);
 /* Did @g record a completion since the previous tick (timer.c's walk)? */
 bool iolat_active_since_last_tick(struct iolat_group *g);
 

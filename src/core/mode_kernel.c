@@ -114,14 +114,6 @@ static void kernel_child_apply(struct iolat_group *g, uint32_t mine, uint32_t cu
 
 /* ---- the window and the parent's cookie ---- */
 
-bool iolat_kernel_window_ok(const struct iolat_group *g, const struct iolat_win_stat *w,
-			    uint64_t mean, uint64_t target)
-{
-	if (g->ctl->rotational)
-		return iolat_hdd_ok(mean, target);
-	return iolat_ssd_ok(w->missed, w->nr);
-}
-
 /* The carried-over mean: correct, or always 0 as the kernel's bug B1 makes it. */
 static uint64_t cur_stat_mean(const struct iolat_group *g)
 {
@@ -205,7 +197,7 @@ static void kernel_window_decide(struct iolat_group *p, struct iolat_group *g,
 	last = atomic_load_explicit(&p->last_scale_event, memory_order_relaxed);
 	if (last && (last >= now || now - last < IOLAT_MIN_ADJUST_NS))
 		return;
-	if (ok && iolat_kernel_window_ok(g, &g->cur_stat, cur_stat_mean(g), target)) {
+	if (ok && iolat_window_within(g, &g->cur_stat, cur_stat_mean(g), target)) {
 		if (samples < IOLAT_MIN_GOOD_SAMPLES)
 			return;
 		/* Only the group that asked for throttling may release it here. */
@@ -289,31 +281,28 @@ static void no_group_init(struct iolat_group *g, uint64_t now)
 
 const struct iolat_mode_ops iolat_mode_article = {
 	.name = "article",
+	.flags = 0,
+	.rule = { [0] = IOLAT_RULE_P90, [1] = IOLAT_RULE_MEAN },   /* io.latency's */
+	.tick_needs_submit = false,
 	.group_init = no_group_init,
 	.child_apply = kernel_child_apply,
-	.window_ok = iolat_kernel_window_ok,
 	.window_decide = kernel_window_decide,
 	.tick_parent = article_tick_parent,
 	.parent_reset = no_parent_reset,
+	.group_unused = iolat_mode_no_group_unused,
 	.stat = NULL,
 };
 
 const struct iolat_mode_ops iolat_mode_kernel = {
 	.name = "kernel",
+	.flags = IOLAT_CTL_KERNEL_COMPAT,
+	.rule = { [0] = IOLAT_RULE_P90, [1] = IOLAT_RULE_MEAN },   /* io.latency's */
+	.tick_needs_submit = true,
 	.group_init = no_group_init,
 	.child_apply = kernel_child_apply,
-	.window_ok = iolat_kernel_window_ok,
 	.window_decide = kernel_window_decide,
 	.tick_parent = kernel_tick_parent,
 	.parent_reset = no_parent_reset,
+	.group_unused = iolat_mode_no_group_unused,
 	.stat = NULL,
 };
-
-const struct iolat_mode_ops *iolat_mode_for_flags(unsigned flags)
-{
-	if (flags & IOLAT_CTL_ADAPTIVE)
-		return &iolat_mode_adaptive;
-	if (flags & IOLAT_CTL_COMPAT_TIMER)
-		return &iolat_mode_kernel;
-	return &iolat_mode_article;
-}

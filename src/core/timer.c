@@ -7,9 +7,9 @@
  * doing I/O, no window of its closes and nothing would unclamp its siblings.
  * This file walks the throttled parents once a second; what a parent does
  * at a tick is its mode's (mode.h: tick_parent; the article's release, the
- * kernel's climb and expiry: mode_kernel.c). Under the kernel's timer
- * (IOLAT_CTL_COMPAT_TIMER) a tick does nothing unless I/O was submitted since
- * the previous one (the kernel arms its timer from submit).
+ * kernel's climb and expiry: mode_kernel.c). In a mode whose table says
+ * tick_needs_submit (the kernel's timer) a tick does nothing unless I/O was
+ * submitted since the previous one (the kernel arms its timer from submit).
  *
  * Context: any thread; one tick at a time (a concurrent one returns at once);
  * takes each throttled parent's child_lock; may call granted() callbacks.
@@ -32,12 +32,11 @@ static bool tick_parent(struct iolat_group *p, uint64_t now)
 
 void iolat_ctl_tick(struct iolat_ctl *ctl)
 {
-	bool compat = ctl_compat_timer(ctl);
 	uint64_t now;
 
 	if (!iolat_spin_trylock(&ctl->tick_lock))
 		return; /* a tick is running */
-	if (!atomic_exchange(&ctl->tick_armed, 0) && compat)
+	if (!atomic_exchange(&ctl->tick_armed, 0) && ctl->mode->tick_needs_submit)
 		goto out; /* the kernel's timer is not pending without submissions */
 	ctl->tick_seq++;
 	now = ctl_now(ctl);

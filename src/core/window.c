@@ -2,9 +2,10 @@
 /*
  * window.c - the slow path at the end of a group's window (docs/controller.md
  * R9, R10, R12):
- * fold the per-thread stats, keep the HDD latency average, let the mode judge
- * the window and, under the parent's lock, decide what the parent's scale
- * cookie does (mode.h: window_ok, window_decide).
+ * fold the per-thread stats, keep the HDD latency average, judge the window
+ * by the mode's rule for the device (ctl->rule: mean or p90) and, under the
+ * parent's lock, let the mode decide what the parent's scale cookie does
+ * (mode.h: window_decide).
  *
  * Context: called from iolat_done*() by the single thread that won the CAS
  * on the group's window_start; takes the parent's child_lock. Never blocks.
@@ -51,6 +52,14 @@ static uint64_t stat_mean(const struct iolat_win_stat *s)
 	return s->nr ? s->sum_ns / s->nr : 0;
 }
 
+bool iolat_window_within(const struct iolat_group *g, const struct iolat_win_stat *w,
+			 uint64_t mean, uint64_t target)
+{
+	if (g->ctl->rule == IOLAT_RULE_MEAN)
+		return iolat_hdd_ok(mean, target);
+	return iolat_ssd_ok(w->missed, w->nr);
+}
+
 void iolat_check_latencies(struct iolat_group *g, uint64_t now)
 {
 	struct iolat_group *p = grp_parent(g);
@@ -70,7 +79,7 @@ void iolat_check_latencies(struct iolat_group *g, uint64_t now)
 					     atomic_load_explicit(&g->win_ns, memory_order_relaxed),
 					     mean),
 			memory_order_relaxed);
-	ok = g->ctl->mode->window_ok(g, &stat, mean, target);
+	ok = iolat_window_within(g, &stat, mean, target);
 	atomic_fetch_add_explicit(ok ? &g->windows_ok : &g->windows_missed, 1,
 				  memory_order_relaxed);
 

@@ -132,29 +132,17 @@ static int add_devices(struct cfg_parser *p, const char *key, char *v)
 	return 0;
 }
 
-static const char *const mode_names[] = {
-	[IOLATD_MODE_ARTICLE] = "article",
-	[IOLATD_MODE_KERNEL] = "kernel",
-	[IOLATD_MODE_ADAPTIVE] = "adaptive",
-};
-
-const char *iolatd_mode_name(enum iolatd_mode m)
-{
-	return (unsigned)m < sizeof(mode_names) / sizeof(mode_names[0]) ? mode_names[m] : "?";
-}
-
-/* control=0|1|adaptive|article|kernel */
+/* control=0|1 or a mode's name (the core's: iolat_ctl_mode_parse()) */
 static int parse_control(struct cfg_parser *p, const char *k, const char *v)
 {
 	struct iolatd_config *c = p->cfg;
+	enum iolat_ctl_mode m = iolat_ctl_mode_parse(v);
 
-	for (unsigned m = 0; m < sizeof(mode_names) / sizeof(mode_names[0]); m++) {
-		if (strcmp(v, mode_names[m]))
-			continue;
+	if (m != IOLAT_CTL_MODE_NONE) {
 		if (c->mode_given && c->mode != m)
 			return fail(p, k, "'%s' conflicts with kernel_compat=1 (control=kernel)", v);
 		c->control = true;
-		c->mode = (enum iolatd_mode)m;
+		c->mode = m;
 		c->mode_given = true;
 		return 0;
 	}
@@ -172,9 +160,9 @@ static int parse_kernel_compat(struct cfg_parser *p, const char *k, const char *
 		return fail(p, k, "expected 0 or 1, got '%s'", v);
 	if (!b)
 		return 0;
-	if (c->mode_given && c->mode != IOLATD_MODE_KERNEL)
-		return fail(p, k, "1 conflicts with control=%s", iolatd_mode_name(c->mode));
-	c->mode = IOLATD_MODE_KERNEL;
+	if (c->mode_given && c->mode != IOLAT_CTL_MODE_KERNEL)
+		return fail(p, k, "1 conflicts with control=%s", iolat_ctl_mode_name(c->mode));
+	c->mode = IOLAT_CTL_MODE_KERNEL;
 	c->mode_given = true;
 	return 0;
 }

@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "iolatency.h"
+
 #define IOLATD_MAX_DEVICES 8
 #define IOLATD_MAX_GROUPS 64
 #define IOLATD_PATH_MAX 256
@@ -41,15 +43,8 @@
 #define IOLATD_UNIT_MAX 128
 #define IOLATD_MAX_TARGET_NS 10000000000ull /* the window is at most 1 s: a larger target never misses */
 
-/* control=: the controller's mode. */
-enum iolatd_mode {
-	IOLATD_MODE_ARTICLE = 0,
-	IOLATD_MODE_KERNEL,
-	IOLATD_MODE_ADAPTIVE,
-};
-
-/* The mode without control=: IOLATD_DEFAULT_MODE. */
-#define IOLATD_DEFAULT_MODE IOLATD_MODE_ADAPTIVE
+/* The mode without control= (the core's modes: iolat_ctl_mode_name()). */
+#define IOLATD_DEFAULT_MODE IOLAT_CTL_MODE_ADAPTIVE
 
 struct iolatd_group_cfg {
 	char path[IOLATD_PATH_MAX];   /* "a/b", no leading or trailing '/' (or a unit name: web.service) */
@@ -65,7 +60,7 @@ struct iolatd_config {
 	char devices[IOLATD_MAX_DEVICES][IOLATD_DEVNAME_MAX];
 	unsigned nr_devices;
 	bool control;                 /* 0: measure only */
-	enum iolatd_mode mode;        /* control= / kernel_compat= */
+	enum iolat_ctl_mode mode;     /* control= / kernel_compat= */
 	bool mode_given;              /* control= named a mode (kernel_compat=1 then conflicts) */
 	bool strict;                  /* a configured group without its cgroup is an error, not a wait */
 	bool systemd;                 /* read units' IODeviceLatencyTargetSec= (default 1) */
@@ -86,9 +81,6 @@ int iolatd_config_parse(const char *file, const char *text, struct iolatd_config
 
 /* Read and parse @file. Return: 0, -EINVAL (bad content) or -errno (unreadable). */
 int iolatd_config_load(const char *file, struct iolatd_config *cfg, char *err, size_t errlen);
-
-/* "adaptive", "article", "kernel". */
-const char *iolatd_mode_name(enum iolatd_mode m);
 
 /* The group of @path, or NULL. */
 const struct iolatd_group_cfg *iolatd_config_group(const struct iolatd_config *cfg,

@@ -247,7 +247,7 @@ static void adaptive_want(struct iolatd *d, struct node_dev *nd,
 static void node_want(struct iolatd *d, struct node_dev *nd, const struct iolat_observe_stat *st,
 		      const struct cg_limits *prev, struct cg_limits *want)
 {
-	if (d->cfg.mode == IOLATD_MODE_ADAPTIVE) {
+	if (d->cfg.mode == IOLAT_CTL_MODE_ADAPTIVE) {
 		adaptive_want(d, nd, st, prev, want);
 		return;
 	}

@@ -120,13 +120,6 @@ static void warn_run_dir(struct iolatd *d)
 				    "it; put it on a tmpfs (/run, --run-dir)", d->opts.run_dir, d->devs[k].name);
 }
 
-/* The core's flags for a configured mode. */
-static unsigned ctl_flags(enum iolatd_mode m)
-{
-	return m == IOLATD_MODE_KERNEL ? IOLAT_CTL_KERNEL_COMPAT :
-	       m == IOLATD_MODE_ADAPTIVE ? IOLAT_CTL_ADAPTIVE : 0;
-}
-
 static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t errlen)
 {
 	for (unsigned k = 0; k < d->cfg.nr_devices; k++) {
@@ -146,7 +139,7 @@ static int make_ctls(struct iolatd *d, const dev_t *devs, char *err, size_t errl
 		cc.nr_requests = c->nr_requests;
 		cc.rotational = c->rotational;
 		cc.clock = d->opts.clock;
-		cc.flags = ctl_flags(d->cfg.mode);
+		cc.flags = iolat_ctl_mode_flags(d->cfg.mode);
 		cc.max_groups = DISC_MAX_NODES + 8;
 		cc.nr_stat_slots = 2;
 		ret = iolat_ctl_create(&cc, &c->ctl);
@@ -173,19 +166,23 @@ static int check_textfile(const struct iolatd_config *cfg, char *err, size_t err
 /* The start-up lines: the mode, each disk, the rule that judges its windows and why. */
 static void log_devices(struct iolatd *d)
 {
-	iolatd_logf(d, "mode %s%s", iolatd_mode_name(d->cfg.mode),
-		    d->cfg.mode == IOLATD_MODE_ADAPTIVE ?
-		    ": rates that find the disk's knee; every disk judged by the p90 rule" : "");
+	bool adaptive = d->cfg.mode == IOLAT_CTL_MODE_ADAPTIVE;
+
+	iolatd_logf(d, "mode %s%s", iolat_ctl_mode_name(d->cfg.mode),
+		    adaptive ? ": rates that find the disk's knee" : "");
 	for (unsigned k = 0; k < d->nr_devs; k++) {
 		const struct dev_ctl *c = &d->devs[k];
+		enum iolat_window_rule rule = iolat_ctl_window_rule(d->cfg.mode, c->rotational);
 
-		if (d->cfg.mode == IOLATD_MODE_ADAPTIVE) {
-			iolatd_logf(d, "disk %s (%s): p90 rule (the adaptive mode's), nr_requests %u",
-				    c->disk, c->name, c->nr_requests);
+		/* A rule the mode fixes whatever the disk says needs no reason. */
+		if (rule == iolat_ctl_window_rule(d->cfg.mode, !c->rotational)) {
+			iolatd_logf(d, "disk %s (%s): %s rule (the %s mode's on every disk), "
+				    "nr_requests %u", c->disk, c->name, iolat_window_rule_name(rule),
+				    iolat_ctl_mode_name(d->cfg.mode), c->nr_requests);
 			continue;
 		}
 		iolatd_logf(d, "disk %s (%s): %s rule (%s), nr_requests %u%s", c->disk, c->name,
-			    c->rotational ? "mean" : "p90",
+			    iolat_window_rule_name(rule),
 			    c->rotational_configured ? "rotational= in the configuration" :
 			    c->rotational ? "its queue/rotational says 1" : "its queue/rotational says 0",
 			    c->nr_requests, c->rotational && !c->rotational_configured ?

@@ -103,10 +103,18 @@ static void node_writes(const struct iolatd *d, int i, unsigned k, uint64_t now,
 	}
 }
 
-/* The adaptive mode judges every disk by the p90 rule. */
+/* The rule the mode judges disk @c's windows by (the core's table). */
 static const char *rule_of(const struct iolatd *d, const struct dev_ctl *c)
 {
-	return c->rotational && d->cfg.mode != IOLATD_MODE_ADAPTIVE ? "mean" : "p90";
+	return iolat_window_rule_name(iolat_ctl_window_rule(d->cfg.mode, c->rotational));
+}
+
+/* Where that rule came from: the mode, when it judges every disk alike. */
+static const char *rule_from(const struct iolatd *d, const struct dev_ctl *c)
+{
+	if (iolat_ctl_window_rule(d->cfg.mode, 0) == iolat_ctl_window_rule(d->cfg.mode, 1))
+		return "mode";
+	return c->rotational_configured ? "config" : "queue/rotational";
 }
 
 /*
@@ -173,7 +181,7 @@ static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint
 		nd->carriers, nd->left_out, !nd->eff.ineffective, iolatd_effect_cause(d, nd),
 		nd->eff.ineffective_secs, nd->outside_misses, writes, errors, ago);
 	fprintf(f, " served_rbps=%" PRIu64 " served_wbps=%" PRIu64, served_rate(nd, 0), served_rate(nd, 1));
-	if (d->cfg.mode == IOLATD_MODE_ADAPTIVE)
+	if (d->cfg.mode == IOLAT_CTL_MODE_ADAPTIVE)
 		write_adaptive(f, nd->g, &st);
 	fprintf(f, " disk=%s", d->devs[k].disk);
 	write_totals(f, nd);
@@ -204,8 +212,7 @@ static void write_devices(FILE *f, const struct iolatd *d)
 
 		fprintf(f, "device dev=%s disk=%s nr_requests=%" PRIu32 " rule=%s rule_from=%s"
 			" unattributed_bps=%" PRIu64 " unattributed_bytes_total=%" PRIu64 "\n", c->name, c->disk,
-			c->nr_requests, rule_of(d, c), c->rotational_configured ? "config" : "queue/rotational",
-			c->unattr_last_bps, c->unattr_total);
+			c->nr_requests, rule_of(d, c), rule_from(d, c), c->unattr_last_bps, c->unattr_total);
 	}
 }
 
@@ -265,7 +272,7 @@ int iolatd_write_status(struct iolatd *d, uint64_t now)
 	fprintf(af.f, "iolatd pid=%ld time=%lld uptime_s=%" PRIu64 " cgroup=v%d root=%s control=%d mode=%s dry_run=%d"
 		" source=%s observed=%" PRIu64 " unattributed=%" PRIu64 " writeback_throttled=%d unit_targets=%s",
 		(long)getpid(), (long long)time(NULL), (uint64_t)((now - d->started_ns) / 1000000000u),
-		d->root.version, d->root.path, d->cfg.control, iolatd_mode_name(d->cfg.mode), d->opts.dry_run,
+		d->root.version, d->root.path, d->cfg.control, iolat_ctl_mode_name(d->cfg.mode), d->opts.dry_run,
 		d->source_lost ? "lost" : "ok", d->observed, d->unattributed, d->root.version == 2,
 		!d->user.systemd ? "off" : d->unit_targets_kernel ? "kernel" : "iolatd");
 	write_build(af.f, d);

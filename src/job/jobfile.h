@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "iolatency.h"
 #include "util/optval.h"
 
 #define IOLAT_JOB_NAME_MAX   64     /* job section name, NUL included */
@@ -177,23 +178,11 @@ struct iolat_job {
 
 struct iolat_jobfile;
 
-/* The controller's behaviour (control=MODE, --control MODE). */
-enum iolat_ctl_mode {
-	IOLAT_MODE_UNSET = 0,
-	IOLAT_MODE_ARTICLE,              /* kernel rules, fixed mean, article's release */
-	IOLAT_MODE_KERNEL,               /* IOLAT_CTL_KERNEL_COMPAT */
-	IOLAT_MODE_ADAPTIVE,             /* IOLAT_CTL_ADAPTIVE */
-};
-
-/* The mode's name ("article"...) and its IOLAT_CTL_* flags. */
-const char *iolat_mode_name(int mode);
-unsigned iolat_mode_flags(int mode);
-/* "article"|"kernel"|"adaptive" -> mode; 0 for anything else. */
-int iolat_mode_parse(const char *s);
 /*
- * The mode a run uses: @opt_mode (command line; 0: none), else --kernel-compat
- * (@opt_compat 1), else the job file's control=MODE, else its kernel_compat=1,
- * else @def_mode.
+ * The mode a run uses (an enum iolat_ctl_mode of iolatency.h, whose table
+ * names the modes): @opt_mode (command line; IOLAT_CTL_MODE_NONE: none), else
+ * --kernel-compat (@opt_compat 1), else the job file's control=MODE, else its
+ * kernel_compat=1, else @def_mode, else the article's.
  */
 int iolat_mode_pick(const struct iolat_jobfile *jf, int opt_mode, int opt_compat, int def_mode);
 
@@ -204,7 +193,7 @@ struct iolat_jobfile_global {
 	int rotational;                  /* -1: not given (follow the device), 0, 1 */
 	bool control;                    /* default true; control=0 runs without the controller */
 	bool kernel_compat;              /* IOLAT_CTL_KERNEL_COMPAT */
-	int mode;                        /* control=article|kernel|adaptive; 0: not given */
+	int mode;                        /* control=MODE: an enum iolat_ctl_mode; 0: not given */
 	uint64_t seed;                   /* default 1 */
 	bool seed_set;
 	struct iolat_scen_vals scen_vals;/* [global]-only scenario keys */

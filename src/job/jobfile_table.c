@@ -134,9 +134,10 @@ const struct iolat_jobopt jf_opts[] = {
 	  GLOBF(nr_requests), .min = 1, .max = 65536,
 	  .help = "device queue depth the controller scales from (default 64)" },
 	{ .name = "rotational", .type = IOLAT_OPT_BOOL, .where = IOLAT_OPT_IN_GLOBAL,
-	  GLOBF(rotational), .help = "1: HDD mean rule, 0: SSD p90 rule (default: from the device)" },
+	  GLOBF(rotational), .help = "1: HDD (mean rule in article and kernel), 0: SSD (p90 rule); default: the device's" },
 	{ .name = "control", .type = IOLAT_OPT_BOOL, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(control),
-	  .value_words = "article|kernel|adaptive",   /* enum iolat_ctl_mode's order, from 1 */
+	  .value_words = "article|kernel|adaptive",   /* the core's modes in their order, from 1
+						       * (iolat_ctl_mode_name(); test_mode checks) */
 	  .words_off = offsetof(struct iolat_jobfile_global, mode), .def = "1", .help = "0: no controller (baseline); article|kernel|adaptive: its behaviour" },
 	{ .name = "kernel_compat", .type = IOLAT_OPT_BOOL, .where = IOLAT_OPT_IN_GLOBAL,
 	  GLOBF(kernel_compat), .def = "0",

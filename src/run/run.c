@@ -70,12 +70,12 @@ static bool pick_control(struct run *r)
 	bool control = o->control >= 0 ? o->control : r->jf->global.control;
 	int mode = iolat_mode_pick(r->jf, o->mode, o->kernel_compat, o->default_mode);
 
-	if (o->kernel_compat == 0 && !o->mode && mode == IOLAT_MODE_KERNEL)
-		mode = IOLAT_MODE_ARTICLE; /* an explicit kernel_compat = 0 */
+	if (o->kernel_compat == 0 && !o->mode && mode == IOLAT_CTL_MODE_KERNEL)
+		mode = IOLAT_CTL_MODE_ARTICLE; /* an explicit kernel_compat = 0 */
 	r->mode = mode;
 	r->res->control = control;
-	r->res->kernel_compat = control && mode == IOLAT_MODE_KERNEL;
-	r->res->mode = control ? mode : IOLAT_MODE_UNSET;
+	r->res->kernel_compat = control && mode == IOLAT_CTL_MODE_KERNEL;
+	r->res->mode = control ? mode : IOLAT_CTL_MODE_NONE;
 	return control;
 }
 
@@ -105,7 +105,7 @@ static int setup_controller(struct run *r, char *err, size_t errlen)
 	const struct iolat_jobfile *jf = r->jf;
 	struct iolat_ctl_config cfg = {
 		.nr_requests = r->res->nr_requests, .rotational = r->res->rotational,
-		.clock = r->clock, .flags = iolat_mode_flags(r->mode),
+		.clock = r->clock, .flags = iolat_ctl_mode_flags(r->mode),
 		.max_groups = jf->nr_groups + 1,
 	};
 	int ret;
@@ -131,24 +131,38 @@ static int setup_controller(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The words after "io.latency" or "on" that say which mode ran: none for the
+ * article's (the library's default), " (kernel compat)" for the kernel's
+ * (--kernel-compat's words), else " (NAME)" by the core's table.
+ */
+static const char *mode_words(const struct iolat_run_result *res, char *buf, size_t len)
+{
+	if (res->mode == IOLAT_CTL_MODE_ARTICLE || res->mode == IOLAT_CTL_MODE_NONE)
+		return "";
+	if (res->kernel_compat)
+		return " (kernel compat)";
+	snprintf(buf, len, " (%s)", iolat_ctl_mode_name(res->mode));
+	return buf;
+}
+
 /* The report: its label (the backend's device, the control), its step. */
 static int create_report(struct run *r)
 {
 	struct iolat_report_cfg rcfg = { .jf = r->jf };
 	bool control = r->res->control;
-	char label[160], dev[96];
+	char label[160], dev[96], words[32];
 
 	if (r->o.label) {
 		snprintf(label, sizeof(label), "%s", r->o.label);
 	} else {
 		r->be->label(r, dev, sizeof(dev));
-		snprintf(label, sizeof(label), "%s: %s", dev, !control ? "no control" :
-			 r->mode == IOLAT_MODE_KERNEL ? "io.latency (kernel compat)" :
-			 r->mode == IOLAT_MODE_ADAPTIVE ? "io.latency (adaptive)" : "io.latency");
+		snprintf(label, sizeof(label), "%s: %s%s", dev, control ? "io.latency" : "no control",
+			 control ? mode_words(r->res, words, sizeof(words)) : "");
 	}
 	rcfg.label = label;
 	rcfg.no_control = !control;
-	rcfg.adaptive = r->mode == IOLAT_MODE_ADAPTIVE;
+	rcfg.adaptive = r->mode == IOLAT_CTL_MODE_ADAPTIVE;
 	rcfg.sample_interval_ns = r->res->sample_ns;
 	rcfg.nr_requests = r->res->nr_requests;
 	return iolat_report_create(&rcfg, &r->rep);
@@ -367,11 +381,15 @@ void iolat_run_result_free(struct iolat_run_result *res)
 
 int iolat_run_describe(const struct iolat_run_result *res, char *buf, size_t len)
 {
-	const char *ctl = !res->control ? "off" : res->kernel_compat ? "on (kernel compat)" :
-			  res->mode == IOLAT_MODE_ADAPTIVE ? "on (adaptive)" : "on";
+	char words[32], ctl[40];
 	const char *rot = res->rotational ? "rotational" : "non-rotational";
-	const char *rule = res->rotational ? "mean" : "p90";
+	/* The rule the mode run judged windows by (without control: the
+	 * device's io.latency rule, the article's). */
+	const char *rule = iolat_window_rule_name(iolat_ctl_window_rule(res->mode,
+									res->rotational));
 
+	snprintf(ctl, sizeof(ctl), "%s%s", res->control ? "on" : "off",
+		 res->control ? mode_words(res, words, sizeof(words)) : "");
 	if (res->virtual_time)
 		return snprintf(buf, len, "device %s (%s, %s rule), nr_requests %u, seed %" PRIu64
 				", %.3f s virtual, controller %s", res->device, rot, rule,

@@ -101,16 +101,61 @@ int iolat_sim_find_group(const struct iolat_sim_result *res, const char *path)
 	return -ENOENT;
 }
 
+/* Append to @buf the modes that judge a @rotational device by @rule:
+ * "article and kernel". */
+static size_t modes_with_rule(char *buf, size_t len, size_t used, int rotational,
+			      enum iolat_window_rule rule)
+{
+	int nr = 0, i = 0;
+
+	for (int m = 1; iolat_ctl_mode_name(m); m++)
+		nr += iolat_ctl_window_rule(m, rotational) == rule;
+	for (int m = 1; iolat_ctl_mode_name(m) && used < len; m++)
+		if (iolat_ctl_window_rule(m, rotational) == rule)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 !i++ ? "" : i == nr ? " and " : ", ",
+						 iolat_ctl_mode_name(m));
+	return used;
+}
+
+/*
+ * The rule the modes judge a @rotational device's windows by, from the core's
+ * table: "p90 rule" when all agree, else "mean rule in article and kernel,
+ * p90 in adaptive" (the first mode's rule first).
+ */
+static void rule_words(int rotational, char *buf, size_t len)
+{
+	enum iolat_window_rule first = iolat_ctl_window_rule(IOLAT_CTL_MODE_ARTICLE, rotational);
+	enum iolat_window_rule other = first == IOLAT_RULE_P90 ? IOLAT_RULE_MEAN : IOLAT_RULE_P90;
+	size_t used = (size_t)snprintf(buf, len, "%s rule", iolat_window_rule_name(first));
+	bool split = false;
+
+	for (int m = 1; iolat_ctl_mode_name(m); m++)
+		split |= iolat_ctl_window_rule(m, rotational) == other;
+	if (!split || used >= len)
+		return;
+	used += (size_t)snprintf(buf + used, len - used, " in ");
+	used = modes_with_rule(buf, len, used, rotational, first);
+	if (used < len)
+		used += (size_t)snprintf(buf + used, len - used, ", %s in ",
+					 iolat_window_rule_name(other));
+	modes_with_rule(buf, len, used, rotational, other);
+}
+
 int iolat_sim_format_models(char *buf, size_t len)
 {
 	const struct iolat_sim_model *const *m = iolat_sim_models();
 	size_t used = 0;
 
 	for (; *m; m++) {
-		int n = snprintf(buf ? buf + (used < len ? used : len) : NULL,
-				 used < len ? len - used : 0, "device=%s (%s; %s rule)\n  %s\n",
-				 (*m)->name, (*m)->rotational ? "rotational" : "non-rotational",
-				 (*m)->rotational ? "mean" : "p90", (*m)->summary);
+		char rules[160];
+		int n;
+
+		rule_words((*m)->rotational, rules, sizeof(rules));
+		n = snprintf(buf ? buf + (used < len ? used : len) : NULL,
+			     used < len ? len - used : 0, "device=%s (%s; %s)\n  %s\n",
+			     (*m)->name, (*m)->rotational ? "rotational" : "non-rotational",
+			     rules, (*m)->summary);
 
 		if (n < 0)
 			return -EINVAL;

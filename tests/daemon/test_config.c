@@ -37,7 +37,7 @@ static void test_full_file(void **state)
 	assert_string_equal(cfg.devices[0], "vda");
 	assert_string_equal(cfg.devices[1], "8:16");
 	assert_false(cfg.control);
-	assert_int_equal(cfg.mode, IOLATD_MODE_KERNEL);
+	assert_int_equal(cfg.mode, IOLAT_CTL_MODE_KERNEL);
 	assert_int_equal(cfg.nr_requests, 128);
 	assert_int_equal(cfg.rotational, 0);
 	assert_int_equal(cfg.min_bps, 2ull << 20);
@@ -69,9 +69,9 @@ static void test_defaults_and_commas(void **state)
 
 static void test_modes(void **state)
 {
-	static const struct { const char *v; enum iolatd_mode m; bool control; } modes[] = {
-		{ "adaptive", IOLATD_MODE_ADAPTIVE, true }, { "article", IOLATD_MODE_ARTICLE, true },
-		{ "kernel", IOLATD_MODE_KERNEL, true }, { "1", IOLATD_DEFAULT_MODE, true },
+	static const struct { const char *v; enum iolat_ctl_mode m; bool control; } modes[] = {
+		{ "adaptive", IOLAT_CTL_MODE_ADAPTIVE, true }, { "article", IOLAT_CTL_MODE_ARTICLE, true },
+		{ "kernel", IOLAT_CTL_MODE_KERNEL, true }, { "1", IOLATD_DEFAULT_MODE, true },
 		{ "0", IOLATD_DEFAULT_MODE, false },
 	};
 	char text[128];
@@ -83,7 +83,7 @@ static void test_modes(void **state)
 		assert_int_equal(cfg.mode, modes[i].m);
 		assert_int_equal(cfg.control, modes[i].control);
 	}
-	assert_string_equal(iolatd_mode_name(IOLATD_MODE_ADAPTIVE), "adaptive");
+	assert_string_equal(iolat_ctl_mode_name(IOLAT_CTL_MODE_ADAPTIVE), "adaptive");
 }
 
 struct bad {

@@ -129,7 +129,7 @@ static void test_demo_like_match_parser(void **state)
 	assert_int_equal(iolat_jobfile_build_begin("built", err, sizeof(err), &b), 0);
 	g = iolat_jobfile_build_global(b);
 	g->control = true;
-	g->mode = IOLAT_MODE_ADAPTIVE;
+	g->mode = IOLAT_CTL_MODE_ADAPTIVE;
 	g->device = IOLAT_DEVICE_HDD;
 	gm = iolat_jobfile_build_group(b, "main", 500000);
 	gw = iolat_jobfile_build_group(b, "system/fbpkg", 0);

@@ -33,12 +33,12 @@ static struct iolat_jobfile *parse_ok(const char *global)
 static void test_job_file_modes(void **state)
 {
 	static const struct { const char *line; bool control; int mode; } cases[] = {
-		{ "", true, IOLAT_MODE_UNSET },
-		{ "control=1", true, IOLAT_MODE_UNSET },
-		{ "control=0", false, IOLAT_MODE_UNSET },
-		{ "control=article", true, IOLAT_MODE_ARTICLE },
-		{ "control=kernel", true, IOLAT_MODE_KERNEL },
-		{ "control=adaptive", true, IOLAT_MODE_ADAPTIVE },
+		{ "", true, IOLAT_CTL_MODE_NONE },
+		{ "control=1", true, IOLAT_CTL_MODE_NONE },
+		{ "control=0", false, IOLAT_CTL_MODE_NONE },
+		{ "control=article", true, IOLAT_CTL_MODE_ARTICLE },
+		{ "control=kernel", true, IOLAT_CTL_MODE_KERNEL },
+		{ "control=adaptive", true, IOLAT_CTL_MODE_ADAPTIVE },
 	};
 
 	(void)state;
@@ -58,22 +58,22 @@ static void test_pick_and_flags(void **state)
 
 	(void)state;
 	/* Nothing said: the caller's default (the CLI's), else article. */
-	assert_int_equal(iolat_mode_pick(plain, 0, -1, 0), IOLAT_MODE_ARTICLE);
-	assert_int_equal(iolat_mode_pick(plain, 0, -1, IOLAT_MODE_ADAPTIVE), IOLAT_MODE_ADAPTIVE);
+	assert_int_equal(iolat_mode_pick(plain, 0, -1, 0), IOLAT_CTL_MODE_ARTICLE);
+	assert_int_equal(iolat_mode_pick(plain, 0, -1, IOLAT_CTL_MODE_ADAPTIVE), IOLAT_CTL_MODE_ADAPTIVE);
 	/* The job file over the default; control=MODE over kernel_compat=1. */
-	assert_int_equal(iolat_mode_pick(kc, 0, -1, IOLAT_MODE_ADAPTIVE), IOLAT_MODE_KERNEL);
-	assert_int_equal(iolat_mode_pick(ad, 0, -1, IOLAT_MODE_ARTICLE), IOLAT_MODE_ADAPTIVE);
+	assert_int_equal(iolat_mode_pick(kc, 0, -1, IOLAT_CTL_MODE_ADAPTIVE), IOLAT_CTL_MODE_KERNEL);
+	assert_int_equal(iolat_mode_pick(ad, 0, -1, IOLAT_CTL_MODE_ARTICLE), IOLAT_CTL_MODE_ADAPTIVE);
 	/* The command line over the job file. */
-	assert_int_equal(iolat_mode_pick(ad, 0, 1, 0), IOLAT_MODE_KERNEL);
-	assert_int_equal(iolat_mode_pick(kc, IOLAT_MODE_ARTICLE, -1, 0), IOLAT_MODE_ARTICLE);
-	assert_int_equal(iolat_mode_pick(plain, IOLAT_MODE_ADAPTIVE, 1, 0), IOLAT_MODE_ADAPTIVE);
-	assert_int_equal(iolat_mode_flags(IOLAT_MODE_ARTICLE), 0);
-	assert_int_equal(iolat_mode_flags(IOLAT_MODE_KERNEL), IOLAT_CTL_KERNEL_COMPAT);
-	assert_int_equal(iolat_mode_flags(IOLAT_MODE_ADAPTIVE), IOLAT_CTL_ADAPTIVE);
-	assert_string_equal(iolat_mode_name(IOLAT_MODE_ADAPTIVE), "adaptive");
-	assert_int_equal(iolat_mode_parse("adaptive"), IOLAT_MODE_ADAPTIVE);
-	assert_int_equal(iolat_mode_parse("Adaptive"), IOLAT_MODE_UNSET);
-	assert_int_equal(iolat_mode_parse(NULL), IOLAT_MODE_UNSET);
+	assert_int_equal(iolat_mode_pick(ad, 0, 1, 0), IOLAT_CTL_MODE_KERNEL);
+	assert_int_equal(iolat_mode_pick(kc, IOLAT_CTL_MODE_ARTICLE, -1, 0), IOLAT_CTL_MODE_ARTICLE);
+	assert_int_equal(iolat_mode_pick(plain, IOLAT_CTL_MODE_ADAPTIVE, 1, 0), IOLAT_CTL_MODE_ADAPTIVE);
+	assert_int_equal(iolat_ctl_mode_flags(IOLAT_CTL_MODE_ARTICLE), 0);
+	assert_int_equal(iolat_ctl_mode_flags(IOLAT_CTL_MODE_KERNEL), IOLAT_CTL_KERNEL_COMPAT);
+	assert_int_equal(iolat_ctl_mode_flags(IOLAT_CTL_MODE_ADAPTIVE), IOLAT_CTL_ADAPTIVE);
+	assert_string_equal(iolat_ctl_mode_name(IOLAT_CTL_MODE_ADAPTIVE), "adaptive");
+	assert_int_equal(iolat_ctl_mode_parse("adaptive"), IOLAT_CTL_MODE_ADAPTIVE);
+	assert_int_equal(iolat_ctl_mode_parse("Adaptive"), IOLAT_CTL_MODE_NONE);
+	assert_int_equal(iolat_ctl_mode_parse(NULL), IOLAT_CTL_MODE_NONE);
 	iolat_jobfile_free(plain);
 	iolat_jobfile_free(kc);
 	iolat_jobfile_free(ad);
@@ -95,7 +95,7 @@ static void test_bad_value(void **state)
 
 /*
  * control='s value words live in the option table (data, no special case by
- * name): each word's position + 1 must be the mode iolat_mode_parse() gives
+ * name): each word's position + 1 must be the mode iolat_ctl_mode_parse() gives
  * for it, and every mode must be spelled there.
  */
 static void test_table_words_are_the_modes(void **state)
@@ -112,10 +112,10 @@ static void test_table_words_are_the_modes(void **state)
 	snprintf(words, sizeof(words), "%s", o->value_words);
 	for (char *w = strtok(words, "|"); w; w = strtok(NULL, "|")) {
 		n++;
-		assert_int_equal(iolat_mode_parse(w), n);
-		assert_string_equal(iolat_mode_name(n), w);
+		assert_int_equal(iolat_ctl_mode_parse(w), n);
+		assert_string_equal(iolat_ctl_mode_name(n), w);
 	}
-	assert_int_equal(n, IOLAT_MODE_ADAPTIVE);
+	assert_int_equal(n, IOLAT_CTL_MODE_ADAPTIVE);
 }
 
 int main(void)

@@ -35,7 +35,7 @@ static struct iolat_sim_result *run_mode(struct iolat_jobfile *jf, int mode, uin
 	jf->global.mode = mode;
 	jf->global.seed = seed;
 	r = t_run(jf, T_CONTROL, NULL, 0, -1);
-	jf->global.mode = IOLAT_MODE_UNSET;
+	jf->global.mode = IOLAT_CTL_MODE_NONE;
 	assert_non_null(r);
 	assert_int_equal(r->nr_submitted, r->nr_completed);
 	return r;
@@ -105,7 +105,7 @@ static void check_against_oracle(const char *example, double lo, double hi, doub
 	o = find_oracle(jf, lo, hi, step);
 	assert_true(o.cap > 0);
 	for (uint64_t seed = 1; seed <= NR_SEEDS; seed++) {
-		struct iolat_sim_result *r = run_mode(jf, IOLAT_MODE_ADAPTIVE, seed);
+		struct iolat_sim_result *r = run_mode(jf, IOLAT_CTL_MODE_ADAPTIVE, seed);
 		struct fig f = figures(r);
 
 		printf("%s seed %llu: adaptive within %.1f%%, writer %.0f MiB/s (%.3f x oracle cap "
@@ -140,7 +140,7 @@ static void test_moving_knee(void **state)
 
 	(void)state;
 	assert_non_null(jf);
-	r = run_mode(jf, IOLAT_MODE_ADAPTIVE, 1);
+	r = run_mode(jf, IOLAT_CTL_MODE_ADAPTIVE, 1);
 	ad = figures(r);
 	iolat_sim_result_free(r);
 	for (double cap = 1000; cap <= 2800; cap += 100) {
@@ -174,7 +174,7 @@ static void test_release_within_a_second(void **state)
 	free_rate = figures(r).mib_s;
 	iolat_sim_result_free(r);
 	t_job(jf, "web")->runtime_ns = 8 * T_S; /* the reader stops at 8 s */
-	r = run_mode(jf, IOLAT_MODE_ADAPTIVE, 1);
+	r = run_mode(jf, IOLAT_CTL_MODE_ADAPTIVE, 1);
 	m = t_grp(r, "main");
 	w = t_grp(r, "system/fbpkg");
 	stop = m->last_io_ns;
@@ -198,10 +198,10 @@ static void test_unattainable_target(void **state)
 	for (unsigned i = 0; i < jf->nr_groups; i++)
 		if (!strcmp(jf->groups[i].path, "main"))
 			jf->groups[i].target_ns = 30000; /* the reader alone: ~45 us */
-	r = run_mode(jf, IOLAT_MODE_ARTICLE, 1);
+	r = run_mode(jf, IOLAT_CTL_MODE_ARTICLE, 1);
 	art = figures(r).mib_s;
 	iolat_sim_result_free(r);
-	r = run_mode(jf, IOLAT_MODE_ADAPTIVE, 1);
+	r = run_mode(jf, IOLAT_CTL_MODE_ADAPTIVE, 1);
 	ad = figures(r).mib_s;
 	printf("unattainable 30 us: writer article %.0f MiB/s, adaptive %.0f (%.3f)\n", art, ad,
 	       ad / art);
@@ -222,7 +222,7 @@ static void test_below_the_knee_untouched(void **state)
 	r = run_cap(jf, 0, 1);
 	free_rate = figures(r).mib_s;
 	iolat_sim_result_free(r);
-	r = run_mode(jf, IOLAT_MODE_ADAPTIVE, 1);
+	r = run_mode(jf, IOLAT_CTL_MODE_ADAPTIVE, 1);
 	ad = figures(r).mib_s;
 	printf("below the knee: writer %.1f MiB/s free, %.1f adaptive\n", free_rate, ad);
 	assert_true(ad >= 0.999 * free_rate);
