@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Build of libiolatency (controller + engines), the iolat CLI, tests and benchmarks.
+# Build of libiolatency (the controller: exactly include/iolatency.h), the iolat CLI and its
+# application library (engines, simulator, job files, runner, report), iolatd, tests and benchmarks.
 #   make            library, CLI
 #   make test       build and run every test (tests/runtests.sh)
 #   make test SAN=asan | SAN=tsan    the same under ASan+UBSan or TSan (separate build dir)
@@ -21,6 +22,7 @@ OPT     ?= -O2
 WARN    := -Wall -Wextra -Werror -Wmissing-prototypes -Wshadow -Wno-unused-parameter
 CFLAGS  ?= $(OPT) -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC $(WARN) -Iinclude -Isrc $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(CONFIG_DEFS)
+# The library's own; liburing is the engines' (URING_LIBS), linked by iolat, tests and bench.
 LDLIBS  = -lpthread -lm
 
 ifeq ($(SAN),asan)
@@ -34,7 +36,7 @@ endif
 HAVE_URING ?= $(shell (pkg-config --exists liburing 2>/dev/null || test -e /usr/include/liburing.h) && echo 1)
 ifeq ($(HAVE_URING),1)
 CONFIG_DEFS += -DCONFIG_HAVE_LIBURING
-LDLIBS += -luring
+URING_LIBS := -luring
 endif
 
 # BPF (iolatd's measurement): clang, bpftool, libbpf and a vmlinux.h at build
@@ -72,8 +74,10 @@ CALIB_SRC  := $(wildcard src/calib/*.c)
 DAEMON_SRC := $(wildcard src/daemon/*.c)
 TOOL_SRC   := $(filter-out tools/iolatd.c,$(wildcard tools/*.c))
 
-LIB_OBJ  := $(patsubst %.c,$(O)/%.o,$(UTIL_SRC) $(CORE_SRC) $(SYNC_SRC) $(ENGINE_SRC))
-APP_OBJ  := $(patsubst %.c,$(O)/%.o,$(CALIB_SRC) $(SCEN_SRC) $(RUN_SRC) $(REPORT_SRC) $(JOB_SRC) $(SIM_SRC))
+# libiolatency is its header: the controller and what it stands on. The engines
+# (and liburing) are the application's (docs/design.md, "The library is its header").
+LIB_OBJ  := $(patsubst %.c,$(O)/%.o,$(UTIL_SRC) $(CORE_SRC) $(SYNC_SRC))
+APP_OBJ  := $(patsubst %.c,$(O)/%.o,$(CALIB_SRC) $(SCEN_SRC) $(RUN_SRC) $(REPORT_SRC) $(JOB_SRC) $(SIM_SRC) $(ENGINE_SRC))
 TOOL_OBJ := $(patsubst %.c,$(O)/%.o,$(TOOL_SRC))
 DAEMON_OBJ := $(patsubst %.c,$(O)/%.o,$(DAEMON_SRC))
 
@@ -133,7 +137,7 @@ $(APP_A): $(APP_OBJ)
 	ar rcs $@ $^
 
 $(IOLAT): $(TOOL_OBJ) $(APP_A) $(DAEMON_A) $(LIB_A)
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(APP_A) $(DAEMON_A) $(LIB_A) $(LDLIBS)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(APP_A) $(DAEMON_A) $(LIB_A) $(URING_LIBS) $(LDLIBS)
 
 # iolatd: the daemon's library (src/daemon) over the controller's.
 $(DAEMON_A): $(DAEMON_OBJ)
@@ -164,11 +168,11 @@ endif
 
 $(O)/tests/%: tests/%.c $(TEST_HELP) $(APP_A) $(DAEMON_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(TEST_HELP) $(APP_A) $(DAEMON_A) $(LIB_A) -lcmocka $(BPF_LIBS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(TEST_HELP) $(APP_A) $(DAEMON_A) $(LIB_A) -lcmocka $(BPF_LIBS) $(URING_LIBS) $(LDLIBS)
 
 $(O)/bench/%: bench/%.c $(APP_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(APP_A) $(LIB_A) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(APP_A) $(LIB_A) $(URING_LIBS) $(LDLIBS)
 
 tests: $(TEST_BIN) $(IOLAT) $(IOLATD) $(LIB_SO)
 ifeq ($(HAVE_BPF),1)
