@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Runs each test program given on the command line (and tests/cli/*.sh) under a
-# timeout. Exit 0 = pass, 77 = skip (the program prints why), anything else = fail.
+# Runs each test program given on the command line (and tests/cli/*.sh, but
+# not lib.sh, which the scripts source) under a timeout. Exit 0 = pass,
+# 77 = skip (the program prints why), anything else = fail.
 # Prints one line per test and a closing "N passed, N failed, N skipped" line.
 # TEST_SKIP_SLOW=1 leaves out the real-time CLI tests that take seconds of wall
 # clock each (the list below): CI's clang pass uses it, since the gcc, ASan and
@@ -30,6 +31,7 @@ done
 slow=" calibrate_cli.sh run_cgroup.sh demo_cgroups.sh demo_cleanup.sh fault_stall.sh iolatd_integration.sh run_basic.sh run_stop.sh sample_window.sh sim_cli.sh "
 for s in tests/cli/*.sh; do
 	[ -e "$s" ] || continue
+	[ "${s##*/}" = lib.sh ] && continue   # sourced by the others, not a test
 	if [ -n "${TEST_SKIP_SLOW:-}" ] && [[ $slow == *" ${s##*/} "* ]]; then
 		skip=$((skip+1)); printf 'SKIP  %-44s (%s)\n' "$s" "slow real-time test; TEST_SKIP_SLOW is set"
 		continue

@@ -9,7 +9,8 @@
 # adaptive goals: "below" needs work 1.00 in every seed, "moving" more work
 # than every cap protecting as well, "oracle" the three thresholds.
 set -u
-command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || skip "python3 not installed"
 exec python3 -B - <<'PY'
 import sys
 sys.path.insert(0, "bench")

@@ -10,7 +10,8 @@
 # repetition (not the ratio of the medians), needs `rate=` to deliver >= 0.9x
 # the throttle's writer, and says why when the throttle's runs were not made.
 set -u
-command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || skip "python3 not installed"
 exec python3 -B - <<'PY'
 import argparse
 import contextlib

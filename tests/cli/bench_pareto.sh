@@ -11,7 +11,8 @@
 # the generator judges a controller repetition by repetition (3/3, not a
 # median) and counts the repetitions held; bad options exit 2.
 set -u
-command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || skip "python3 not installed"
 exec python3 -B - <<'PY'
 import argparse
 import contextlib

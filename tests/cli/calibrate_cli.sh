@@ -7,16 +7,15 @@
 # to end with 1 s steps and leaves no scratch file, also when SIGTERM stops it
 # (exit 143, what ran reported). Uses $IOLAT; files in a mktemp directory.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
 command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-calib-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
 pid=
 cleanup() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$dir"; }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-failed=0
-fail() { echo "FAIL $*"; failed=1; }
+cli_collect_failures
 
 # refused ARGS... -- PATTERN: exit 2, one line matching PATTERN, nothing on stdout.
 refused() {

@@ -15,12 +15,11 @@
 # sim} pass.
 # Uses the objects of $O (the build being tested) for the call check.
 set -u
-O=${O:-build}
+. "$(dirname "$0")/lib.sh"
 CC=${CC:-cc}
-[ -d "$O/src" ] || { echo "skip: $O not built"; exit 77; }
-command -v nm >/dev/null || { echo "skip: nm (binutils) not installed"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-layers-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
+[ -d "$O/src" ] || skip "$O not built"
+command -v nm >/dev/null || skip "nm (binutils) not installed"
+cli_tmpdir iolat-layers
 failed=0
 check=scripts/check_layers.sh
 

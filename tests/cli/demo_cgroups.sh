@@ -6,9 +6,8 @@
 # writer's MiB/s, and leaves no cgroup, data file or iolatd process behind.
 # About 20 s; skipped under sanitizers.
 set -u
-IOLAT=${IOLAT:-${O:-build}/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
 
 "$IOLAT" demo --cgroups --seconds 1 2>"${TMPDIR:-/tmp}/iolat-dcg-err.$$"; rc=$?
 err=$(cat "${TMPDIR:-/tmp}/iolat-dcg-err.$$"); rm -f "${TMPDIR:-/tmp}/iolat-dcg-err.$$"
@@ -22,8 +21,7 @@ IOLATD=$(dirname "$IOLAT")/iolatd
 "$IOLATD" --version 2>/dev/null | grep -q 'measurement: built' || { echo "skip: iolatd without BPF (usage checks passed)"; exit 77; }
 grep -qE ' cgroup .*blkio|^cgroup2 ' /proc/self/mounts || { echo "skip: no cgroup hierarchy (usage checks passed)"; exit 77; }
 
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-dcg-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
+cli_tmpdir iolat-dcg
 "$IOLAT" demo --cgroups --seconds 2 --dir "$dir" >"$dir/out" 2>"$dir/err" &
 pid=$!
 wait "$pid"; rc=$?

@@ -7,8 +7,8 @@
 # to a mktemp directory (1.25 GiB at most while it runs). The "no room" case
 # mounts a 16 MiB tmpfs, as root only.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-demo-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
 free_kb=$(df -Pk "$dir" | awk 'NR == 2 { print $4 }')
 [ "${free_kb:-0}" -ge $((4 * 1024 * 1024)) ] || { rm -rf "$dir"; echo "skip: less than 4 GiB free in $dir"; exit 77; }
@@ -20,8 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-failed=0
-fail() { echo "FAIL $*"; failed=1; }
+cli_collect_failures
 mkdir "$dir/files"
 leftovers() { ls -A "$dir/files"; }
 

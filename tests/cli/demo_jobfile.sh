@@ -9,13 +9,11 @@
 # static-cap mode, --device in every mode; a bad --device is refused before
 # anything runs. Uses $IOLAT and python3.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
 command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-demojob-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
-failed=0
-fail() { echo "FAIL: $*"; failed=1; }
+cli_tmpdir iolat-demojob
+cli_collect_failures
 
 # check ARGS...: the demo with ARGS, then each printed job file through iolat sim.
 check() {

@@ -18,13 +18,10 @@
 #    sim alike, before anything is done.
 # About 1 s. Uses $IOLAT, $TMPDIR or /var/tmp.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-engkeys-XXXXXX") ||
-	{ echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
-failed=0
-fail() { echo "FAIL: $*"; failed=1; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
+cli_tmpdir iolat-engkeys
+cli_collect_failures
 
 # job NAME [GLOBAL_LINES] [JOB_LINES]: a faulty:null job of 1024 reads of 4k.
 job() {

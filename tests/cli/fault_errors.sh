@@ -14,11 +14,9 @@
 #    double completion, admitted = completed per group, idle at the end).
 # About 3 s (2 s with IOLAT_TEST_SHORT=1). Uses $IOLAT, $TMPDIR or /var/tmp.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-fault-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
+cli_tmpdir iolat-fault
 runtime=3s
 [ "${IOLAT_TEST_SHORT:-0}" = 1 ] && runtime=1500ms
 

@@ -19,11 +19,9 @@
 #    no I/O failed (exit 0), the run lasted until bulk's runtime (9.5 s).
 # About 10 s. Uses $IOLAT, $TMPDIR or /var/tmp.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-fault-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
+cli_tmpdir iolat-fault
 
 cat >"$dir/stall.fio" <<JOB
 [global]

@@ -15,11 +15,9 @@
 #  - the same file without faults: exit 0, 0 bad.
 # About 4 s (2 s with IOLAT_TEST_SHORT=1). Uses $IOLAT, $TMPDIR or /var/tmp.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-fault-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
+cli_tmpdir iolat-fault
 runtime=2s
 [ "${IOLAT_TEST_SHORT:-0}" = 1 ] && runtime=1s
 

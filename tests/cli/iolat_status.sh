@@ -8,12 +8,10 @@
 # usage: exit 2. Also the rule in force, a group waiting for its cgroup, a
 # limit that does not hold and the cgroups carrying a limit.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/tmp}/iolat-status-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+cli_tmpdir iolat-status /tmp
 
 cat >"$dir/status" <<STATUS
 iolatd pid=$$ time=1700000000 uptime_s=42 cgroup=v1 root=/sys/fs/cgroup/blkio control=1 dry_run=0 source=ok observed=1234 unattributed=5 writeback_throttled=0 version=0.1.0 start_time=1699999958 lat_edges_us=8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536,131072,262144,524288,1048576,2097152,4194304,8388608

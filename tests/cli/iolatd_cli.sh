@@ -14,8 +14,8 @@
 # removes its status file, having written no limit; a second daemon on the
 # same run dir is refused with one line naming the first.
 set -u
-IOLATD=${IOLATD:-${O:-build}/iolatd}
-[ -x "$IOLATD" ] || { echo "skip: $IOLATD not built"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_iolatd
 dir=$(mktemp -d "${TMPDIR:-/tmp}/iolatd-cli-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
 pid=
 cleanup() {
@@ -23,7 +23,7 @@ cleanup() {
 	rm -rf "$dir"
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; [ -f "$dir/log" ] && sed 's/^/  iolatd| /' "$dir/log"; exit 1; }
+fail_hook() { [ -f "$dir/log" ] && sed 's/^/  iolatd| /' "$dir/log"; }
 
 "$IOLATD" --help | grep -q 'cannot throttle background writeback' || fail "--help lacks the v1 writeback note"
 version=$(sed -n 's/^VERSION *:= *//p' Makefile)

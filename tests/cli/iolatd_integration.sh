@@ -18,17 +18,15 @@
 # Skips (77) without root, BTF, a v1 blkio hierarchy with throttling, fio, or
 # an iolatd built with BPF. Takes about 40 s.
 set -u
-O=${O:-build}
-IOLATD=${IOLATD:-$O/iolatd}
+. "$(dirname "$0")/lib.sh"
 BLKIO=${IOLAT_BLKIO_ROOT:-/sys/fs/cgroup/blkio}
-skip() { echo "skip: $*"; exit 77; }
 [ -z "${SAN:-}" ] || skip "runs in the plain build only (40 s of real disk I/O; SAN=$SAN)"
 [ "$(id -u)" -eq 0 ] || skip "needs root (cgroups, BPF)"
 [ -r /sys/kernel/btf/vmlinux ] || skip "no kernel BTF (/sys/kernel/btf/vmlinux)"
 [ -e "$BLKIO/blkio.throttle.write_bps_device" ] || skip "no cgroup v1 blkio hierarchy with throttling at $BLKIO"
 command -v fio >/dev/null || skip "fio not installed"
 command -v python3 >/dev/null || skip "python3 not installed"
-[ -x "$IOLATD" ] || skip "$IOLATD not built"
+need_iolatd
 "$IOLATD" --version | grep -q 'BPF measurement: built' || skip "iolatd built without BPF (clang, bpftool, libbpf-dev)"
 
 base=iolat-test-$$
@@ -64,7 +62,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-fail() { echo "FAIL: $*"; [ -f "$dir/iolatd.log" ] && sed 's/^/  iolatd| /' "$dir/iolatd.log" | tail -n 20; exit 1; }
+fail_hook() { [ -f "$dir/iolatd.log" ] && sed 's/^/  iolatd| /' "$dir/iolatd.log" | tail -n 20; }
 
 mkdir -p "$cg/$R" "$cg/$W" || skip "cannot create cgroups under $BLKIO"
 

@@ -9,8 +9,8 @@
 # under systemd (SystemCallErrorNumber=). Needs root, BPF, strace and
 # systemd-analyze; skips (77) without them.
 set -u
-IOLATD=${IOLATD:-${O:-build}/iolatd}
-[ -x "$IOLATD" ] || { echo "skip: $IOLATD not built"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_iolatd
 command -v strace >/dev/null || { echo "skip: strace not installed"; exit 77; }
 command -v systemd-analyze >/dev/null || { echo "skip: systemd-analyze not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
@@ -23,7 +23,6 @@ cleanup() {
 	rm -rf "$dir"
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 devno=$(python3 -c 'import os,sys; s=os.stat(sys.argv[1]).st_dev; print(f"{os.major(s)}:{os.minor(s)}")' "$dir")
 [ -e "/sys/dev/block/$devno/partition" ] && devno=$(cat "/sys/dev/block/$devno/../dev")

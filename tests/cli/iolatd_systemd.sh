@@ -14,8 +14,8 @@
 # reload, has a watchdog and a system call filter. The daemon part needs root
 # and BPF (a dry run on a fake cgroup tree); it skips without.
 set -u
-IOLATD=${IOLATD:-${O:-build}/iolatd}
-[ -x "$IOLATD" ] || { echo "skip: $IOLATD not built"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_iolatd
 dir=$(mktemp -d "${TMPDIR:-/tmp}/iolatd-sd-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
 pid=; rpid=
 cleanup() {
@@ -24,7 +24,7 @@ cleanup() {
 	rm -rf "$dir"
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; [ -f "$dir/log" ] && sed 's/^/  iolatd| /' "$dir/log"; exit 1; }
+fail_hook() { [ -f "$dir/log" ] && sed 's/^/  iolatd| /' "$dir/log"; }
 
 sed "s|@SBINDIR@|$(cd "$(dirname "$IOLATD")" && pwd)|g; s|@DOCDIR@|/usr/share/doc/iolatency|g" \
 	contrib/iolatd.service >"$dir/iolatd.service"

@@ -4,9 +4,8 @@
 # job-file key, unknown commands and no arguments exit 2 with usage on stderr.
 # Run by tests/runtests.sh with IOLAT=build/iolat.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-fail() { echo "FAIL: $*"; exit 1; }
-[ -x "$IOLAT" ] || { echo "no $IOLAT"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 "$IOLAT" --version >"$tmp/out" 2>&1 || fail "--version exit $?"

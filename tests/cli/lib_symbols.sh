@@ -4,7 +4,7 @@
 # API) and nothing of the core's internals; debian/libiolatency1.symbols (what the
 # package promises to programs built against it) lists exactly those exports.
 set -euo pipefail
-O=${O:-build}
+. "$(dirname "$0")/lib.sh"
 so="$O/libiolatency.so"
 [ -f "$so" ] || { echo "no $so"; exit 1; }
 syms=$(nm -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//')

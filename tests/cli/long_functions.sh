@@ -8,11 +8,10 @@
 # from the function before, and counts exactly (80 lines pass, 81 fail; -n
 # changes the limit).
 set -u
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-longfn-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
-failed=0
+. "$(dirname "$0")/lib.sh"
+cli_tmpdir iolat-longfn
 check=scripts/long_functions.sh
-fail() { echo "FAIL $*"; failed=1; }
+cli_collect_failures
 
 out=$("$check" 2>&1) && echo "ok   this tree: no function over 80 lines without a reason" ||
 	fail "this tree: $out"

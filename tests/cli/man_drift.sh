@@ -14,10 +14,7 @@
 # rendered by man(1) (when there) without a warning. A change to --help, a
 # key or the header that is not made in the page fails here.
 set -u
-O=${O:-build}
-IOLAT=${IOLAT:-$O/iolat}
-IOLATD=${IOLATD:-$O/iolatd}
-skip() { echo "skip: $*"; exit 77; }
+. "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "python3 not installed"
 [ -x "$IOLAT" ] && [ -x "$IOLATD" ] || skip "$IOLAT or $IOLATD not built"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

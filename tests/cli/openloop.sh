@@ -9,11 +9,9 @@
 # job files parse. No timing asserted beyond sanity (the machine is shared).
 # Uses $IOLAT, $TMPDIR or /var/tmp.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-cli-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
+cli_tmpdir iolat-cli
 
 cat >"$dir/open.fio" <<JOB
 [global]

@@ -9,10 +9,9 @@
 # the free space or the file-size limit), a misspelled group= and fio's key
 # names, with suggestions. Uses $IOLAT, $TMPDIR or /var/tmp.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-cli-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
+. "$(dirname "$0")/lib.sh"
+need_iolat
+cli_tmpdir iolat-cli
 failed=0
 
 # check NAME EXPECTED-REGEX [JOBFILE [OPTIONS...]]: run on $dir/NAME.fio (or JOBFILE)

@@ -5,12 +5,10 @@
 # table's fields for both groups. Skips (77) without the binary or a writable
 # directory. Uses $IOLAT (set by tests/runtests.sh), $TMPDIR or /var/tmp.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-cli-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+cli_tmpdir iolat-cli
 
 cat >"$dir/two.fio" <<JOB
 [global]

@@ -10,8 +10,8 @@
 # loop device, mount point, all under one mktemp directory named
 # iolat-blkdev-*) is removed on every path.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
 [ "$(id -u)" = 0 ] || { echo "skip: needs root for loop devices and mount"; exit 77; }
 for t in losetup mkfs.ext4 mount umount cmp; do
 	command -v "$t" >/dev/null || { echo "skip: $t not installed"; exit 77; }
@@ -25,8 +25,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-failed=0
-fail() { echo "FAIL $*"; failed=1; }
+cli_collect_failures
 
 truncate -s 64M "$img" && mkfs.ext4 -q -F "$img" >/dev/null 2>&1 || { echo "skip: mkfs.ext4 failed"; exit 77; }
 loop=$(losetup -f --show "$img" 2>/dev/null) || { loop=; echo "skip: no loop device available (losetup -f failed)"; exit 77; }

@@ -7,8 +7,8 @@
 # skips when the temp directory has less than 16 GiB free. Uses $IOLAT,
 # $TMPDIR or /var/tmp.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-layout-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
 pid=
 cleanup() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$dir"; }
@@ -16,8 +16,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 free_kb=$(df -Pk "$dir" | awk 'NR == 2 { print $4 }')
 [ "${free_kb:-0}" -ge $((16 * 1024 * 1024)) ] || { echo "skip: less than 16 GiB free in $dir"; exit 77; }
-failed=0
-fail() { echo "FAIL $*"; failed=1; }
+cli_collect_failures
 now() { date +%s.%N; }
 
 # stop_layout NAME FILE: run a job laying out FILE to 8 GiB, SIGINT once the

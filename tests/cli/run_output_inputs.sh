@@ -8,11 +8,11 @@
 # 'filename=a.dat:b.dat' gets its own message, and a report that cannot be
 # written says why (/dev/full: no space), not EIO.
 set -u
+. "$(dirname "$0")/lib.sh"
 IOLAT=$(realpath "${IOLAT:-build/iolat}" 2>/dev/null) || IOLAT=
-[ -n "$IOLAT" ] && [ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/tmp}/iolat-outin-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+[ -n "$IOLAT" ] || skip "${IOLAT:-build/iolat} not built"
+need_iolat
+cli_tmpdir iolat-outin /tmp
 cd "$dir" || exit 1
 
 head -c 1048576 /dev/urandom >data.dat

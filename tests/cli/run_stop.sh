@@ -11,15 +11,14 @@
 #  - `iolat sim` stops on SIGINT and reports the virtual time reached.
 # Uses $IOLAT, $TMPDIR or /var/tmp.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-stop-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; rm -rf "$dir"; }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-failed=0
-fail() { echo "FAIL $*"; failed=1; }
+cli_collect_failures
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 

@@ -8,11 +8,10 @@
 # interval is computed here from the formula, independently of the code.
 # Runs on the null engine (no disk I/O), a quarter second each. Uses $IOLAT.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-win-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
+cli_tmpdir iolat-win
 failed=0
 
 # expect TARGET_NS: the window the controller uses, in seconds

@@ -7,12 +7,10 @@
 # another seed; --log writes per-group CSV (and plots when gnuplot exists);
 # -v reports events and wall time on stderr only. Uses $IOLAT.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-sim-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
-failed=0
-fail() { echo "FAIL: $*"; failed=1; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
+cli_tmpdir iolat-sim
+cli_collect_failures
 
 "$IOLAT" sim --help >"$dir/help" 2>&1 || fail "--help exit $?"
 for w in 'device=ssd' 'device=hdd' 'device=bad-ssd' ssd_read_us hdd_seek_avg_ms badssd_stall_max_ms \

@@ -5,12 +5,10 @@
 # adaptive adds its CSV columns (pace, limit, step, decision, hold) while article's
 # CSV keeps the old header; a bad mode exits 2 with one line. Uses $IOLAT.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-ctl-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
-failed=0
-fail() { echo "FAIL: $*"; failed=1; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
+cli_tmpdir iolat-ctl
+cli_collect_failures
 job=examples/sim-protect-ssd.ini
 
 "$IOLAT" sim --help 2>&1 | grep -q -- '--control MODE' || fail "--help lacks --control"

@@ -7,11 +7,10 @@
 #     UPDATE_GOLDEN=1 IOLAT=build/iolat tests/cli/sim_golden.sh
 # and review the diff. Run from the repository root. Uses $IOLAT.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
 gold=tests/sim/golden
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-gold-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
+cli_tmpdir iolat-gold
 failed=0
 
 # case NAME ARGS...: compare the output of `iolat sim ARGS` with $gold/NAME

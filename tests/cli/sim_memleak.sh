@@ -10,12 +10,10 @@
 # (an SVG with a line per mode and the kill markers) and rejects bad options.
 # Uses $IOLAT.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-memleak-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
-trap 'rm -rf "$dir"' EXIT
-failed=0
-fail() { echo "FAIL: $*"; failed=1; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
+cli_tmpdir iolat-memleak
+cli_collect_failures
 
 # A small, fast version of examples/sim-memleak.ini.
 job() {

@@ -38,7 +38,7 @@
 #include "daemon/actuate.h"
 #include "daemon/cgroupfs.h"
 #include "daemon/control.h"
-#include "helpers/t_fakecg.h"
+#include "helpers/t_daemon.h"
 
 #define MS 1000000ull
 #define WBPS "blkio.throttle.write_bps_device"
@@ -94,18 +94,15 @@ static int teardown(void **state)
 
 static struct iolatd *start(bool dry_run)
 {
-	struct iolatd_opts o = { .run_dir = run, .dry_run = dry_run, .clock = &vclock, .log = quiet_log,
-				 .allow_plain_root = true,
-				 .sysfs_root = sysfs };
-	struct iolatd *d = NULL;
+	struct iolatd_opts o = t_daemon_opts(run, sysfs, &vclock, quiet_log);
 
-	assert_int_equal(iolatd_create(&cfg, &o, &d, err, sizeof(err)), 0);
-	return d;
+	o.dry_run = dry_run;
+	return t_daemon_start(&cfg, &o);
 }
 
 static uint64_t ino(const char *rel)
 {
-	return iolatd_cgfs_ino(t_fakecg_path(&f, rel));
+	return t_daemon_ino(&f, rel);
 }
 
 /* @ms of traffic in 10 ms steps: the reader at @reader_lat (0: idle), the writer at 4 ms. */

@@ -32,7 +32,7 @@
 #include "daemon/cgroupfs.h"
 #include "daemon/control.h"
 #include "daemon/sdunit.h"
-#include "helpers/t_fakecg.h"
+#include "helpers/t_daemon.h"
 
 #define MS 1000000ull
 
@@ -131,13 +131,14 @@ static int teardown(void **state)
 
 static int start(const char *groups, struct iolatd **d)
 {
-	struct iolatd_opts o = { .run_dir = run, .clock = &vclock, .log = keep_log, .allow_plain_root = true,
-				 .sysfs_root = sysfs, .systemctl = fake, .udev_data = udev_data };
+	struct iolatd_opts o = t_daemon_opts(run, sysfs, &vclock, keep_log);
 	struct iolatd_config cfg;
 	char conf[4096];
 
 	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\ncgroup_root=%s\n%s", f.root, groups);
 	assert_int_equal(iolatd_config_parse("u.conf", conf, &cfg, err, sizeof(err)), 0);
+	o.systemctl = fake;
+	o.udev_data = udev_data;
 	*d = NULL;
 	return iolatd_create(&cfg, &o, d, err, sizeof(err));
 }

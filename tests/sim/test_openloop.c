@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 
-#include "t_scen.h"
+#include "helpers/t_scen.h"
 
 /* An ssd whose only stall is one pause of 200 ms once 8 MiB are programmed
  * (no write buffer, no jitter): the 8 one-MiB writes of the "stall" job. */

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "t_scen.h"
+#include "helpers/t_scen.h"
 
 #define NR_SEEDS 3
 #define MIB 1048576.0

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "t_scen.h"
+#include "helpers/t_scen.h"
 
 #define CAP_BPS (200ull << 20)     /* the static cap: 200 MiB/s */
 

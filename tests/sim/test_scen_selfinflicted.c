@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "t_scen.h"
+#include "helpers/t_scen.h"
 
 static void test_self_inflicted(void **state)
 {

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "t_scen.h"
+#include "helpers/t_scen.h"
 
 static uint64_t scale_events(const struct iolat_sim_result *r)
 {

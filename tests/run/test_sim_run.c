@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_sim_run.c - the sim engine (src/job/run_sim.c) on small job files:
+ * test_sim_run.c - the sim backend (src/run/run_sim.c) on small job files:
  * every submitted I/O completes; workload features reach the device as
  * asked (size limit, start delay and runtime, on/off bursts, Poisson
  * rate_iops, the rate= cap, numjobs, jobs without a group); subtree
@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 
-#include "t_scen.h"
+#include "helpers/t_scen.h"
 
 static struct iolat_sim_result *run_text(const char *text, struct iolat_jobfile **jfp)
 {

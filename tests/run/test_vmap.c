@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_vmap.c - the runner's verify map (src/job/vmap.c, iolat_vmap_*):
+ * test_vmap.c - the runner's verify map (src/run/vmap.c, iolat_vmap_*):
  * the record of which write each block of a file must hold, and the
  * read-back that checks it. On a real temp file laid out as verify blocks:
  *  - writes reported successful read back with their generation; blocks no

@@ -4,7 +4,8 @@
  * (or a buffer), optionally alter it (mode: no control, a static cap, kernel
  * compat), simulate it, and read the measured figures back: per-window
  * latency against a target, throughput over a span, depth over time.
- * Header-only (static inline), included by tests/sim/test_scen_*.c.
+ * Header-only (static inline), included by tests/sim/test_scen_*.c,
+ * tests/sim/test_openloop.c and tests/run/test_sim_run.c.
  * Context: the test's one thread.
  */
 #ifndef T_SCEN_H
