@@ -6,7 +6,8 @@
 #   make test SAN=asan | SAN=tsan    the same under ASan+UBSan or TSan (separate build dir)
 #   make bench      build the benchmarks
 #   make check-core-deps   src/core includes only C11 headers
-#   make check-layers      includes and calls follow the layers (scripts/check_layers.sh)
+#   make check-layers      includes and calls follow the layers (scripts/check_layers.sh), no
+#                          new circle between the files of a folder (scripts/file_cycles.sh)
 #   make check-functions   no function over 80 lines without a reason (scripts/long_functions.sh)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   header, libraries, iolatency.pc, iolat, iolatd (sbin) + unit,
 #                  man pages (NOMAN=1: without them, where scdoc is missing)
@@ -188,9 +189,11 @@ check-core-deps:
 	if [ -n "$$bad" ]; then echo "src/core includes non-C11 headers: $$bad"; exit 1; fi; \
 	echo "check-core-deps: src/core includes only C11 headers"
 
-# The floor plan of docs/design.md: includes and calls point down the layers.
+# The floor plan of docs/design.md: includes and calls point down the layers,
+# and no new circle between the files of one folder (scripts/file_cycles.sh).
 check-layers: $(LIB_OBJ) $(APP_OBJ) $(TOOL_OBJ) $(DAEMON_OBJ) $(O)/tools/iolatd.o
 	@scripts/check_layers.sh -o $(O)
+	@scripts/file_cycles.sh -o $(O)
 
 # The house rule "functions under ~80 lines": each longer one says why at its top.
 check-functions:

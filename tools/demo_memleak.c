@@ -19,7 +19,7 @@
 
 #include "cli_opts.h"
 #include "commands.h"
-#include "demo_memleak.h"
+#include "demo_memleak_story.h"
 #include "job/jobfile.h"
 
 struct mlopts {

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "demo_memleak.h"
+#include "demo_memleak_story.h"
 #include "report/plot.h"
 
 #define MAX_COLS 60

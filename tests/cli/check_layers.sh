@@ -12,8 +12,10 @@
 # core's internals with no include at all (seen in the object's symbols).
 # A daemon through the public header, tools through the daemon, and the real
 # tree's tools -> scen -> {job, sim}, tools -> run -> {report, job, engine,
-# sim} pass.
-# Uses the objects of $O (the build being tested) for the call check.
+# sim} pass. scripts/file_cycles.sh (also run by `make check-layers`) passes
+# with the known circles and fails on a new circle between two files of a
+# folder, by includes or by calls, and on a known circle that grows.
+# Uses the objects of $O (the build being tested) for the call checks.
 set -u
 . "$(dirname "$0")/lib.sh"
 CC=${CC:-cc}
@@ -127,4 +129,38 @@ if "$CC" -std=c11 -D_GNU_SOURCE -I"$dir/t/include" -I"$dir/t/src" -c "$dir/t/src
 else
 	echo "FAIL compiling the planted call: $(cat "$dir/cc.err")"; failed=1
 fi
+
+# Circles between the files of one folder (scripts/file_cycles.sh): the known
+# ones pass; a new one fails, by includes or by calls, and so does a known one
+# that grows.
+expect_cycles() {
+	local want=$1 what=$2 pat=$3 out rc
+	out=$("$dir/t/scripts/file_cycles.sh" -o "$objs" "$dir/t" 2>&1); rc=$?
+	if [ $rc -eq "$want" ] && grep -q -- "$pat" <<<"$out"; then
+		echo "ok   $what: $(grep -- "$pat" <<<"$out" | tail -n 1)"
+	else
+		echo "FAIL $what: exit $rc (want $want), output:"; sed 's/^/    /' <<<"$out"
+		failed=1
+	fi
+}
+fresh objects
+expect_cycles 0 "the known circles" 'only the known circles'
+for u in a b; do
+	v=$([ $u = a ] && echo b || echo a)
+	printf 'void cyc_%s(void);\n' $u >"$dir/t/src/report/cyc_$u.h"
+	printf '#include "report/cyc_%s.h"\nvoid cyc_%s(void) { }\n' $v $u >"$dir/t/src/report/cyc_$u.c"
+done
+expect_cycles 1 "two files that include each other" 'src/report: cyc_a cyc_b: a new circle'
+fresh objects
+for u in c d; do
+	v=$([ $u = c ] && echo d || echo c)
+	printf 'void cyc_%s(int n);\nvoid cyc_%s(int n);\nvoid cyc_%s(int n) { if (n) cyc_%s(n - 1); }\n' \
+		$u $v $u $v >"$dir/t/src/util/cyc_$u.c"
+	"$CC" -std=c11 -c "$dir/t/src/util/cyc_$u.c" -o "$objs/src/util/cyc_$u.o" 2>>"$dir/cc.err" ||
+		{ echo "FAIL compiling the planted circle: $(cat "$dir/cc.err")"; failed=1; }
+done
+expect_cycles 1 "two files that call each other" 'src/util: cyc_c cyc_d: a new circle'
+fresh objects
+echo '#include "daemon/control_priv.h"' >>"$dir/t/src/daemon/limtab.c"
+expect_cycles 1 "a known circle that grows" 'src/daemon: control .*limtab.*: a new circle'
 exit $failed

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * demo_memleak.h - what `iolat demo --memleak` (demo_memleak.c: options, the
- * runs) asks of its screen and plots (demo_memleak_story.c).
+ * demo_memleak_story.h - the screen and plots of `iolat demo --memleak`
+ * (demo_memleak_story.c), which its command (demo_memleak.c: options, the
+ * runs) calls.
  * Context: the CLI's main thread.
  */
-#ifndef IOLAT_TOOLS_DEMO_MEMLEAK_H
-#define IOLAT_TOOLS_DEMO_MEMLEAK_H
+#ifndef IOLAT_TOOLS_DEMO_MEMLEAK_STORY_H
+#define IOLAT_TOOLS_DEMO_MEMLEAK_STORY_H
 
 #include <stddef.h>
 
@@ -22,4 +23,4 @@ void iolat_ml_story(const struct iolat_ml_config *c, struct iolat_ml_result *con
 int iolat_ml_plots(const struct iolat_ml_config *c, struct iolat_ml_result *const *runs, size_t n,
 		   const char *dir);
 
-#endif /* IOLAT_TOOLS_DEMO_MEMLEAK_H */
+#endif /* IOLAT_TOOLS_DEMO_MEMLEAK_STORY_H */
