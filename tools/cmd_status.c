@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "iolatency.h"
 #include "daemon/prom.h"
 #include "daemon/statusfile.h"
 
@@ -118,14 +119,27 @@ static bool stale(const struct status_rec *d)
 	return pid > 0 && kill(pid, 0) && errno == ESRCH;
 }
 
+/* "off", "on" (the article's mode, the library's default) or "on (MODE)". */
+static const char *control_words(const struct status_rec *d, char *buf, size_t len)
+{
+	enum iolat_ctl_mode m = iolat_ctl_mode_parse(get(d, "mode"));
+
+	if (!num(d, "control"))
+		return "off";
+	if (m == IOLAT_CTL_MODE_NONE || m == IOLAT_CTL_MODE_ARTICLE)
+		return "on";
+	snprintf(buf, len, "on (%s)", iolat_ctl_mode_name(m));
+	return buf;
+}
+
 static void print_header(const struct status_file *s)
 {
 	const struct status_rec *d = &s->recs[0];
+	char ctl[40];
 
 	printf("iolatd pid %s%s, cgroup %s at %s, up %ss, control %s%s, measurement %s\n", get(d, "pid"),
 	       stale(d) ? " (NOT RUNNING: stale status)" : "", get(d, "cgroup"), get(d, "root"),
-	       get(d, "uptime_s"), !num(d, "control") ? "off" : !strcmp(get(d, "mode"), "adaptive") ?
-	       "on (adaptive)" : !strcmp(get(d, "mode"), "kernel") ? "on (kernel)" : "on",
+	       get(d, "uptime_s"), control_words(d, ctl, sizeof(ctl)),
 	       num(d, "dry_run") ? " (dry run: nothing written)" : "", get(d, "source"));
 	if (!num(d, "writeback_throttled"))
 		printf("note: cgroup v1 cannot throttle background writeback of buffered writes (charged to the root)\n");
