@@ -430,9 +430,9 @@ struct iolat_group_stat {          /* a snapshot */
 	bool unattainable;               /* lowering the children stopped helping */
 	uint64_t limit_bps, limit_iops;  /* the children's rate, together; 0: none */
 	uint64_t base_bps;               /* what they did unthrottled (episode start) */
-	uint64_t knee_bps;               /* best rate of a good window in the last 10 s */
+	uint64_t knee_bps;               /* best rate of a good period in the last 10 s */
 	uint64_t best_mean_ns;           /* unattainable: the asker's best mean latency */
-	uint64_t probe_hold_ns;          /* wait before the next probe */
+	uint64_t probe_hold_ns;          /* time to the next probe, at cruise */
 	uint64_t probes, probe_fails, backoffs;
 };
 
@@ -443,11 +443,11 @@ enum iolat_step {
 	IOLAT_STEP_RELEASE,     /* child: unpaced */
 	IOLAT_STEP_MEASURE,     /* parent: a miss: the children's own rate is measured */
 	IOLAT_STEP_LIMIT,       /* parent: a second miss: first limit, 0.9 x that rate */
-	IOLAT_STEP_BACKOFF,     /* parent: a miss: 0.9 x min(limit, delivered) */
-	IOLAT_STEP_HOLD,        /* parent: within target: the limit held still */
-	IOLAT_STEP_PROBE,       /* parent: after the hold, the limit raised a step */
-	IOLAT_STEP_PROBE_OK,    /* parent: the probe held: kept, hold / 2, step x 2 */
-	IOLAT_STEP_PROBE_FAIL,  /* parent: a miss in the probe: reverted, hold x 2 */
+	IOLAT_STEP_BACKOFF,     /* parent: a bad period (or an emergency): a cut */
+	IOLAT_STEP_HOLD,        /* parent: within target: held still, or back to cruise */
+	IOLAT_STEP_PROBE,       /* parent: a short period a little above the knee estimate */
+	IOLAT_STEP_PROBE_OK,    /* parent: the probe held: the estimate rises with it */
+	IOLAT_STEP_PROBE_FAIL,  /* parent: the probe did not hold: a drain under the estimate */
 	IOLAT_STEP_FUTILE,      /* parent: lowering stopped helping: held at the best level */
 	IOLAT_STEP_ATTAINED,    /* parent: the target is met again after futility */
 	IOLAT_STEP_LIFT,        /* parent: the limit went unused or above need: lifted */
@@ -537,6 +537,44 @@ struct iolat_observe_stat {
  * Context: any thread.
  */
 int iolat_group_observe_stat(struct iolat_group *g, struct iolat_observe_stat *st);
+
+/*
+ * Acting for the adaptive mode. A caller that enforces the rates itself
+ * (iolatd writes them as the kernel throttle's limits) tells the controller
+ * what it actually did, so that the decision judges what was in force and
+ * what was served, not what it asked for. Without these calls a rate is
+ * taken to be in force the moment it is decided (the pace gate), and what a
+ * group was served is counted by the gate or by iolat_observe_done*().
+ */
+
+/**
+ * iolat_group_observe_applied() - the rate in force for @g from @now_ns on:
+ * @bps bytes and @iops I/Os per second, what iolat_group_observe_stat()'s
+ * pace_* asked for or a slightly different value (rounding, a floor), 0 for
+ * none in force. Call it after every write of @g's limits, and at least once
+ * a control round while @g is paced (also when a change was not written: the
+ * old value is what is in force). From the first call on, the parent's
+ * decision judges a change of its limit only once the groups' reports show
+ * it in force (the sum moved at least half way to it after the change); one
+ * never put in force within 3 s is given up for the value reported.
+ * Return: 0, -EINVAL (no group, or the root).
+ * Context: any thread; lock-free.
+ */
+int iolat_group_observe_applied(struct iolat_group *g, uint64_t bps, uint64_t iops,
+				uint64_t now_ns);
+
+/**
+ * iolat_group_observe_served() - @g (its whole subtree) was served @bytes
+ * and @ios since the previous call, counted up to @now_ns by the caller
+ * (the block throttle's own counters: v1 blkio.throttle.io_service_bytes
+ * and _serviced, v2 io.stat rbytes+wbytes, rios+wios). From the first call
+ * on, what @g was delivered is taken from these reports only, not from
+ * iolat_observe_done*() (report every round, 0 when nothing was served).
+ * Return: 0, -EINVAL (no group, or the root).
+ * Context: any thread; lock-free.
+ */
+int iolat_group_observe_served(struct iolat_group *g, uint64_t bytes, uint64_t ios,
+			       uint64_t now_ns);
 
 /* Constants of the controller, for users and tests (docs/controller.md, Constants). */
 #define IOLAT_DEFAULT_COOKIE    1000000u

@@ -70,6 +70,8 @@ static void watch(struct iolat_group *c)
 	a->snap_bytes = a->split_bytes = atomic_load(&a->cal_bytes);
 	a->snap_ios = atomic_load(&a->cal_ios);
 	a->snap_waits = a->split_waits = atomic_load(&a->paced_ios);
+	a->snap_served_bytes = atomic_load(&a->served_bytes);
+	a->snap_served_ios = atomic_load(&a->served_ios);
 }
 
 void iolat_adapt_unwatch(struct iolat_group *g)
@@ -95,8 +97,15 @@ static void adaptive_group_init(struct iolat_group *g, uint64_t now)
 	atomic_store_explicit(&a->cal_ios, 0, rlx);
 	atomic_store_explicit(&a->paced_ios, 0, rlx);
 	atomic_store_explicit(&a->paced_ns, 0, rlx);
+	atomic_store_explicit(&a->applied_bps, 0, rlx);
+	atomic_store_explicit(&a->applied_iops, 0, rlx);
+	atomic_store_explicit(&a->applied_at, 0, rlx);
+	atomic_store_explicit(&a->served_bytes, 0, rlx);
+	atomic_store_explicit(&a->served_ios, 0, rlx);
+	atomic_store_explicit(&a->fed, 0, rlx);
 	iolat_spin_lock(&g->child_lock);
 	a->snap_bytes = a->snap_ios = a->snap_waits = 0;
+	a->snap_served_bytes = a->snap_served_ios = 0;
 	a->split_bytes = a->split_waits = 0;
 	memset(&g->ap, 0, sizeof(g->ap));
 	iolat_spin_unlock(&g->child_lock);
@@ -167,9 +176,37 @@ static struct iolat_group *next_child(struct iolat_group *p, uint32_t *i)
 #define for_each_throttlable(p, c, i) \
 	for (uint32_t i = 0; ((c) = next_child((p), &i)) != NULL;)
 
+/* What the caller acting for @a says of it: served I/O (else the gate's
+ * counts, or observed completions), and the rate in force (else its share). */
+static void gather_fed(struct iolat_adapt_child *a, struct knee_obs *o, uint64_t *applied_at)
+{
+	uint32_t fed = atomic_load(&a->fed);
+
+	if (fed & IOLAT_FED_SERVED) {
+		uint64_t bytes = atomic_load(&a->served_bytes), ios = atomic_load(&a->served_ios);
+
+		o->bytes += bytes - a->snap_served_bytes;
+		o->ios += ios - a->snap_served_ios;
+		a->snap_served_bytes = bytes;
+		a->snap_served_ios = ios;
+	}
+	if (fed & IOLAT_FED_APPLIED) {
+		uint64_t at = atomic_load(&a->applied_at);
+
+		o->applied = true;
+		o->applied_bps += atomic_load(&a->applied_bps);
+		o->applied_iops += atomic_load(&a->applied_iops);
+		*applied_at = at < *applied_at ? at : *applied_at;
+	} else {
+		o->applied_bps += atomic_load(&a->want_bps);
+		o->applied_iops += atomic_load(&a->want_iops);
+	}
+}
+
 /* What the watched children did since the parent's last look. */
 static void gather(struct iolat_group *p, struct knee_obs *o)
 {
+	uint64_t applied_at = UINT64_MAX;
 	struct iolat_group *c;
 
 	for_each_throttlable(p, c, i) {
@@ -179,13 +216,17 @@ static void gather(struct iolat_group *p, struct knee_obs *o)
 
 		if (!atomic_load(&a->pace_watch))
 			continue;
-		o->bytes += bytes - a->snap_bytes;
-		o->ios += ios - a->snap_ios;
+		if (!(atomic_load(&a->fed) & IOLAT_FED_SERVED)) {
+			o->bytes += bytes - a->snap_bytes;
+			o->ios += ios - a->snap_ios;
+		}
 		o->waited += waits - a->snap_waits;
 		a->snap_bytes = bytes;
 		a->snap_ios = ios;
 		a->snap_waits = waits;
+		gather_fed(a, o, &applied_at);
 	}
+	o->applied_at = o->applied ? applied_at : 0;
 }
 
 /* Move @p's cookie one generation on (children apply their want_*). */
@@ -388,7 +429,7 @@ static void adaptive_stat(const struct iolat_group *g, struct iolat_group_stat *
 	st->base_bps = k->base_bps;
 	st->knee_bps = knee_good_rate(k, ctl_now(g->ctl));
 	st->best_mean_ns = k->best_mean_ns;
-	st->probe_hold_ns = k->hold_ns;
+	st->probe_hold_ns = knee_next_probe_ns(k);
 	st->probes = k->probes;
 	st->probe_fails = k->probe_fails;
 	st->backoffs = k->backoffs;

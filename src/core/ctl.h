@@ -78,12 +78,21 @@ struct iolat_adapt_child {
 	_Atomic uint64_t cal_bytes, cal_ios;  /* let through the gate while watched */
 	_Atomic uint64_t paced_ios, paced_ns; /* told to wait, and for how long */
 	_Atomic uint64_t want_bps, want_iops; /* the parent's share for us */
+	/* A caller acting for the controller (observe.c): the rate in force
+	 * since applied_at, and what was served; fed says which it ever told. */
+	_Atomic uint64_t applied_bps, applied_iops, applied_at;
+	_Atomic uint64_t served_bytes, served_ios;
+	_Atomic uint32_t fed;          /* IOLAT_FED_* */
 	/* Under the parent's child_lock: the counts at its last look. */
 	uint64_t snap_bytes, snap_ios, snap_waits;
+	uint64_t snap_served_bytes, snap_served_ios;
 	uint64_t split_bytes, split_waits;
 };
 
 /* A parent's knee seeker (knee.h), under its child_lock. */
+#define IOLAT_FED_APPLIED 1u /* iolat_group_observe_applied() was called */
+#define IOLAT_FED_SERVED  2u /* iolat_group_observe_served() was called */
+
 struct iolat_adapt_parent {
 	struct iolat_knee knee;
 	uint64_t split_at;             /* the children's shares were last set */

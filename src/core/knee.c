@@ -2,43 +2,37 @@
 /*
  * knee.c - the adaptive mode's rate decision (knee.h), one parent's episode
  * at a time. In short (docs/controller-adaptive.md has the why and the
- * anchors: io.cost's vrate, BBR, LEDBAT, TCP Vegas):
+ * anchors: io.cost's QoS periods and busy level, BBR's ProbeBW, LEDBAT):
  *
  *  - off: a missed window starts a measurement of what the siblings do
  *    unthrottled; after two more missed windows the first limit is 0.9 x the
- *    best of them (one may be a hiccup of the device). A lone miss (a good
- *    window while measuring) limits nothing.
- *  - limited, a miss (after the last change has settled and the level has
- *    been seen for 3 windows more): back off to
- *    0.9 x min(limit, what the siblings were delivered in that window, but
- *    at least half the limit) - a small factor, not halving, and never above
- *    what they actually did.
- *  - limited, good: hold still. After a hold (10 windows, >= 1 s) a probe
- *    raises the limit by the probe gain (+5 %, doubling per success up to
- *    +40 %), or straight to just under the best rate delivered in a good
- *    window of the last 10 s; not above 0.95 x a rate that missed in the
- *    last 10 s unless that leaves less than +1 % (then +5 %: the miss is
- *    tested again, after a hold that doubled with it). A probe is
- *    judged over 3 windows (>= 300 ms): a miss fails it - the limit goes to
- *    0.95 x where it was before the probe (a margin under the knee, which
- *    also drains what the probe queued) and the hold doubles (up to 32 s);
- *    success halves the hold and doubles the step, except just under a rate
- *    that missed (0.9 to 1 x it), where both stay.
- *  - futility: two back-offs in a row (no good window between them) that
- *    did not lower the protected group's mean by 10 % (each level judged on
- *    at least 3 windows after it settled), or a miss at the
- *    floor, mean that lowering does not help (the target is below what the
- *    device gives the group alone, or another tenant causes the misses).
- *    The limit goes back to the highest
- *    level whose mean was within 10 % of the best, and from then on periods
- *    of 3 windows are judged against 1.5 x that best mean (a LEDBAT-style
- *    base delay) until the target is met again for 5 windows in a row; if
- *    lowering stops helping again (another tenant got worse), the same rule
- *    sends the limit back up to the best level and takes its mean as the
- *    new reference.
- *  - a limit the siblings did not use for 4 s is lifted. (One they keep
- *    using while the protected group is fine is probed upward instead,
- *    until it misses or goes unused.)
+ *    best of them. A lone miss (a good window while measuring) limits nothing.
+ *  - limited: the protected group is judged per QoS period (about 1 s of its
+ *    windows, windows within 200 ms of a cut aside): bad when more than 10 %
+ *    of its I/Os (or of its windows) were late, good under 7.5 %, nothing in
+ *    between (a second such period in a row with the limit used: the
+ *    smallest cut). A period already bad whatever follows closes early. At
+ *    most one change per period.
+ *  - a bad period cuts from min(limit in force, rate delivered over the
+ *    period) by a step that grows with bad periods in a row (4, 8, 15, 25 %).
+ *  - good periods feed the knee estimate (the highest rate delivered in a
+ *    good period over the last 10 s); the limit cruises at 0.98 x it. After
+ *    4 good periods at cruise with the limit used, a probe: a short period
+ *    (0.5 s) a little above (+2 %, growing to 25 % with probes held in a
+ *    row, not above 0.99 x a probe that failed in the last 10 s); held, the
+ *    next probe follows at once; not held, a short period at 0.92 x the
+ *    estimate drains what it queued, then cruise again.
+ *  - emergency: a window with more than half its I/Os late while the limit
+ *    binds ends a probe at once, or (no cut in the last period) cuts to 0.9 x
+ *    what was delivered over the last period.
+ *  - futility: two cuts in a row that did not lower the protected group's
+ *    mean by 10 %, or a cut at the floor: lowering does not help. Back to
+ *    the highest level whose mean was within 10 % of the best; periods are
+ *    then judged against 1.5 x that mean until one meets the target.
+ *  - the actuator's word: a change is judged once the caller says it is in
+ *    force (or at once when it says nothing: the pace gate); one never put
+ *    in force within 3 s is given up for what is.
+ *  - a limit the siblings did not use for 4 s is lifted.
  *
  * Context: knee.h (the caller serialises; pure).
  */
@@ -47,6 +41,9 @@
 #include "iolatency.h"
 #include "core/knee.h"
 #include "util/units.h"
+
+static const uint32_t cut_steps[KNEE_CUT_LEVELS] = KNEE_CUT_STEPS_PM;
+static const uint32_t up_steps[KNEE_UP_LEVELS] = KNEE_UP_STEPS_PM;
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
@@ -58,110 +55,25 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-/* @v x @pm / 1000 without overflow for any rate we see. */
-static uint64_t scale_pm(uint64_t v, uint32_t pm)
-{
-	return v / 1000 * pm + v % 1000 * pm / 1000;
-}
-
-/* Per second: @n over @dt_ns. */
-static uint64_t per_sec(uint64_t n, uint64_t dt_ns)
-{
-	if (!dt_ns)
-		return 0;
-	if (n > UINT64_MAX / NSEC_PER_SEC)
-		return n / dt_ns * NSEC_PER_SEC;
-	return n * NSEC_PER_SEC / dt_ns;
-}
-
-static uint64_t mean_of(uint64_t nr, uint64_t sum)
-{
-	return nr ? sum / nr : 0;
-}
-
 void knee_reset(struct iolat_knee *k)
 {
 	uint64_t probes = k->probes, fails = k->probe_fails, backoffs = k->backoffs;
-	uint64_t last_obs = k->last_obs;
+	uint64_t emergencies = k->emergencies, last_obs = k->last_obs;
 
 	memset(k, 0, sizeof(*k));
 	k->probes = probes;
 	k->probe_fails = fails;
 	k->backoffs = backoffs;
+	k->emergencies = emergencies;
 	k->last_obs = last_obs;
 }
 
-/* ---- the good-rate estimate: a max filter over the last seconds ---- */
-
-uint64_t knee_good_rate(const struct iolat_knee *k, uint64_t now)
+uint64_t knee_next_probe_ns(const struct iolat_knee *k)
 {
-	uint64_t sec = now / KNEE_GOOD_BUCKET_NS + 1, best = 0;
-
-	for (uint32_t i = 0; i < KNEE_GOOD_BUCKETS; i++)
-		if (k->good_sec[i] && k->good_sec[i] + KNEE_GOOD_BUCKETS > sec)
-			best = max_u64(best, k->good_max[i]);
-	return best;
-}
-
-static void good_add(struct iolat_knee *k, uint64_t now, uint64_t bps)
-{
-	uint64_t sec = now / KNEE_GOOD_BUCKET_NS + 1;
-	uint32_t i = (uint32_t)(sec % KNEE_GOOD_BUCKETS);
-
-	if (k->good_sec[i] != sec) {
-		k->good_sec[i] = sec;
-		k->good_max[i] = 0;
-	}
-	k->good_max[i] = max_u64(k->good_max[i], bps);
-}
-
-/* A miss at @bps: good windows at that rate or more are no longer evidence. */
-static void good_cap(struct iolat_knee *k, uint64_t bps)
-{
-	for (uint32_t i = 0; i < KNEE_GOOD_BUCKETS; i++)
-		k->good_max[i] = min_u64(k->good_max[i], bps);
-}
-
-/* ---- levels: the limits visited and the protected group's mean at each ---- */
-
-static void level_push(struct iolat_knee *k)
-{
-	memmove(&k->lv[1], &k->lv[0], sizeof(k->lv[0]) * (KNEE_HISTORY - 1));
-	k->lv[0] = (struct knee_level){ .bps = k->limit_bps, .iops = k->limit_iops };
-	if (k->nr_lv < KNEE_HISTORY)
-		k->nr_lv++;
-}
-
-static void level_add(struct knee_level *l, const struct knee_obs *o)
-{
-	l->nr += o->nr;
-	l->sum_ns += o->sum_ns;
-	l->windows++;
-}
-
-/* Has the level been seen long enough for its mean to say something? */
-static bool level_known(const struct knee_level *l)
-{
-	return l->nr && l->windows >= KNEE_LEVEL_WINDOWS;
-}
-
-static uint64_t level_mean(const struct knee_level *l)
-{
-	return mean_of(l->nr, l->sum_ns);
-}
-
-/* Set the limit to @bps/@iops, a new level, at @now. */
-static void set_limit(struct iolat_knee *k, uint64_t bps, uint64_t iops, uint64_t now,
-		      unsigned decision)
-{
-	k->per_nr = k->per_sum = 0; /* a period is judged at one level */
-	k->per_windows = 0;
-	k->limit_bps = bps;
-	k->limit_iops = iops;
-	k->changed_at = now;
-	k->since_change = 0;
-	k->decision = decision;
-	level_push(k);
+	if (k->phase < KNEE_LIMIT || k->cycle != KNEE_CRUISE ||
+	    k->cruise_periods >= KNEE_CRUISE_PERIODS)
+		return 0;
+	return (KNEE_CRUISE_PERIODS - k->cruise_periods) * KNEE_PERIOD_NS;
 }
 
 static uint64_t floor_bps(const struct iolat_knee *k)
@@ -174,30 +86,83 @@ static uint64_t floor_iops(const struct iolat_knee *k)
 	return k->base_iops ? max_u64(k->base_iops / KNEE_FLOOR_DIV, 1) : 0;
 }
 
-static uint64_t hold_min(const struct knee_obs *o)
+/* The I/O rate that goes with @bps: the limit's ratio kept. */
+static uint64_t iops_for(const struct iolat_knee *k, uint64_t bps)
 {
-	return max_u64(KNEE_HOLD_MIN_NS, KNEE_HOLD_WINDOWS * o->win_ns);
-}
-
-/* The highest limit a probe may reach: a margin under a rate that missed
- * recently; UINT64_MAX when none did. */
-static uint64_t ceiling(const struct iolat_knee *k, uint64_t now)
-{
-	if (!k->bad_at || now - k->bad_at >= KNEE_BAD_MEMORY_NS)
-		return UINT64_MAX;
-	return scale_pm(k->bad_bps, KNEE_MARGIN_PM);
-}
-
-/*
- * The base of a back-off: what the siblings were delivered in the missed
- * window (a knee that dropped shows at once as a lower rate), but not under
- * half the limit (a window cut short by a stall of the device is not a knee).
- */
-static uint64_t backoff_base(uint64_t limit, uint64_t delivered)
-{
-	if (!limit)
+	if (!k->limit_iops || !k->limit_bps)
 		return 0;
-	return min_u64(limit, max_u64(delivered, limit / 2));
+	return max_u64((uint64_t)((double)k->limit_iops * (double)bps / (double)k->limit_bps),
+		       floor_iops(k));
+}
+
+static void new_period(struct iolat_knee *k)
+{
+	memset(&k->per, 0, sizeof(k->per));
+}
+
+/* Decide the limit @bps/@iops at @now: a new level, pending until in force. */
+static void set_limit(struct iolat_knee *k, uint64_t bps, uint64_t iops, uint64_t now,
+		      unsigned decision)
+{
+	k->limit_bps = max_u64(bps, floor_bps(k));
+	k->limit_iops = iops ? max_u64(iops, floor_iops(k)) : 0;
+	k->changed_at = k->force_at = now;
+	k->since_change = 0;
+	k->pending = true;
+	k->decision = decision;
+	knee_level_push(k);
+	new_period(k);
+}
+
+/* ---- the actuator's word: what is in force ---- */
+
+/* Did the value in force move at least half way from @from to @to? 0: none. */
+static bool moved_halfway(uint64_t from, uint64_t to, uint64_t got)
+{
+	from = from ? from : UINT64_MAX;
+	got = got ? got : UINT64_MAX;
+	if (to >= from)
+		return got >= from + (to - from) / 2;
+	return got <= to + (from - to) / 2;
+}
+
+/* Returns false while the last change is not in force (its windows are not judged). */
+static bool take_force(struct iolat_knee *k, const struct knee_obs *o)
+{
+	if (!o->applied || !k->pending) {
+		if (k->pending || !o->applied_bps) {
+			k->force_bps = k->limit_bps; /* the pace gate: at once */
+			k->force_iops = k->limit_iops;
+		} else {
+			k->force_bps = o->applied_bps;
+			k->force_iops = o->applied_iops;
+		}
+		k->pending = false;
+		return true;
+	}
+	if (o->applied_at >= k->changed_at &&
+	    moved_halfway(k->force_bps, k->limit_bps, o->applied_bps)) {
+		k->force_bps = o->applied_bps;
+		k->force_iops = o->applied_iops;
+		k->force_at = max_u64(o->applied_at, k->changed_at);
+		k->pending = false;
+		new_period(k);
+		return true;
+	}
+	if (o->now - k->changed_at < KNEE_APPLY_WAIT_NS)
+		return false;
+	/* Never put in force: what is in force is the limit now. */
+	if (o->applied_bps) {
+		k->limit_bps = k->force_bps = o->applied_bps;
+		k->limit_iops = k->force_iops = o->applied_iops;
+		k->lv[0].bps = k->limit_bps;
+	}
+	k->pending = false;
+	k->force_at = o->now;
+	k->cycle = KNEE_CRUISE;
+	k->cruise_periods = 0;
+	new_period(k);
+	return true;
 }
 
 /* ---- the phases ---- */
@@ -211,22 +176,22 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 		k->decision = IOLAT_STEP_RESET;
 		return KNEE_RELEASE;
 	}
-	level_add(&k->lv[0], o);
+	k->lv[0].nr += o->nr;
+	k->lv[0].sum_ns += o->sum_ns;
+	k->lv[0].windows++;
 	k->base_bps = max_u64(k->base_bps, d_bps);
 	k->base_iops = max_u64(k->base_iops, d_iops);
 	if (++k->since_change < KNEE_MEASURE_WINDOWS || (!k->base_bps && !k->base_iops))
 		return KNEE_NONE; /* measuring; or the siblings did nothing: not theirs (yet) */
-	d_bps = k->base_bps;
-	d_iops = k->base_iops;
-	k->lv[0].bps = d_bps;
-	k->lv[0].iops = d_iops;
+	k->lv[0].bps = k->base_bps;
+	k->lv[0].iops = k->base_iops;
 	k->nr_lv = 1;
 	k->phase = KNEE_LIMIT;
-	k->hold_ns = hold_min(o);
-	k->gain_pm = KNEE_GAIN_MIN_PM;
+	k->cycle = KNEE_CRUISE;
 	k->used_at = o->now;
-	set_limit(k, max_u64(scale_pm(d_bps, KNEE_FIRST_PM), floor_bps(k)),
-		  d_iops ? max_u64(scale_pm(d_iops, KNEE_FIRST_PM), floor_iops(k)) : 0, o->now,
+	k->force_bps = k->force_iops = 0; /* none in force yet */
+	set_limit(k, knee_scale_pm(k->base_bps, KNEE_FIRST_PM),
+		  k->base_iops ? knee_scale_pm(k->base_iops, KNEE_FIRST_PM) : 0, o->now,
 		  IOLAT_STEP_LIMIT);
 	return KNEE_SET;
 }
@@ -238,24 +203,25 @@ static enum knee_act go_futile(struct iolat_knee *k, uint64_t now)
 	uint64_t best = UINT64_MAX, bps = 0, iops = 0;
 
 	for (uint32_t i = 0; i < k->nr_lv; i++)
-		if (level_known(&k->lv[i]) && level_mean(&k->lv[i]) < best)
-			best = level_mean(&k->lv[i]);
+		if (knee_level_known(&k->lv[i]) && knee_level_mean(&k->lv[i]) < best)
+			best = knee_level_mean(&k->lv[i]);
 	for (uint32_t i = 0; i < k->nr_lv; i++)
-		if (level_known(&k->lv[i]) && level_mean(&k->lv[i]) <= scale_pm(best, KNEE_BEST_PM) &&
+		if (knee_level_known(&k->lv[i]) &&
+		    knee_level_mean(&k->lv[i]) <= knee_scale_pm(best, KNEE_BEST_PM) &&
 		    k->lv[i].bps > bps) {
 			bps = k->lv[i].bps;
 			iops = k->lv[i].iops;
 		}
 	k->phase = KNEE_FUTILE;
 	k->futile_steps = 0;
-	k->attained = 0;
-	k->per_nr = k->per_sum = 0;
-	k->per_windows = 0;
+	k->bad_streak = 0;
 	k->best_mean_ns = best == UINT64_MAX ? 0 : best;
 	if (!bps || bps > k->base_bps) { /* no level measured, or only the unthrottled one */
 		bps = k->limit_bps;
 		iops = k->limit_iops;
 	}
+	k->cycle = KNEE_CRUISE;
+	k->cruise_periods = KNEE_CRUISE_PERIODS - 1; /* probe soon: lower did not help */
 	set_limit(k, bps, iops, now, IOLAT_STEP_FUTILE);
 	/* Latencies seen before are no evidence for a later re-entry. */
 	for (uint32_t i = 1; i < k->nr_lv; i++)
@@ -263,123 +229,105 @@ static enum knee_act go_futile(struct iolat_knee *k, uint64_t now)
 	return KNEE_SET;
 }
 
-static enum knee_act back_off(struct iolat_knee *k, const struct knee_obs *o, uint64_t d_bps,
-			      uint64_t d_iops)
+/*
+ * A cut is due after a bad period: did the last one help? Only a level left
+ * by a cut is compared (its last period was bad too; a level left by a probe,
+ * a drain or an emergency was judged in other conditions). Two cuts in a row
+ * that did not help, or the floor: futile.
+ */
+static bool cut_is_futile(struct iolat_knee *k)
 {
-	bool at_floor = k->limit_bps <= floor_bps(k);
-	uint64_t bps, iops;
-
-	if (k->nr_lv > 1 && level_known(&k->lv[0]) && level_known(&k->lv[1])) {
-		if (level_mean(&k->lv[0]) > scale_pm(level_mean(&k->lv[1]), KNEE_HELP_PM))
+	if (k->nr_lv > 1 && k->lv[1].cut && knee_level_known(&k->lv[0]) &&
+	    knee_level_known(&k->lv[1])) {
+		if (knee_level_mean(&k->lv[0]) >
+		    knee_scale_pm(knee_level_mean(&k->lv[1]), KNEE_HELP_PM))
 			k->futile_steps++;
 		else
 			k->futile_steps = 0;
 	}
-	if (k->futile_steps >= KNEE_FUTILE_STEPS || at_floor)
-		return go_futile(k, o->now);
-	if (d_bps >= scale_pm(k->limit_bps, 900) || o->waited) {
-		/* The siblings were at their limit: that rate missed. */
-		k->bad_bps = k->limit_bps;
-		k->bad_at = o->now;
-	}
-	bps = scale_pm(backoff_base(k->limit_bps, d_bps), KNEE_BACKOFF_PM);
-	iops = scale_pm(backoff_base(k->limit_iops, d_iops), KNEE_BACKOFF_PM);
-	good_cap(k, bps);
-	k->backoffs++;
-	set_limit(k, max_u64(bps, floor_bps(k)), iops ? max_u64(iops, floor_iops(k)) : 0, o->now,
-		  IOLAT_STEP_BACKOFF);
-	return KNEE_SET;
+	return k->futile_steps >= KNEE_FUTILE_STEPS || k->limit_bps <= floor_bps(k);
 }
 
-static enum knee_act probe_fail(struct iolat_knee *k, uint64_t now)
+/*
+ * Cut by @step_pm from min(in force, @delivered), but from >= half in force
+ * (the I/O rate keeps its ratio to the byte rate: one window's count of I/Os
+ * must not bend it); @period: after a bad period (else an emergency).
+ */
+static enum knee_act cut(struct iolat_knee *k, uint64_t now, uint64_t d_bps, uint32_t step_pm,
+			 bool period)
 {
-	k->bad_bps = k->limit_bps;
-	k->bad_at = now;
-	k->probing = false;
-	k->hold_ns = min_u64(k->hold_ns * 2, KNEE_HOLD_MAX_NS);
-	k->gain_pm = KNEE_GAIN_MIN_PM;
-	k->probe_fails++;
-	good_cap(k, k->pre_bps);
-	set_limit(k, max_u64(scale_pm(k->pre_bps, KNEE_MARGIN_PM), floor_bps(k)),
-		  k->pre_iops ? max_u64(scale_pm(k->pre_iops, KNEE_MARGIN_PM), floor_iops(k)) : 0,
-		  now, IOLAT_STEP_PROBE_FAIL);
+	uint64_t from = k->force_bps ? k->force_bps : k->limit_bps;
+	uint64_t base = min_u64(from, max_u64(d_bps, knee_scale_pm(from, KNEE_CUT_FLOOR_PM)));
+	uint64_t bps = knee_scale_pm(base, 1000 - step_pm), iops = iops_for(k, bps);
+
+	if (period && cut_is_futile(k))
+		return go_futile(k, now);
+	k->lv[0].cut = period;
+	knee_good_cap(k, bps / KNEE_CRUISE_PM * 1000); /* cruise is here now, not above */
+	k->backoffs++;
+	k->cut_at = now;
+	k->cycle = KNEE_CRUISE;
+	k->cruise_periods = 0;
+	k->up_streak = 0;
+	set_limit(k, bps, iops, now, IOLAT_STEP_BACKOFF);
 	return KNEE_SET;
 }
 
-/* The next probe's rate: the gain, or up to just under a rate recently
- * delivered in a good window; not past the ceiling while that leaves a step
- * of at least 1 %; at the ceiling, the smallest step (the miss is tested
- * again after the hold, which doubled). */
+/* A probe that did not hold (@failed: it was bad): drain under the estimate. */
+static enum knee_act probe_end(struct iolat_knee *k, uint64_t now, bool failed)
+{
+	uint64_t est = knee_good_rate(k, now), top = k->pre_bps / KNEE_CRUISE_PM * 1000;
+	uint64_t bps = knee_scale_pm(est && est < top ? est : top, KNEE_DRAIN_PM);
+
+	if (failed) {
+		k->bad_bps = k->force_bps;
+		k->bad_at = now;
+		k->probe_fails++;
+	}
+	k->up_streak = 0;
+	k->cycle = KNEE_DRAIN;
+	set_limit(k, bps, iops_for(k, bps), now, IOLAT_STEP_PROBE_FAIL);
+	return KNEE_SET;
+}
+
+/* The next probe's rate, or 0 when none is worth it (under +2 %). */
 static uint64_t probe_rate(const struct iolat_knee *k, uint64_t now)
 {
-	uint64_t up = scale_pm(k->limit_bps, 1000 + k->gain_pm);
-	uint64_t good = scale_pm(knee_good_rate(k, now), 1000 - KNEE_GAIN_MIN_PM / 2);
-	uint64_t capped = min_u64(max_u64(up, good), ceiling(k, now));
+	uint32_t lvl = k->up_streak < KNEE_UP_LEVELS ? k->up_streak : KNEE_UP_LEVELS - 1;
+	uint64_t in_force = k->force_bps ? k->force_bps : k->limit_bps;
+	uint64_t up = knee_scale_pm(max_u64(knee_good_rate(k, now), in_force), 1000 + up_steps[lvl]);
 
-	if (capped >= scale_pm(k->limit_bps, KNEE_STEP_MIN_PM))
-		return capped;
-	return scale_pm(k->limit_bps, 1000 + KNEE_GAIN_MIN_PM);
+	if (k->bad_at && now - k->bad_at < KNEE_BAD_MEMORY_NS)
+		up = min_u64(up, knee_scale_pm(k->bad_bps, KNEE_CEILING_PM));
+	return up >= knee_scale_pm(in_force, 1000 + KNEE_MIN_STEP_PM) ? up : 0;
 }
 
 static enum knee_act probe(struct iolat_knee *k, uint64_t now)
 {
-	uint64_t bps = probe_rate(k, now), iops;
+	uint64_t bps = probe_rate(k, now);
 
-	iops = k->limit_iops ? (uint64_t)((double)k->limit_iops * (double)bps /
-					  (double)k->limit_bps) : 0;
+	k->cruise_periods = 0;
+	if (!bps)
+		return KNEE_NONE; /* just under a rate that failed: cruise on */
 	k->pre_bps = k->limit_bps;
-	k->pre_iops = k->limit_iops;
-	k->probing = true;
-	k->probe_windows = 0;
+	k->cycle = KNEE_UP;
 	k->probes++;
-	set_limit(k, bps, iops, now, IOLAT_STEP_PROBE);
+	set_limit(k, bps, iops_for(k, bps), now, IOLAT_STEP_PROBE);
 	return KNEE_SET;
 }
 
-static void probe_ok(struct iolat_knee *k, const struct knee_obs *o)
+/* Cruise at KNEE_CRUISE_PM x the estimate (from a drain, or a probe that held). */
+static enum knee_act cruise(struct iolat_knee *k, uint64_t now)
 {
-	k->probing = false;
-	/* Careful only just under a rate that missed recently (0.9 to 1 x it);
-	 * elsewhere a probe that held halves the hold and doubles the step. */
-	if (ceiling(k, o->now) == UINT64_MAX || k->limit_bps > k->bad_bps ||
-	    k->limit_bps < scale_pm(k->bad_bps, KNEE_CAREFUL_PM)) {
-		k->hold_ns = max_u64(k->hold_ns / 2, hold_min(o));
-		k->gain_pm = min_u64(k->gain_pm * 2, KNEE_GAIN_MAX_PM);
-	}
-	if (k->limit_bps > k->bad_bps)
-		k->bad_at = 0; /* held above the rate that missed: the knee moved up */
-	k->changed_at = o->now; /* the next probe waits a hold from here */
-	k->decision = IOLAT_STEP_PROBE_OK;
-}
+	uint64_t est = knee_good_rate(k, now);
+	uint64_t bps = est ? knee_scale_pm(est, KNEE_CRUISE_PM) : k->limit_bps;
 
-/*
- * The verdict on this window: 1 good, 0 bad, -1 none yet. Under the target
- * rule each window; when the target is unattainable, periods of
- * KNEE_PROBE_WINDOWS windows against the best mean.
- */
-static int verdict(struct iolat_knee *k, const struct knee_obs *o, bool ok)
-{
-	uint64_t mean;
-
-	if (k->phase != KNEE_FUTILE)
-		return ok;
-	k->attained = ok ? k->attained + 1 : 0;
-	if (k->attained >= KNEE_ATTAIN_WINDOWS) {
-		k->phase = KNEE_LIMIT; /* the target can be met again */
-		k->futile_steps = 0;
-		k->decision = IOLAT_STEP_ATTAINED;
-		return 1;
-	}
-	if (k->since_change <= KNEE_SETTLE_WINDOWS && !k->probing)
-		return -1; /* a period starts when the last change has settled */
-	k->per_nr += o->nr;
-	k->per_sum += o->sum_ns;
-	if (++k->per_windows < KNEE_PROBE_WINDOWS)
-		return -1;
-	mean = mean_of(k->per_nr, k->per_sum);
-	k->per_nr = k->per_sum = 0;
-	k->per_windows = 0;
-	return mean <= scale_pm(k->best_mean_ns, KNEE_WORSE_PM);
+	k->cycle = KNEE_CRUISE;
+	k->cruise_periods = 0;
+	if (bps == k->limit_bps)
+		return KNEE_NONE;
+	set_limit(k, bps, iops_for(k, bps), now, IOLAT_STEP_HOLD);
+	return KNEE_SET;
 }
 
 /* A limit the siblings have not reached for a while is no longer needed. */
@@ -388,57 +336,123 @@ static bool should_lift(const struct iolat_knee *k, uint64_t now)
 	return now - k->used_at >= KNEE_IDLE_LIFT_NS && now - k->changed_at >= KNEE_IDLE_LIFT_NS;
 }
 
-static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, bool ok,
-			     uint64_t d_bps, uint64_t d_iops)
+/* A good period (@bound: the limit was used). */
+static enum knee_act good_period(struct iolat_knee *k, uint64_t now, uint64_t d_bps,
+				 bool bound, bool met)
 {
-	int v;
-
-	k->since_change++;
-	if (o->waited || d_bps >= scale_pm(k->limit_bps, 900) ||
-	    (k->limit_iops && d_iops >= scale_pm(k->limit_iops, 900)))
-		k->used_at = o->now;
-	if (k->since_change > KNEE_SETTLE_WINDOWS)
-		level_add(&k->lv[0], o);
-	v = verdict(k, o, ok);
-	if (v < 0)
-		return KNEE_NONE;
-	if (v) {
-		good_add(k, o->now, d_bps);
-		k->base_bps = max_u64(k->base_bps, d_bps); /* a base measured low (noise) grows */
-		k->futile_steps = 0; /* only back-offs in a row count */
+	knee_good_add(k, now, d_bps);
+	k->base_bps = max_u64(k->base_bps, d_bps); /* a base measured low (noise) grows */
+	k->futile_steps = 0;
+	k->bad_streak = 0;
+	if (k->phase == KNEE_FUTILE && met) {
+		k->phase = KNEE_LIMIT; /* the target can be met again */
+		k->decision = IOLAT_STEP_ATTAINED;
 	}
-	if (k->probing) {
-		if (!v)
-			return probe_fail(k, o->now);
-		k->probe_windows++;
-		if (k->probe_windows >= KNEE_PROBE_WINDOWS &&
-		    o->now - k->changed_at >= KNEE_PROBE_MIN_NS)
-			probe_ok(k, o);
-		return KNEE_NONE;
+	if (k->cycle == KNEE_UP) {
+		k->up_streak++;
+		k->decision = IOLAT_STEP_PROBE_OK;
+		if (bound && probe(k, now) == KNEE_SET)
+			return KNEE_SET; /* held: the next follows (a knee that moved up) */
+		return cruise(k, now);
 	}
-	if (!v) {
-		/* Not while the last change settles, nor before this level has
-		 * been seen long enough to say whether lowering helped. */
-		if (k->since_change <= KNEE_SETTLE_WINDOWS || !level_known(&k->lv[0]))
-			return KNEE_NONE;
-		return back_off(k, o, d_bps, d_iops);
-	}
-	if (should_lift(k, o->now)) {
+	if (k->cycle == KNEE_DRAIN)
+		return cruise(k, now);
+	if (should_lift(k, now)) {
 		knee_reset(k);
 		k->decision = IOLAT_STEP_LIFT;
 		return KNEE_RELEASE;
 	}
-	if (o->now - k->changed_at < k->hold_ns || k->used_at <= k->changed_at) {
+	if (!bound || ++k->cruise_periods < KNEE_CRUISE_PERIODS) {
 		k->decision = IOLAT_STEP_HOLD;
 		return KNEE_NONE;
 	}
-	return probe(k, o->now);
+	return probe(k, now);
+}
+
+/* The period is over: its verdict, and at most one change. */
+static enum knee_act close_period(struct iolat_knee *k, uint64_t now)
+{
+	const struct knee_period *p = &k->per;
+	uint64_t d_bps = knee_per_sec(p->bytes, p->dt), d_iops = knee_per_sec(p->ios, p->dt);
+	bool bound = p->waited || d_bps >= knee_scale_pm(k->force_bps, KNEE_BIND_PM) ||
+		     (k->force_iops && d_iops >= knee_scale_pm(k->force_iops, KNEE_BIND_PM));
+	int v = knee_period_verdict(k, k->phase == KNEE_FUTILE);
+	bool met = knee_period_verdict(k, false) == 1;
+	uint32_t lvl;
+
+	k->lv[0].nr = p->nr; /* the level's mean: its last period's */
+	k->lv[0].sum_ns = p->sum_ns;
+	k->lv[0].windows = p->windows;
+	new_period(k);
+	k->dead_streak = v < 0 ? k->dead_streak + 1 : 0;
+	if (v == 1)
+		return good_period(k, now, d_bps, bound, met);
+	if (k->cycle == KNEE_UP)
+		return probe_end(k, now, v == 0);
+	if (v < 0 && (k->dead_streak < KNEE_DEAD_PERIODS || !bound))
+		return KNEE_NONE; /* the dead zone: nothing changes */
+	if (v < 0) { /* sitting on the edge: the smallest cut */
+		k->dead_streak = 0;
+		return cut(k, now, d_bps, cut_steps[0], true);
+	}
+	k->bad_streak++;
+	lvl = k->bad_streak < KNEE_CUT_LEVELS ? k->bad_streak - 1 : KNEE_CUT_LEVELS - 1;
+	return cut(k, now, d_bps, cut_steps[lvl], true);
+}
+
+/* A window mostly late while the limit binds: act now (see the file's top). */
+static bool emergency_due(const struct iolat_knee *k, const struct knee_obs *o, bool ok,
+			  bool bound)
+{
+	if (ok || k->phase != KNEE_LIMIT || !bound || !o->nr ||
+	    o->missed * 1000 <= o->nr * KNEE_EMERGENCY_PM)
+		return false;
+	if (k->cycle == KNEE_UP && !k->pending)
+		return true;
+	if (o->now - k->force_at <= KNEE_SETTLE_NS)
+		return false;
+	return !k->cut_at || o->now - k->cut_at >= KNEE_PERIOD_NS;
+}
+
+static enum knee_act emergency(struct iolat_knee *k, const struct knee_obs *o)
+{
+	k->emergencies++;
+	if (k->cycle == KNEE_UP && !k->pending)
+		return probe_end(k, o->now, true);
+	k->bad_streak = k->bad_streak ? k->bad_streak : 1;
+	return cut(k, o->now, knee_ring_rate(k), 1000 - KNEE_EMERGENCY_CUT_PM, false);
+}
+
+static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, bool ok,
+			     uint64_t dt, uint64_t d_bps, uint64_t d_iops)
+{
+	bool in_force = take_force(k, o), bound;
+	uint64_t len = k->cycle == KNEE_CRUISE && k->decision != IOLAT_STEP_LIMIT ? KNEE_PERIOD_NS :
+		       KNEE_UP_NS; /* a probe, a drain, the first limit: judged sooner */
+
+	knee_ring_add(k, o->bytes, dt);
+	k->since_change++;
+	bound = o->waited || d_bps >= knee_scale_pm(k->force_bps, KNEE_BIND_PM) ||
+		knee_ring_rate(k) >= knee_scale_pm(k->force_bps, KNEE_BIND_PM) ||
+		(k->force_iops && d_iops >= knee_scale_pm(k->force_iops, KNEE_BIND_PM));
+	if (bound)
+		k->used_at = o->now;
+	if (emergency_due(k, o, ok, bound))
+		return emergency(k, o);
+	if (!in_force || (k->cycle != KNEE_UP && o->now - k->force_at <= KNEE_SETTLE_NS))
+		return KNEE_NONE; /* not judged: not in force, or still settling */
+	if (k->phase == KNEE_FUTILE) /* a window is late against 1.5 x the best mean */
+		ok = o->nr && o->sum_ns / o->nr <= knee_scale_pm(k->best_mean_ns, KNEE_WORSE_PM);
+	knee_period_add(k, o, ok, dt);
+	if (k->per.dt < len && !knee_period_certain(k, len, o->win_ns))
+		return KNEE_NONE;
+	return close_period(k, o->now);
 }
 
 enum knee_act knee_window(struct iolat_knee *k, const struct knee_obs *o, bool ok)
 {
 	uint64_t dt = k->last_obs && k->last_obs < o->now ? o->now - k->last_obs : o->win_ns;
-	uint64_t d_bps = per_sec(o->bytes, dt), d_iops = per_sec(o->ios, dt);
+	uint64_t d_bps = knee_per_sec(o->bytes, dt), d_iops = knee_per_sec(o->ios, dt);
 
 	k->last_obs = o->now;
 	switch (k->phase) {
@@ -448,11 +462,13 @@ enum knee_act knee_window(struct iolat_knee *k, const struct knee_obs *o, bool o
 		knee_reset(k);
 		k->phase = KNEE_MEASURE;
 		k->decision = IOLAT_STEP_MEASURE;
-		level_add(&k->lv[0], o); /* the unthrottled level's latencies */
+		k->lv[0].nr += o->nr; /* the unthrottled level's latencies */
+		k->lv[0].sum_ns += o->sum_ns;
+		k->lv[0].windows++;
 		return KNEE_WATCH;
 	case KNEE_MEASURE:
 		return measure(k, o, ok, d_bps, d_iops);
 	default:
-		return limited(k, o, ok, d_bps, d_iops);
+		return limited(k, o, ok, dt, d_bps, d_iops);
 	}
 }

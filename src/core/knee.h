@@ -2,8 +2,9 @@
 /*
  * knee.h - the adaptive mode's rate decision for one parent, as pure logic:
  * fed each window of the protected (asking) group and what its throttled
- * siblings did meanwhile, it says how many bytes and I/Os per second the
- * siblings may have together (docs/controller-adaptive.md).
+ * siblings did meanwhile, it judges QoS periods of about a second and says
+ * how many bytes and I/Os per second the siblings may have together
+ * (docs/controller-adaptive.md).
  *
  * Context: the caller serialises every call on one struct (the parent's
  * child_lock); no atomics, no clock of its own, no allocation.
@@ -14,33 +15,42 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Constants (docs/controller-adaptive.md says why each). */
+/* Constants (docs/controller-adaptive.md, section 2, says why each). */
 #define KNEE_FIRST_PM        900u  /* first limit: 0.9 x the siblings' unthrottled rate ... */
 #define KNEE_MEASURE_WINDOWS   2u  /* ... the best of this many windows (one may be a hiccup) */
-#define KNEE_BACKOFF_PM      900u  /* a miss: 0.9 x min(limit, delivered) */
-#define KNEE_GAIN_MIN_PM      50u  /* first probe step: +5 % */
-#define KNEE_GAIN_MAX_PM     400u  /* probe step doubles per success, up to +40 % */
-#define KNEE_SETTLE_WINDOWS    2u  /* windows after a change before a miss counts */
-#define KNEE_PROBE_WINDOWS     3u  /* a probe is judged over this many windows ... */
-#define KNEE_PROBE_MIN_NS    300000000ull  /* ... and at least this long */
-#define KNEE_HOLD_WINDOWS     10u  /* shortest wait between probes: 10 windows ... */
-#define KNEE_HOLD_MIN_NS     1000000000ull /* ... and at least 1 s */
-#define KNEE_HOLD_MAX_NS    32000000000ull /* doubling per failed probe up to 32 s */
-#define KNEE_BAD_MEMORY_NS  10000000000ull /* a rate that missed is remembered 10 s ... */
-#define KNEE_MARGIN_PM       950u  /* ... and probes stay 5 % under it ... */
-#define KNEE_STEP_MIN_PM    1010u  /* ... unless that leaves less than +1 % */
-#define KNEE_CAREFUL_PM      900u  /* from 0.9 x it, a probe that holds keeps hold and step */
-#define KNEE_GOOD_BUCKETS     10u  /* the good-rate max filter: 10 buckets ... */
+#define KNEE_PERIOD_NS   1000000000ull /* a QoS period: this much of judged windows */
+#define KNEE_UP_NS        500000000ull /* a probe's and a drain's period: shorter */
+#define KNEE_SETTLE_NS    200000000ull /* windows this soon after a cut are not judged */
+#define KNEE_BAD_PM          100u  /* a period is bad above 10 % of its I/Os (or windows) late */
+#define KNEE_GOOD_PM          75u  /* ... good below 7.5 %; in between nothing changes */
+#define KNEE_DEAD_PERIODS      2u  /* dead-zone periods in a row, the limit used: a 4 % cut */
+#define KNEE_EARLY_WINDOWS     3u  /* a period already bad whatever follows closes early */
+#define KNEE_EMERGENCY_PM    500u  /* emergency: a window with more than half its I/Os late */
+#define KNEE_EMERGENCY_CUT_PM 900u /* ... cut to 0.9 x the rate delivered over the last period */
+#define KNEE_CUT_FLOOR_PM    500u  /* a cut's base: not under half the limit in force */
+#define KNEE_CUT_LEVELS        4u  /* cuts grow with bad periods in a row: */
+#define KNEE_CUT_STEPS_PM { 40u, 80u, 150u, 250u } /* 4, 8, 15, 25 % */
+#define KNEE_CRUISE_PM       980u  /* cruise at 0.98 x the knee estimate */
+#define KNEE_CRUISE_PERIODS    4u  /* good periods at cruise before a probe */
+#define KNEE_UP_LEVELS         5u  /* a probe's gain grows with probes held in a row: */
+#define KNEE_UP_STEPS_PM { 20u, 40u, 80u, 160u, 250u } /* +2, 4, 8, 16, 25 % */
+#define KNEE_DRAIN_PM        920u  /* after a probe that did not hold: 0.92 x the knee */
+#define KNEE_MIN_STEP_PM      20u  /* no change under 2 % (an actuator skips it) */
+#define KNEE_CEILING_PM      990u  /* probes stay under 0.99 x a rate that failed ... */
+#define KNEE_BAD_MEMORY_NS 10000000000ull /* ... in the last 10 s */
+#define KNEE_GOOD_BUCKETS     10u  /* the knee estimate: a max filter of 10 buckets ... */
 #define KNEE_GOOD_BUCKET_NS  1000000000ull /* ... of 1 s */
+#define KNEE_BIND_PM         900u  /* a limit binds: waits, or >= 0.9 x it delivered */
 #define KNEE_FLOOR_DIV        64u  /* floor: 1/64 of the unthrottled rate */
 #define KNEE_IDLE_LIFT_NS    4000000000ull /* a limit not used for 4 s is lifted */
-#define KNEE_FUTILE_STEPS      2u  /* back-offs in a row that did not help */
+#define KNEE_APPLY_WAIT_NS   3000000000ull /* a change never put in force: adopt what is */
+#define KNEE_FUTILE_STEPS      2u  /* cuts in a row that did not help */
 #define KNEE_HELP_PM         900u  /* "helped": the mean fell below 0.9 x the level before */
 #define KNEE_BEST_PM        1100u  /* a level within 1.1 x the best mean is as good */
-#define KNEE_WORSE_PM       1500u  /* unattainable: a period 1.5 x the best mean is a miss */
-#define KNEE_ATTAIN_WINDOWS    5u  /* unattainable ends after this many windows within */
+#define KNEE_WORSE_PM       1500u  /* unattainable: a period 1.5 x the best mean is bad */
 #define KNEE_HISTORY           8u  /* levels remembered for the futility rule ... */
-#define KNEE_LEVEL_WINDOWS     3u  /* ... each judged once it has this many settled windows */
+#define KNEE_LEVEL_WINDOWS     3u  /* ... each known once it has this many judged windows */
+#define KNEE_RING             16u  /* windows remembered for the delivered rate */
 
 enum knee_phase {
 	KNEE_OFF = 0,   /* nothing limited */
@@ -49,48 +59,74 @@ enum knee_phase {
 	KNEE_FUTILE,    /* limited; lowering did not help: judged against the best mean */
 };
 
+/* Where a limited episode is in its probe cycle (BBR's ProbeBW). */
+enum knee_cycle {
+	KNEE_CRUISE = 0, /* at (or under) KNEE_CRUISE_PM x the knee estimate */
+	KNEE_UP,         /* a short period a little above */
+	KNEE_DRAIN,      /* a period a little below, after a probe that did not hold */
+};
+
 /* One window of the protected group, and the siblings' I/O over the same time. */
 struct knee_obs {
 	uint64_t now;          /* the window's end */
 	uint64_t win_ns;       /* the protected group's window length */
 	uint64_t nr, missed;   /* its latencies in the window, and those >= target */
 	uint64_t sum_ns;       /* their sum */
-	uint64_t bytes, ios;   /* the limited siblings' I/O let through since the last call */
+	uint64_t bytes, ios;   /* the limited siblings' I/O served since the last call */
 	uint64_t waited;       /* how many of those waited at the pace gate */
+	/* The actuator's word (iolat_group_observe_applied()): when @applied is
+	 * set, @applied_bps/@applied_iops are in force (0: none) since
+	 * @applied_at; otherwise a decided limit is in force at once. */
+	bool applied;
+	uint64_t applied_bps, applied_iops, applied_at;
 };
 
 /* A level visited in this episode: its limit and the protected group's mean there. */
 struct knee_level {
 	uint64_t bps, iops;
-	uint64_t nr, sum_ns;   /* latencies seen while at it (after it settled) */
+	uint64_t nr, sum_ns;   /* latencies of its last judged period */
 	uint32_t windows;      /* how many windows that was */
+	bool cut;              /* left by a cut after a bad period */
+};
+
+/* The QoS period being judged. */
+struct knee_period {
+	uint64_t dt;                 /* judged time */
+	uint64_t nr, missed, sum_ns; /* the protected group's I/O */
+	uint32_t windows, missed_windows;
+	uint64_t bytes, ios, waited; /* the siblings' */
 };
 
 struct iolat_knee {
 	uint32_t phase;               /* enum knee_phase */
+	uint32_t cycle;               /* enum knee_cycle */
 	uint32_t decision;            /* enum iolat_step of the last call that decided */
 	uint64_t limit_bps, limit_iops; /* the siblings' aggregate limit; 0: none */
-	uint64_t base_bps, base_iops; /* their rate measured unthrottled (bps: or since, in a good window) */
+	uint64_t force_bps, force_iops; /* what is in force (limit_*, once put in force) */
+	bool pending;                 /* the last change is not in force yet */
+	uint64_t base_bps, base_iops; /* their rate measured unthrottled (bps: or since, in a good period) */
 	uint64_t last_obs;            /* end of the previous call's period */
-	uint64_t changed_at;          /* the limit last changed */
+	uint64_t changed_at;          /* the limit last changed (decided) */
+	uint64_t force_at;            /* ... and was found in force */
 	uint32_t since_change;        /* windows seen since then */
 	uint64_t used_at;             /* the limit last bound (waits, or delivered >= 0.9 x) */
-	uint64_t hold_ns;             /* wait between probes */
-	uint32_t gain_pm;             /* the next probe's step */
-	bool probing;
-	uint32_t probe_windows;
-	uint64_t pre_bps, pre_iops;   /* before the probe */
-	uint64_t bad_bps, bad_at;     /* the last rate that missed (a probe, or a bound limit) */
-	uint64_t good_max[KNEE_GOOD_BUCKETS]; /* best delivered rate of a good window ... */
+	uint64_t cut_at;              /* the last cut (an emergency waits a period after it) */
+	struct knee_period per;
+	uint64_t ring_bytes[KNEE_RING], ring_dt[KNEE_RING]; /* the last windows' delivery */
+	uint32_t ring_pos;
+	uint32_t bad_streak;          /* bad periods in a row (the cut's step) */
+	uint32_t dead_streak;         /* dead-zone periods in a row */
+	uint32_t up_streak;           /* probes held in a row (the probe's gain) */
+	uint32_t cruise_periods;      /* good periods at cruise since the last probe or cut */
+	uint64_t pre_bps;             /* before the probe */
+	uint64_t bad_bps, bad_at;     /* the last probe that failed (the ceiling) */
+	uint64_t good_max[KNEE_GOOD_BUCKETS]; /* best delivered rate of a good period ... */
 	uint64_t good_sec[KNEE_GOOD_BUCKETS]; /* ... in this second (+1; 0: empty) */
 	struct knee_level lv[KNEE_HISTORY]; /* lv[0]: the current level */
 	uint32_t nr_lv;
 	uint32_t futile_steps;
 	uint64_t best_mean_ns;        /* unattainable: the best mean seen (the reference) */
-	uint32_t attained;            /* windows within target in a row (futile phase) */
-	uint64_t per_nr, per_sum;     /* futile phase: the period being judged */
-	uint32_t per_windows;
-	uint64_t probes, probe_fails, backoffs;
+	uint64_t probes, probe_fails, backoffs, emergencies;
 };
 
 /* Start (or forget) an episode: nothing limited. */
@@ -111,14 +147,31 @@ enum knee_act {
  */
 enum knee_act knee_window(struct iolat_knee *k, const struct knee_obs *o, bool ok);
 
-/* The good-rate estimate: the highest rate the siblings were delivered in a
- * good window over the last KNEE_GOOD_BUCKETS seconds (0: none). */
+/* The knee estimate: the highest rate the siblings were delivered in a good
+ * period over the last KNEE_GOOD_BUCKETS seconds (0: none). */
 uint64_t knee_good_rate(const struct iolat_knee *k, uint64_t now);
+
+/* How long until the next probe at the current cycle (0: probing, or none due). */
+uint64_t knee_next_probe_ns(const struct iolat_knee *k);
 
 /* True while the target has been found unattainable (futile phase). */
 static inline bool knee_unattainable(const struct iolat_knee *k)
 {
 	return k->phase == KNEE_FUTILE;
 }
+
+/* knee_est.c: the knee estimate, the levels and the period's verdict. */
+void knee_good_add(struct iolat_knee *k, uint64_t now, uint64_t bps);
+void knee_good_cap(struct iolat_knee *k, uint64_t bps);
+void knee_level_push(struct iolat_knee *k);
+uint64_t knee_level_mean(const struct knee_level *l);
+bool knee_level_known(const struct knee_level *l);
+void knee_period_add(struct iolat_knee *k, const struct knee_obs *o, bool ok, uint64_t dt);
+int knee_period_verdict(const struct iolat_knee *k, bool futile);
+bool knee_period_certain(const struct iolat_knee *k, uint64_t period_ns, uint64_t win_ns);
+void knee_ring_add(struct iolat_knee *k, uint64_t bytes, uint64_t dt);
+uint64_t knee_ring_rate(const struct iolat_knee *k);
+uint64_t knee_scale_pm(uint64_t v, uint32_t pm);
+uint64_t knee_per_sec(uint64_t n, uint64_t dt_ns);
 
 #endif

@@ -11,6 +11,10 @@
  * Samples go to the group's last stat slot, the one shared by threads without
  * a slot of their own, with atomic adds: any thread may observe.
  *
+ * The same caller acts for the adaptive mode: it says which rate it put in
+ * force for a group and what the group was served (the throttle's own
+ * counters); the parent's decision (adaptive.c, knee.c) then uses those.
+ *
  * Context: any thread, concurrently with everything but iolat_ctl_destroy();
  * lock-free except the window close (the parent's child_lock).
  */
@@ -104,5 +108,29 @@ int iolat_group_observe_stat(struct iolat_group *g, struct iolat_observe_stat *s
 	st->bytes_observed = atomic_load(&g->obs_bytes);
 	iolat_pace_in_force(g, ctl_now(g->ctl), &st->pace_bps, &st->pace_iops);
 	st->throttled |= st->pace_bps || st->pace_iops;
+	return 0;
+}
+
+int iolat_group_observe_applied(struct iolat_group *g, uint64_t bps, uint64_t iops,
+				uint64_t now_ns)
+{
+	if (!g || g->idx == IOLAT_ROOT_IDX)
+		return -EINVAL;
+	atomic_store(&g->ad.applied_bps, bps);
+	atomic_store(&g->ad.applied_iops, iops);
+	atomic_store(&g->ad.applied_at, now_ns);
+	atomic_fetch_or(&g->ad.fed, IOLAT_FED_APPLIED);
+	return 0;
+}
+
+int iolat_group_observe_served(struct iolat_group *g, uint64_t bytes, uint64_t ios,
+			       uint64_t now_ns)
+{
+	(void)now_ns; /* the parent reads the counts at its own windows */
+	if (!g || g->idx == IOLAT_ROOT_IDX)
+		return -EINVAL;
+	atomic_fetch_add(&g->ad.served_bytes, bytes);
+	atomic_fetch_add(&g->ad.served_ios, ios);
+	atomic_fetch_or(&g->ad.fed, IOLAT_FED_SERVED);
 	return 0;
 }

@@ -11,6 +11,7 @@
  *  - the gate lets go while the protected group idles; the tick releases;
  *  - bypass I/O of a paced group is charged as delay; it reads as congested;
  *  - completions observed elsewhere (iolatd's path) drive the same loop;
+ *  - a caller acting for the controller: served bytes and the limit in force;
  *  - the article mode never watches anything.
  * Context: single-threaded cmocka program on the virtual clock.
  */
@@ -114,6 +115,40 @@ static void test_measure_then_limit(void **state)
 	assert_int_equal(slow.last_step, IOLAT_STEP_PACE);
 	assert_int_equal(slow.depth, IOLAT_DEPTH_MAX);   /* a rate, never a depth */
 	assert_true(t_stat(p.slow).congested);           /* use_delay 1 while paced */
+	iolat_ctl_destroy(p.ctl);
+}
+
+/*
+ * A caller acting for the controller (iolatd): what it says was served is
+ * the siblings' delivered rate (not the gate's count), and a limit is judged
+ * only once it says the limit is in force.
+ */
+static void test_actuator_feedback(void **state)
+{
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct iolat_knee *k = &p.root->ap.knee;
+
+	(void)state;
+	assert_int_equal(iolat_group_observe_served(p.root, 1, 1, t_now), -EINVAL);
+	assert_int_equal(iolat_group_observe_applied(NULL, 1, 1, t_now), -EINVAL);
+	for (int i = 0; i < 3; i++) {
+		/* The throttle's counters: 400 MiB a window (4000 MiB/s), while
+		 * the gate lets ~1000 MiB/s through. */
+		assert_int_equal(iolat_group_observe_served(p.slow, 400 * MIB, 400, t_now), 0);
+		miss(&p, T_MS);
+	}
+	assert_int_equal(t_stat(p.root).last_decision, IOLAT_STEP_LIMIT);
+	assert_true(k->base_bps > 3900 * MIB && k->base_bps < 4100 * MIB);
+	/* Nothing written yet (0: none in force): the limit is not judged. */
+	assert_int_equal(iolat_group_observe_applied(p.slow, 0, 0, t_now), 0);
+	miss(&p, T_MS);
+	assert_true(k->pending);
+	assert_int_equal(k->per.windows, 0);
+	/* Written: in force from now, judged from then on. */
+	assert_int_equal(iolat_group_observe_applied(p.slow, k->limit_bps, k->limit_iops, t_now), 0);
+	miss(&p, T_MS);
+	assert_false(k->pending);
+	assert_int_equal(k->force_bps, k->limit_bps);
 	iolat_ctl_destroy(p.ctl);
 }
 
@@ -315,6 +350,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_measure_then_limit),
+		cmocka_unit_test(test_actuator_feedback),
 		cmocka_unit_test(test_gate_spaces_at_the_rate),
 		cmocka_unit_test(test_gate_late_callers_keep_the_rate),
 		cmocka_unit_test(test_iops_bound),

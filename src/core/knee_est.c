@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * knee_est.c - what the adaptive mode's decision (knee.c) measures: the knee
+ * estimate (a max filter of the rate delivered in good periods), the levels
+ * visited with the protected group's mean at each (for futility), the QoS
+ * period being judged and its verdict, and the rate delivered over the last
+ * period's worth of windows.
+ *
+ * Context: knee.h (the caller serialises; pure).
+ */
+#include <string.h>
+
+#include "iolatency.h"
+#include "core/knee.h"
+#include "util/units.h"
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+uint64_t knee_scale_pm(uint64_t v, uint32_t pm)
+{
+	return v / 1000 * pm + v % 1000 * pm / 1000;
+}
+
+uint64_t knee_per_sec(uint64_t n, uint64_t dt_ns)
+{
+	if (!dt_ns)
+		return 0;
+	if (n > UINT64_MAX / NSEC_PER_SEC)
+		return n / dt_ns * NSEC_PER_SEC;
+	return n * NSEC_PER_SEC / dt_ns;
+}
+
+/* ---- the knee estimate: a max filter over the last seconds ---- */
+
+uint64_t knee_good_rate(const struct iolat_knee *k, uint64_t now)
+{
+	uint64_t sec = now / KNEE_GOOD_BUCKET_NS + 1, best = 0;
+
+	for (uint32_t i = 0; i < KNEE_GOOD_BUCKETS; i++)
+		if (k->good_sec[i] && k->good_sec[i] + KNEE_GOOD_BUCKETS > sec)
+			best = max_u64(best, k->good_max[i]);
+	return best;
+}
+
+void knee_good_add(struct iolat_knee *k, uint64_t now, uint64_t bps)
+{
+	uint64_t sec = now / KNEE_GOOD_BUCKET_NS + 1;
+	uint32_t i = (uint32_t)(sec % KNEE_GOOD_BUCKETS);
+
+	if (k->good_sec[i] != sec) {
+		k->good_sec[i] = sec;
+		k->good_max[i] = 0;
+	}
+	k->good_max[i] = max_u64(k->good_max[i], bps);
+}
+
+/* A cut to @bps: good periods above it are no longer evidence. */
+void knee_good_cap(struct iolat_knee *k, uint64_t bps)
+{
+	for (uint32_t i = 0; i < KNEE_GOOD_BUCKETS; i++)
+		if (k->good_max[i] > bps)
+			k->good_max[i] = bps;
+}
+
+/* ---- levels: the limits visited and the protected group's mean at each ---- */
+
+void knee_level_push(struct iolat_knee *k)
+{
+	memmove(&k->lv[1], &k->lv[0], sizeof(k->lv[0]) * (KNEE_HISTORY - 1));
+	k->lv[0] = (struct knee_level){ .bps = k->limit_bps, .iops = k->limit_iops };
+	if (k->nr_lv < KNEE_HISTORY)
+		k->nr_lv++;
+}
+
+bool knee_level_known(const struct knee_level *l)
+{
+	return l->nr && l->windows >= KNEE_LEVEL_WINDOWS;
+}
+
+uint64_t knee_level_mean(const struct knee_level *l)
+{
+	return l->nr ? l->sum_ns / l->nr : 0;
+}
+
+/* ---- the period ---- */
+
+void knee_period_add(struct iolat_knee *k, const struct knee_obs *o, bool ok, uint64_t dt)
+{
+	struct knee_period *p = &k->per;
+
+	p->dt += dt;
+	p->nr += o->nr;
+	p->missed += o->missed;
+	p->sum_ns += o->sum_ns;
+	p->windows++;
+	p->missed_windows += !ok;
+	p->bytes += o->bytes;
+	p->ios += o->ios;
+	p->waited += o->waited;
+}
+
+/*
+ * The share of the period that was late, per mille: of its I/Os, or of its
+ * windows if more (a reader at queue depth 1 issues one I/O per stall and
+ * hundreds between: its I/Os alone hide a stalled window).
+ */
+static uint64_t late_pm(const struct knee_period *p)
+{
+	uint64_t ios = p->nr ? p->missed * 1000 / p->nr : 0;
+	uint64_t wins = p->windows ? (uint64_t)p->missed_windows * 1000 / p->windows : 0;
+
+	return ios > wins ? ios : wins;
+}
+
+/*
+ * knee_period_verdict() - 1 good, 0 bad, -1 neither (the dead zone, or
+ * nothing to judge). @futile: the period's mean against 1.5 x the best.
+ */
+int knee_period_verdict(const struct iolat_knee *k, bool futile)
+{
+	const struct knee_period *p = &k->per;
+	uint64_t late;
+
+	if (!p->nr)
+		return -1;
+	if (futile)
+		return p->sum_ns / p->nr <= knee_scale_pm(k->best_mean_ns, KNEE_WORSE_PM);
+	late = late_pm(p);
+	if (late > KNEE_BAD_PM)
+		return 0;
+	return late < KNEE_GOOD_PM ? 1 : -1;
+}
+
+/*
+ * Is the period (of @period_ns, windows of @win_ns) already bad whatever its
+ * remaining windows bring? Its late windows are more than KNEE_BAD_PM of all
+ * it will have, after at least KNEE_EARLY_WINDOWS (a probe: at its first).
+ */
+bool knee_period_certain(const struct iolat_knee *k, uint64_t period_ns, uint64_t win_ns)
+{
+	uint64_t all = win_ns ? (period_ns + win_ns - 1) / win_ns : 1;
+
+	if (k->per.windows < (k->cycle == KNEE_UP ? 1 : KNEE_EARLY_WINDOWS))
+		return false;
+	return (uint64_t)k->per.missed_windows * 1000 > all * KNEE_BAD_PM;
+}
+
+/* ---- the delivered rate over the last period's worth of windows ---- */
+
+void knee_ring_add(struct iolat_knee *k, uint64_t bytes, uint64_t dt)
+{
+	k->ring_bytes[k->ring_pos] = bytes;
+	k->ring_dt[k->ring_pos] = dt;
+	k->ring_pos = (k->ring_pos + 1) % KNEE_RING;
+}
+
+uint64_t knee_ring_rate(const struct iolat_knee *k)
+{
+	uint64_t bytes = 0, dt = 0;
+
+	for (uint32_t n = 0; n < KNEE_RING && dt < KNEE_PERIOD_NS; n++) {
+		uint32_t i = (k->ring_pos + KNEE_RING - 1 - n) % KNEE_RING;
+
+		if (!k->ring_dt[i])
+			break;
+		bytes += k->ring_bytes[i];
+		dt += k->ring_dt[i];
+	}
+	return knee_per_sec(bytes, dt);
+}
