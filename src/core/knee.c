@@ -24,7 +24,8 @@
  *    estimate drains what it queued, then cruise again.
  *  - emergency: a window with more than half its I/Os late while the limit
  *    binds ends a probe at once, or (no cut in the last period) cuts to 0.9 x
- *    what was delivered over the last period.
+ *    what was delivered over the last second (or since the last change or
+ *    period end, >= 200 ms, when lower).
  *  - futility: two cuts in a row that did not lower the protected group's
  *    mean by 10 %, or a cut at the floor: lowering does not help. Back to
  *    the highest level whose mean was within 10 % of the best; periods are
@@ -98,6 +99,7 @@ static uint64_t iops_for(const struct iolat_knee *k, uint64_t bps)
 static void new_period(struct iolat_knee *k)
 {
 	memset(&k->per, 0, sizeof(k->per));
+	k->since_bytes = k->since_dt = 0;
 }
 
 /* Decide the limit @bps/@iops at @now: a new level, pending until in force. */
@@ -416,11 +418,15 @@ static bool emergency_due(const struct iolat_knee *k, const struct knee_obs *o, 
 
 static enum knee_act emergency(struct iolat_knee *k, const struct knee_obs *o)
 {
+	uint64_t d_bps = knee_ring_rate(k);
+
 	k->emergencies++;
 	if (k->cycle == KNEE_UP && !k->pending)
 		return probe_end(k, o->now, true);
 	k->bad_streak = k->bad_streak ? k->bad_streak : 1;
-	return cut(k, o->now, knee_ring_rate(k), 1000 - KNEE_EMERGENCY_CUT_PM, false);
+	if (k->since_dt >= KNEE_SINCE_NS) /* a knee that dropped shows since the change */
+		d_bps = min_u64(d_bps, knee_per_sec(k->since_bytes, k->since_dt));
+	return cut(k, o->now, d_bps, 1000 - KNEE_EMERGENCY_CUT_PM, false);
 }
 
 static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, bool ok,
@@ -431,6 +437,10 @@ static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, boo
 		       KNEE_UP_NS; /* a probe, a drain, the first limit: judged sooner */
 
 	knee_ring_add(k, o->bytes, dt);
+	if (in_force) {
+		k->since_bytes += o->bytes;
+		k->since_dt += dt;
+	}
 	k->since_change++;
 	bound = o->waited || d_bps >= knee_scale_pm(k->force_bps, KNEE_BIND_PM) ||
 		knee_ring_rate(k) >= knee_scale_pm(k->force_bps, KNEE_BIND_PM) ||

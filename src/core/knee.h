@@ -27,6 +27,7 @@
 #define KNEE_EARLY_WINDOWS     3u  /* a period already bad whatever follows closes early */
 #define KNEE_EMERGENCY_PM    500u  /* emergency: a window with more than half its I/Os late */
 #define KNEE_EMERGENCY_CUT_PM 900u /* ... cut to 0.9 x the rate delivered over the last period */
+#define KNEE_SINCE_NS     200000000ull /* ... or since the last change, if in force that long */
 #define KNEE_CUT_FLOOR_PM    500u  /* a cut's base: not under half the limit in force */
 #define KNEE_CUT_LEVELS        4u  /* cuts grow with bad periods in a row: */
 #define KNEE_CUT_STEPS_PM { 40u, 80u, 150u, 250u } /* 4, 8, 15, 25 % */
@@ -113,6 +114,7 @@ struct iolat_knee {
 	uint64_t cut_at;              /* the last cut (an emergency waits a period after it) */
 	struct knee_period per;
 	uint64_t ring_bytes[KNEE_RING], ring_dt[KNEE_RING]; /* the last windows' delivery */
+	uint64_t since_bytes, since_dt; /* ... and since the last change took force */
 	uint32_t ring_pos;
 	uint32_t bad_streak;          /* bad periods in a row (the cut's step) */
 	uint32_t dead_streak;         /* dead-zone periods in a row */

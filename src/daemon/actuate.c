@@ -40,13 +40,15 @@ static bool all_zero(const struct cg_limits *l)
 	return true;
 }
 
-/* Every kind within an eighth of what is written, and none appearing or vanishing. */
-static bool close_enough(const struct cg_limits *a, const struct cg_limits *b)
+/* Every kind within the dead band of what is written, and none appearing or vanishing. */
+static bool close_enough(const struct cg_limits *a, const struct cg_limits *b, uint32_t band_pm)
 {
+	uint32_t band = band_pm ? band_pm : ACT_BAND_PM;
+
 	for (int k = 0; k < CG_NR_LIMITS; k++) {
 		uint64_t x = a->v[k], y = b->v[k], d = x > y ? x - y : y - x;
 
-		if (!x != !y || d > y / 8)
+		if (!x != !y || d > y / 1000 * band + y % 1000 * band / 1000)
 			return false;
 	}
 	return true;
@@ -220,7 +222,7 @@ int iolatd_act_apply(struct act *a, const struct cgfs_root *root, const struct c
 		a->next = next;
 		return 0;
 	}
-	if (a->active && close_enough(&next, &a->written)) {
+	if (a->active && close_enough(&next, &a->written, a->band_pm)) {
 		a->pending = ACT_NONE; /* a lowering no longer wanted */
 		return 0;
 	}

@@ -5,7 +5,8 @@
  * whenever the file no longer holds what iolatd wrote), what is written
  * (the minimum of the administrator's and the controller's, kind by kind),
  * when, and for how long a limit has been in force. Writes are rate-limited
- * and skipped when every value moved by less than an eighth.
+ * and skipped when every value moved by less than an eighth (2 % when the
+ * caller sets band_pm so: the adaptive mode).
  *
  * Limits that hold on Linux 6.1 (and every kernel with its block throttle):
  * at each write of a group's limits while it has I/O queued, the throttle
@@ -61,6 +62,7 @@ struct act {
 	uint64_t primed_ns;       /* when the prime (or the opening) went out */
 	unsigned primes, opens;   /* primes and openings written, in all */
 	bool staged;              /* lowerings primed, kinds opened (6.1's throttle); else written at once */
+	uint32_t band_pm;         /* dead band: changes under this (per mille) are not written; 0: 125 */
 };
 
 #define ACT_MIN_INTERVAL_NS 100000000ull /* at most one decision per 100 ms */
@@ -70,6 +72,8 @@ struct act {
 #define ACT_OPEN_BPS (1ull << 40)        /* 1 TiB/s */
 #define ACT_OPEN_IOPS (1ull << 24)
 #define ACT_ROUND 10
+#define ACT_BAND_PM 125u                 /* the dead band: a change under 1/8 is not written ... */
+#define ACT_BAND_ADAPTIVE_PM 20u         /* ... under 2 % in the adaptive mode (each step counts) */
 
 /* Where the limit goes; staged (6.1's rules) unless set otherwise after. */
 void iolatd_act_init(struct act *a, const char *cgdir, dev_t dev);

@@ -214,14 +214,17 @@ void iolatd_observe(struct iolatd *d, uint64_t cgid, dev_t dev, uint64_t lat_ns,
 /* ---- the control round ---- */
 
 /*
- * The adaptive mode's budget: the core's rate, split by direction. While the
- * core's rate stays the same, a split that moved by less than 1/8 keeps the
- * limits written (the block throttle is rewritten only when the rate
- * changes: on 6.1 a rewrite can let bios through above the limit).
+ * The adaptive mode's budget: the core's rate, split by direction. A change
+ * of the core's rate is written (the core changes it at most once per QoS
+ * period, emergencies aside, and in steps of 2 % or more; actuate.c's dead
+ * band is 2 % in this mode). While the core's rate stays the same, the
+ * direction split is rewritten only when it moved by 1/8 or more and not
+ * more than once a second (the block throttle is rewritten only when needed:
+ * on 6.1 a rewrite can let bios through above the limit).
  */
 static void adaptive_want(struct iolatd *d, struct node_dev *nd,
 			  const struct iolat_observe_stat *st, const struct cg_limits *prev,
-			  struct cg_limits *want)
+			  struct cg_limits *want, uint64_t now)
 {
 	bool same = st->pace_bps == nd->pace_bps && st->pace_iops == nd->pace_iops;
 
@@ -229,12 +232,70 @@ static void adaptive_want(struct iolatd *d, struct node_dev *nd,
 	nd->pace_iops = st->pace_iops;
 	nd->delay_used = 0;
 	iolatd_rate_split(&nd->est, st->pace_bps, st->pace_iops, d->cfg.min_bps, d->cfg.min_iops, want);
-	for (int k = 0; same && k < CG_NR_LIMITS; k++)
-		same = (want->v[k] == 0) == (prev->v[k] == 0) &&
-		       want->v[k] <= prev->v[k] + prev->v[k] / 8 &&
-		       prev->v[k] <= want->v[k] + want->v[k] / 8;
-	if (same)
-		*want = *prev;
+	if (!same || now - nd->split_at >= IOLATD_SECOND_NS) {
+		for (int k = 0; same && k < CG_NR_LIMITS; k++)
+			same = (want->v[k] == 0) == (prev->v[k] == 0) &&
+			       want->v[k] <= prev->v[k] + prev->v[k] / 8 &&
+			       prev->v[k] <= want->v[k] + want->v[k] / 8;
+		if (!same) {
+			nd->split_at = now;
+			return;
+		}
+	}
+	*want = *prev;
+}
+
+/* The bytes and I/O rates of @l, read and write together, ours only (an opening binds nothing). */
+static void limits_sum(const struct cg_limits *l, uint64_t *bps, uint64_t *iops)
+{
+	*bps += (l->v[CG_RBPS] < ACT_OPEN_BPS ? l->v[CG_RBPS] : 0) +
+		(l->v[CG_WBPS] < ACT_OPEN_BPS ? l->v[CG_WBPS] : 0);
+	*iops += (l->v[CG_RIOPS] < ACT_OPEN_IOPS ? l->v[CG_RIOPS] : 0) +
+		 (l->v[CG_WIOPS] < ACT_OPEN_IOPS ? l->v[CG_WIOPS] : 0);
+}
+
+/* @rate scaled by @got / @asked (0 when nothing is asked or in force). */
+static uint64_t in_force_share(uint64_t rate, uint64_t got, uint64_t asked)
+{
+	return asked && got ? (uint64_t)((double)rate * (double)got / (double)asked) : 0;
+}
+
+/*
+ * Adaptive mode: tell the core what is in force for node @i on device @k
+ * after this round's writes (its rate scaled by what the files hold over what
+ * was asked: a primed lowering not yet committed, rounding, the
+ * administrator's lower value), so that it judges what was applied.
+ */
+static void feed_applied(struct iolatd *d, int i, unsigned k, uint64_t now)
+{
+	struct node_dev *nd = &d->nd[i][k];
+	uint64_t got_b = 0, got_i = 0, ask_b = 0, ask_i = 0;
+
+	for (int j = 0; j < LIMTAB_MAX; j++) {
+		const struct limtab_ent *e = &d->lim->e[j];
+
+		if (!e->used || e->dev != k || e->node != i || !e->act.active)
+			continue;
+		limits_sum(&e->act.written, &got_b, &got_i);
+		limits_sum(&e->want, &ask_b, &ask_i);
+	}
+	iolat_group_observe_applied(nd->g, in_force_share(nd->pace_bps, got_b, ask_b),
+				    in_force_share(nd->pace_iops, got_i, ask_i), now);
+}
+
+/*
+ * Adaptive mode: what node @i was served on device @k over the period that
+ * just ended, for the core's delivered rate. Today the completions measured
+ * by BPF (the node's subtree); the block throttle's own counters
+ * (iolatd_cgfs_read_served(): v1 blkio.throttle.io_service_bytes, v2 io.stat)
+ * plug in here, the one place that decides it.
+ */
+static void feed_served(struct iolatd *d, int i, unsigned k, uint64_t now)
+{
+	const struct node_dev *nd = &d->nd[i][k];
+
+	iolat_group_observe_served(nd->g, nd->cur.bytes[RATE_READ] + nd->cur.bytes[RATE_WRITE],
+				   nd->cur.ios[RATE_READ] + nd->cur.ios[RATE_WRITE], now);
 }
 
 /*
@@ -245,10 +306,10 @@ static void adaptive_want(struct iolatd *d, struct node_dev *nd,
  * that decides a node's limits.
  */
 static void node_want(struct iolatd *d, struct node_dev *nd, const struct iolat_observe_stat *st,
-		      const struct cg_limits *prev, struct cg_limits *want)
+		      const struct cg_limits *prev, struct cg_limits *want, uint64_t now)
 {
 	if (d->cfg.mode == IOLAT_CTL_MODE_ADAPTIVE) {
-		adaptive_want(d, nd, st, prev, want);
+		adaptive_want(d, nd, st, prev, want, now);
 		return;
 	}
 	nd->delay_used = iolatd_effect_delay(&nd->eff, st->use_delay,
@@ -262,7 +323,7 @@ static void node_want(struct iolatd *d, struct node_dev *nd, const struct iolat_
 }
 
 /* Roll node @i's period on device @k and decide its budget. */
-static void node_round(struct iolatd *d, int i, unsigned k)
+static void node_round(struct iolatd *d, int i, unsigned k, uint64_t now)
 {
 	struct node_dev *nd = &d->nd[i][k];
 	struct cg_limits prev = nd->want;
@@ -270,6 +331,8 @@ static void node_round(struct iolatd *d, int i, unsigned k)
 
 	iolatd_effect_period(&nd->eff, &nd->cur, &nd->placed, IOLATD_PERIOD_NS);
 	iolatd_rate_est_update(&nd->est, &nd->cur);
+	if (nd->g && d->cfg.mode == IOLATD_MODE_ADAPTIVE)
+		feed_served(d, i, k, now);
 	memset(&nd->cur, 0, sizeof(nd->cur));
 	memset(&nd->want, 0, sizeof(nd->want));
 	if (!nd->g || iolat_group_observe_stat(nd->g, &st))
@@ -277,7 +340,7 @@ static void node_round(struct iolatd *d, int i, unsigned k)
 	nd->depth = st.depth;
 	nd->use_delay = st.use_delay;
 	if (d->cfg.control)
-		node_want(d, nd, &st, &prev, &nd->want);
+		node_want(d, nd, &st, &prev, &nd->want, now);
 }
 
 static void want_on(struct iolatd *d, uint64_t ino, const char *rel, unsigned k, int node,
@@ -370,6 +433,7 @@ static void apply_limits(struct iolatd *d, unsigned k, uint64_t now)
 
 		if (!e->used || e->dev != k)
 			continue;
+		e->act.band_pm = d->cfg.mode == IOLATD_MODE_ADAPTIVE ? ACT_BAND_ADAPTIVE_PM : 0;
 		ret = iolatd_act_apply(&e->act, &d->root, &e->want, now, d->opts.dry_run, iolatd_save_state, d);
 		if (ret < 0 && !e->error_logged) {
 			e->error_logged = true;
@@ -418,7 +482,7 @@ static void control_round(struct iolatd *d, unsigned k, uint64_t now)
 	iolatd_limtab_clear_wants(d->lim, k);
 	for (int i = 0; i < DISC_MAX_NODES; i++)
 		if (d->nd[i])
-			node_round(d, i, k);
+			node_round(d, i, k, now);
 	iolatd_usage_roll(d->usage, k, IOLATD_PERIOD_NS, now);
 	for (unsigned s = 0; s < USAGE_SLOTS; s++)
 		if (d->usage->slot[s].ino && d->usage->slot[s].dev == k)
@@ -435,6 +499,9 @@ static void control_round(struct iolatd *d, unsigned k, uint64_t now)
 		if (d->usage->slot[s].ino && d->usage->slot[s].dev == k && !d->usage->slot[s].carrying)
 			memset(&d->usage->slot[s].alloc, 0, sizeof(d->usage->slot[s].alloc));
 	apply_limits(d, k, now);
+	for (int i = 0; i < DISC_MAX_NODES && d->cfg.mode == IOLATD_MODE_ADAPTIVE; i++)
+		if (d->nd[i] && d->nd[i][k].g)
+			feed_applied(d, i, k, now);
 	note_transitions(d, k, now);
 	iolatd_served_round(d, k, now);
 }

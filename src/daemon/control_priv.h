@@ -56,6 +56,7 @@ struct node_dev {
 	int use_delay;            /* the core's */
 	int delay_used;           /* the one acted on (iolatd_effect_delay) */
 	uint64_t pace_bps, pace_iops; /* adaptive: the core's rate at the last round */
+	uint64_t split_at;        /* adaptive: its direction split last rewritten */
 	unsigned carriers;        /* cgroups carrying its budget */
 	unsigned left_out;        /* cgroups doing I/O below it that could not be given a part */
 	bool limited;             /* carriers > 0 */

@@ -293,6 +293,16 @@ static void test_emergency_cut(void **state)
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(win(&t, false, 1620, true), KNEE_NONE);
 	assert_int_equal(t.k.emergencies, 1);
+	/* The base: the rate delivered over the last second of windows, or
+	 * since the last change (or period) when lower: a knee that dropped. */
+	kt_init(&t);
+	limit_at(&t, 2000);
+	for (int i = 0; i < 12; i++)
+		win(&t, true, 1800, true);     /* the first period closes at the 7th */
+	win(&t, true, 1000, true);
+	win(&t, true, 1000, true);
+	assert_int_equal(win(&t, false, 1000, true), KNEE_SET);
+	assert_int_equal(t.k.limit_bps, 1350 * MB); /* 0.9 x 1500 (the last second: 1560) */
 	/* Not while the limit does not bind (the siblings are not the cause). */
 	kt_init(&t);
 	limit_at(&t, 2000);

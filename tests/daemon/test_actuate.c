@@ -118,6 +118,29 @@ static void test_admin_change_is_adopted(void **state)
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 10000000");
 }
 
+/* The adaptive mode's dead band: every change of more than 2 % is written. */
+static void test_adaptive_band(void **state)
+{
+	struct cg_limits want = wbps(80 * MS);
+
+	a.band_pm = ACT_BAND_ADAPTIVE_PM;
+	start_at(&want, 1000 * MS);
+	want = wbps(81 * MS); /* +1.25 %: under the band */
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1200 * MS, false, NULL, NULL), 0);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 80000000");
+	want = wbps(824 * MS / 10); /* +3 %: written at once */
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1300 * MS, false, NULL, NULL), 1);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 82400000");
+	want = wbps(7992 * MS / 100); /* -3 %: primed, then written */
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1400 * MS, false, NULL, NULL), 1);
+	assert_int_equal(iolatd_act_commit_due(&a, &root, 1470 * MS, false, NULL, NULL), 1);
+	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 79920000");
+	/* The default band (1/8) would have kept 80 MB/s all along. */
+	a.band_pm = 0;
+	want = wbps(84 * MS); /* +5 % */
+	assert_int_equal(iolatd_act_apply(&a, &root, &want, 1600 * MS, false, NULL, NULL), 0);
+}
+
 static void test_rate_limited_and_hysteresis(void **state)
 {
 	struct cg_limits want = wbps(80 * MS);
@@ -324,6 +347,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_admin_limit_kept_and_restored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin_change_is_adopted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rate_limited_and_hysteresis, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_adaptive_band, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_gone_and_dry_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_kind_is_opened, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_does_not_lower_others, setup, teardown),
