@@ -284,18 +284,22 @@ static void feed_applied(struct iolatd *d, int i, unsigned k, uint64_t now)
 }
 
 /*
- * Adaptive mode: what node @i was served on device @k over the period that
- * just ended, for the core's delivered rate. Today the completions measured
- * by BPF (the node's subtree); the block throttle's own counters
- * (iolatd_cgfs_read_served(): v1 blkio.throttle.io_service_bytes, v2 io.stat)
- * plug in here, the one place that decides it.
+ * Adaptive mode: what node @i was served on device @k over the round that
+ * just ended, for the core's delivered rate: the block throttle's own
+ * counters (control_served.c: v2 io.stat, v1 blkio.throttle.io_service_*;
+ * the last round's reading), else the completions BPF measured for the
+ * node's subtree. The one place that decides it.
  */
 static void feed_served(struct iolatd *d, int i, unsigned k, uint64_t now)
 {
 	const struct node_dev *nd = &d->nd[i][k];
 
-	iolat_group_observe_served(nd->g, nd->cur.bytes[RATE_READ] + nd->cur.bytes[RATE_WRITE],
-				   nd->cur.ios[RATE_READ] + nd->cur.ios[RATE_WRITE], now);
+	if (nd->served.valid)   /* the throttle's own counters over the last round */
+		iolat_group_observe_served(nd->g, nd->served.bytes[0] + nd->served.bytes[1],
+					   nd->served.ios[0] + nd->served.ios[1], now);
+	else                    /* not read yet (a node just limited): what BPF saw complete */
+		iolat_group_observe_served(nd->g, nd->cur.bytes[RATE_READ] + nd->cur.bytes[RATE_WRITE],
+					   nd->cur.ios[RATE_READ] + nd->cur.ios[RATE_WRITE], now);
 }
 
 /*
@@ -331,7 +335,7 @@ static void node_round(struct iolatd *d, int i, unsigned k, uint64_t now)
 
 	iolatd_effect_period(&nd->eff, &nd->cur, &nd->placed, IOLATD_PERIOD_NS);
 	iolatd_rate_est_update(&nd->est, &nd->cur);
-	if (nd->g && d->cfg.mode == IOLATD_MODE_ADAPTIVE)
+	if (nd->g && d->cfg.mode == IOLAT_CTL_MODE_ADAPTIVE)
 		feed_served(d, i, k, now);
 	memset(&nd->cur, 0, sizeof(nd->cur));
 	memset(&nd->want, 0, sizeof(nd->want));
@@ -433,7 +437,7 @@ static void apply_limits(struct iolatd *d, unsigned k, uint64_t now)
 
 		if (!e->used || e->dev != k)
 			continue;
-		e->act.band_pm = d->cfg.mode == IOLATD_MODE_ADAPTIVE ? ACT_BAND_ADAPTIVE_PM : 0;
+		e->act.band_pm = d->cfg.mode == IOLAT_CTL_MODE_ADAPTIVE ? ACT_BAND_ADAPTIVE_PM : 0;
 		ret = iolatd_act_apply(&e->act, &d->root, &e->want, now, d->opts.dry_run, iolatd_save_state, d);
 		if (ret < 0 && !e->error_logged) {
 			e->error_logged = true;
@@ -499,7 +503,7 @@ static void control_round(struct iolatd *d, unsigned k, uint64_t now)
 		if (d->usage->slot[s].ino && d->usage->slot[s].dev == k && !d->usage->slot[s].carrying)
 			memset(&d->usage->slot[s].alloc, 0, sizeof(d->usage->slot[s].alloc));
 	apply_limits(d, k, now);
-	for (int i = 0; i < DISC_MAX_NODES && d->cfg.mode == IOLATD_MODE_ADAPTIVE; i++)
+	for (int i = 0; i < DISC_MAX_NODES && d->cfg.mode == IOLAT_CTL_MODE_ADAPTIVE; i++)
 		if (d->nd[i] && d->nd[i][k].g)
 			feed_applied(d, i, k, now);
 	note_transitions(d, k, now);
