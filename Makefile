@@ -13,6 +13,7 @@
 #                  man pages (NOMAN=1: without them, where scdoc is missing)
 #   make man        the man pages from man/*.scd (scdoc), into $(O)/man
 #   make vm-test    iolatd on Debian 12's stock kernel under QEMU (tests/vm; minutes, see docs/iolatd.md)
+#   make vm-quickstart  README.md's quick start verbatim in a systemd guest (tests/vm/sysd.sh; minutes)
 #   make deb        the Debian packages (dpkg-buildpackage in $(O)/pkg; scripts/package_check.sh checks them)
 # CC=clang works too. Every source module is found by wildcard: adding a file needs no edit here.
 
@@ -95,7 +96,7 @@ TEST_HELP := $(patsubst %.c,$(O)/%.o,$(wildcard tests/helpers/*.c))
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(patsubst %.c,$(O)/%,$(BENCH_SRC))
 
-.PHONY: all lib test tests bench clean check-core-deps check-layers check-functions install man vm-test deb FORCE
+.PHONY: all lib test tests bench clean check-core-deps check-layers check-functions install man vm-test vm-quickstart deb FORCE
 
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
@@ -242,6 +243,10 @@ endif
 # iolatd on Debian 12's stock 6.1 kernel in a QEMU guest: tests/vm/run.sh (everything under $(O)/vm).
 vm-test: $(IOLAT) $(IOLATD)
 	O=$(O) bash tests/vm/run.sh
+
+# README.md's quick start, verbatim, on Debian 12 with systemd (root, mmdebstrap; minutes).
+vm-quickstart:
+	O=$(O) bash tests/vm/sysd.sh
 
 # The Debian packages, built from a copy of the tree in $(O)/pkg.
 deb:

@@ -36,49 +36,15 @@ shift
 VM_TIMEOUT=${VM_TIMEOUT:-900}
 VM_MEM=${VM_MEM:-1024}
 
-skip() { echo "skip: $*"; exit 77; }
-say() { echo "vm: $*" >&2; }
-
+. "$here/host_lib.sh"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
-busybox=$(command -v busybox || true)
-[ -n "$busybox" ] && file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
-	{ [ -x /bin/busybox ] && busybox=/bin/busybox; }
-ldd "$busybox" >/dev/null 2>&1 && skip "busybox is not static (apt-get install busybox-static)"
+find_busybox
 command -v cpio >/dev/null || skip "cpio not installed"
 mkdir -p "$out"
-
-# The kernel: the package's files, unpacked once (kept between runs).
-fetch_kernel() {
-	local meta=${VM_KERNEL_PKG:-linux-image-cloud-amd64} pkg deb
-	pkg=$(apt-cache depends "$meta" 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
-	[ -n "$pkg" ] || pkg=$meta # already a real package name
-	if [ -f "$out/kernel/.pkg" ] && [ "$(cat "$out/kernel/.pkg")" = "$pkg" ]; then
-		return 0
-	fi
-	rm -rf "$out/kernel" "$out"/linux-image-*.deb
-	say "fetching $pkg (apt-get download)"
-	(cd "$out" && apt-get download -q "$pkg" >/dev/null 2>&1) || return 1
-	deb=$(ls "$out"/linux-image-*.deb 2>/dev/null | head -n 1)
-	[ -n "$deb" ] || return 1
-	dpkg-deb -x "$deb" "$out/kernel" || return 1
-	rm -f "$deb"
-	echo "$pkg" >"$out/kernel/.pkg"
-}
 fetch_kernel || skip "cannot fetch the kernel package (apt-get download; run apt-get update?)"
-vmlinuz=$(ls "$out"/kernel/boot/vmlinuz-* | head -n 1)
-moddir=$(ls -d "$out"/kernel/lib/modules/* | head -n 1)
-
-# Copy binary $1 and every shared library it loads into root $2.
-copy_with_libs() {
-	local bin=$1 root=$2 lib
-	install -D -m 755 "$bin" "$root/bin/${bin##*/}"
-	for lib in $(ldd "$bin" 2>/dev/null | awk '/=> \//{print $3} /^\t\/.*ld-linux/{print $1}'); do
-		[ -e "$root$lib" ] || install -D -m 755 "$(readlink -f "$lib")" "$root$lib"
-	done
-}
 
 build_initramfs() {
-	local root=$out/root m
+	local root=$out/root
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,run,lib/modules,test,cg,mnt}
 	install -m 755 "$busybox" "$root/bin/busybox"
@@ -91,11 +57,7 @@ build_initramfs() {
 	for b in "$top/$O"/vm-extra/*; do
 		[ -x "$b" ] && copy_with_libs "$b" "$root"
 	done
-	# The virtio modules, in their load order (no modules.dep in the package).
-	for m in drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_legacy_dev \
-		drivers/virtio/virtio_pci_modern_dev drivers/virtio/virtio_pci drivers/block/virtio_blk; do
-		cp "$moddir/kernel/$m.ko" "$root/lib/modules/" || return 1
-	done
+	copy_virtio_modules "$root/lib/modules" || return 1
 	cp "$here"/guest/*.sh "$here"/guest/*.awk "$root/test/"
 	install -m 755 "$here/guest/init" "$root/init"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz.tmp" &&
@@ -107,18 +69,11 @@ truncate -s 1G "$out/disk.img"
 
 # A scenario may ask for QEMU drive options with a line "# vm-drive: OPTS".
 drive_opts=$(sed -n 's/^# vm-drive: *//p' "$here/guest/$scenario.sh" | head -n 1)
-accel=tcg
-[ -w /dev/kvm ] && accel=kvm
 log=$out/console-$scenario.log
-say "booting $(basename "$vmlinuz") ($accel) for $scenario"
-t0=$(date +%s)
-timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 -accel "$accel" -cpu max -smp "${VM_CPUS:-1}" -m "$VM_MEM" \
-	-nographic -no-reboot -net none -kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 quiet vmtest=$scenario vmargs=$(IFS=,; echo "$*")" \
-	-drive "file=$out/disk.img,format=raw,if=virtio,cache=${VM_CACHE:-none}${drive_opts:+,$drive_opts}" </dev/null 2>&1 |
-	sed -u 's/\r$//' | tee "$log"
-rc=$(awk '/^VMTEST-EXIT /{rc=$2} END{print rc==""?"":rc}' "$log")
-say "$scenario: $(( $(date +%s) - t0 )) s of wall time"
+say "$scenario"
+qemu_boot "$log" "$out/initramfs.cpio.gz" "$out/disk.img" "$drive_opts" \
+	"quiet vmtest=$scenario vmargs=$(IFS=,; echo "$*")"
+rc=$vm_rc
 rm -f "$out/disk.img"
 [ -n "$rc" ] || { echo "vm: the guest did not finish (no VMTEST-EXIT line; timeout ${VM_TIMEOUT}s?)" >&2; exit 1; }
 exit "$rc"
