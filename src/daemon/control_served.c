@@ -14,6 +14,7 @@
  * once.
  * Context: one thread for every call on one struct iolatd.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,7 +39,8 @@ static void read_node(struct iolatd *d, int i, unsigned k, uint64_t now)
 	iolatd_cgfs_dir(&d->root, d->disc->nodes[i].rel, dir, sizeof(dir));
 	err = iolatd_cgfs_read_served(&d->root, dir, d->devs[k].dev, &cur);
 	memset(&nd->served, 0, sizeof(nd->served));
-	if (err && !nd->served_error_logged) {
+	/* A cgroup without the io controller has no counters: its own warning said so. */
+	if (err && !nd->served_error_logged && (err != -ENOENT || iolatd_cgfs_has_io(&d->root, dir))) {
 		iolatd_logf(d, "%s %s: cannot read what the throttle served it: %s", d->disc->nodes[i].rel,
 			    d->devs[k].name, strerror(-err));
 		nd->served_error_logged = true;
