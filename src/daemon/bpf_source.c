@@ -137,8 +137,9 @@ int iolatd_bpf_source_open(const dev_t *devs, unsigned nr_devs, bpf_completion_f
 	for (unsigned i = 0; i < nr_devs; i++)
 		s->skel->rodata->devs[i] = (major(devs[i]) << 20) | minor(devs[i]);
 	s->nr_cpus = libbpf_num_possible_cpus();
-	if (s->nr_cpus <= 0 || (ret = bpf_map__set_max_entries(s->skel->maps.rings, (__u32)s->nr_cpus))) {
-		ret = s->nr_cpus <= 0 ? s->nr_cpus : ret;
+	ret = s->nr_cpus < 0 ? s->nr_cpus : s->nr_cpus == 0 ? -ENODEV :
+	      bpf_map__set_max_entries(s->skel->maps.rings, (__u32)s->nr_cpus);
+	if (ret) {
 		snprintf(err, errlen, "BPF: cannot size the per-CPU rings: %s", strerror(-ret));
 		goto fail;
 	}
