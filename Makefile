@@ -64,6 +64,7 @@ BPF_LIBS := -lbpf -lelf -lz
 endif
 
 UTIL_SRC   := $(wildcard src/util/*.c)
+CONF_SRC   := $(wildcard src/conf/*.c)
 CORE_SRC   := $(wildcard src/core/*.c)
 SYNC_SRC   := $(wildcard src/sync/*.c)
 ENGINE_SRC := $(wildcard src/engine/*.c)
@@ -76,9 +77,10 @@ CALIB_SRC  := $(wildcard src/calib/*.c)
 DAEMON_SRC := $(wildcard src/daemon/*.c)
 TOOL_SRC   := $(filter-out tools/iolatd.c,$(wildcard tools/*.c))
 
-# libiolatency is its header: the controller and what it stands on. The engines
-# (and liburing) are the application's (docs/design.md, "The library is its header").
-LIB_OBJ  := $(patsubst %.c,$(O)/%.o,$(UTIL_SRC) $(CORE_SRC) $(SYNC_SRC))
+# libiolatency is its header: the controller and what it stands on, and the
+# configuration grammar iolatd reads its file with (src/conf). The engines (and
+# liburing) are the application's (docs/design.md, "The library is its header").
+LIB_OBJ  := $(patsubst %.c,$(O)/%.o,$(UTIL_SRC) $(CONF_SRC) $(CORE_SRC) $(SYNC_SRC))
 APP_OBJ  := $(patsubst %.c,$(O)/%.o,$(CALIB_SRC) $(SCEN_SRC) $(RUN_SRC) $(REPORT_SRC) $(JOB_SRC) $(SIM_SRC) $(ENGINE_SRC))
 TOOL_OBJ := $(patsubst %.c,$(O)/%.o,$(TOOL_SRC))
 DAEMON_OBJ := $(patsubst %.c,$(O)/%.o,$(DAEMON_SRC))

@@ -39,7 +39,7 @@ for t in "${targets[@]}"; do
 		if [ -f src/job/jobfile.c ] && [ -f fuzz/fuzz_jobfile.c ]; then
 			# The parser (src/job, the whole layer) asks the engine registry
 			# which ioengine= names exist.
-			build fuzz_jobfile fuzz/fuzz_jobfile.c src/job/*.c src/engine/*.c
+			build fuzz_jobfile fuzz/fuzz_jobfile.c src/job/*.c src/conf/*.c src/engine/*.c
 		else
 			echo "fuzz/build.sh: skipping fuzz_jobfile (src/job/jobfile.c not there yet)"
 		fi ;;

@@ -9,6 +9,7 @@
 #
 #   tools -> scen -> job -> engine -> util               tools -> daemon
 #   tools -> calib -> {run, report, job, engine} (a disk measured through the runner)
+#   job, daemon, engine, sim -> conf -> util
 #   tools -> run -> {report, job, engine, sim};  report -> job
 #   scen -> sim (a scenario's machine)
 #   run -> sync -> core        (run reaches them through include/iolatency.h)
@@ -16,6 +17,9 @@
 #   include/iolatency.h is the only way into src/core from outside src/core
 #   and src/sync, plus include/iolatency_internal.h for src/job and src/run
 #   (marked internal: the invariant check, the window formula, durations)
+#   conf (the configuration grammar: INI reader, option tables, values,
+#   suggestions) sits on util, below everyone who reads a configuration;
+#   it reaches the core only for durations (iolatency_internal.h)
 #   util is the floor: anyone may include it; it includes nothing of ours.
 #
 # usage: scripts/check_layers.sh [-o OBJDIR] [ROOT]
@@ -40,6 +44,7 @@ cd "$root" || exit 2
 read -r -d '' RULES <<'AWK'
 function layer(p) {
 	if (p ~ /^src\/util\//) return "util"
+	if (p ~ /^src\/conf\//) return "conf"
 	if (p ~ /^src\/core\//) return "core"
 	if (p ~ /^src\/sync\//) return "sync"
 	if (p ~ /^src\/engine\//) return "engine"
@@ -57,17 +62,18 @@ function layer(p) {
 }
 function allowed(l) {
 	if (l == "util") return "util"
+	if (l == "conf") return "conf util api internal"
 	if (l == "core") return "core util api internal"
 	if (l == "sync") return "sync core util api internal"
-	if (l == "engine") return "engine util api"
-	if (l == "sim") return "sim util api"
-	if (l == "job") return "job engine util api internal"
-	if (l == "report") return "report job util api"
-	if (l == "run") return "run report job engine sim util api internal"
-	if (l == "scen") return "scen job sim util api"
-	if (l == "calib") return "calib run report job engine util api"
-	if (l == "daemon") return "daemon util api"
-	if (l == "tools") return "tools calib scen run report job daemon util api"
+	if (l == "engine") return "engine conf util api"
+	if (l == "sim") return "sim conf util api"
+	if (l == "job") return "job engine conf util api internal"
+	if (l == "report") return "report job conf util api"
+	if (l == "run") return "run report job engine sim conf util api internal"
+	if (l == "scen") return "scen job sim conf util api"
+	if (l == "calib") return "calib run report job engine conf util api"
+	if (l == "daemon") return "daemon conf util api"
+	if (l == "tools") return "tools calib scen run report job daemon conf util api"
 	if (l == "api") return "api"
 	if (l == "internal") return "api internal"
 	return ""

@@ -23,7 +23,9 @@
 #include "job/engines.h"
 #include "job/jobfile.h"
 #include "job/jobfile_priv.h"
-#include "job/suggest.h"
+#include "conf/ini.h"
+#include "conf/suggest.h"
+#include "job/fiokeys.h"
 #include "util/readfile.h"
 #include "util/errmsg.h"
 #include "util/units.h"
@@ -32,46 +34,36 @@
 /* Parser state and messages                                                */
 
 
-/* Copy user text for a message: printable ASCII only, at most @max bytes. */
 void jf_echo_max(char *dst, size_t dlen, const char *s, size_t n, size_t max)
 {
-	size_t o = 0;
-
-	for (size_t i = 0; i < n && o + 4 < dlen; i++) {
-		if (i == max) {
-			memcpy(dst + o, "...", 3);
-			o += 3;
-			break;
-		}
-		unsigned char c = (unsigned char)s[i];
-		dst[o++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-	}
-	dst[o] = '\0';
+	iolat_conf_echo(dst, dlen, s, n, max);
 }
 
 void jf_echo(char *dst, size_t dlen, const char *s, size_t n)
 {
-	jf_echo_max(dst, dlen, s, n, MAX_ECHO);
+	iolat_conf_echo(dst, dlen, s, n, MAX_ECHO);
 }
 
 __attribute__((format(printf, 4, 5)))
 int jf_perr(struct parser *p, unsigned line, const char *key, const char *fmt, ...)
 {
-	char msg[256], k[MAX_ECHO + 8];
+	char msg[256];
 	va_list ap;
 
-	if (!p->err || !p->errlen)
-		return -EINVAL;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (key) {
-		jf_echo(k, sizeof(k), key, strlen(key));
-		snprintf(p->err, p->errlen, "%s:%u: key '%s': expected %s", p->jf->file, line, k, msg);
-	} else {
-		snprintf(p->err, p->errlen, "%s:%u: %s", p->jf->file, line, msg);
-	}
-	return -EINVAL;
+	return iolat_conf_errf(jf_at(p), line, key, "%s", msg);
+}
+
+/* Where the parser's messages go: its file, line and buffer. */
+const struct iolat_conf_at *jf_at(struct parser *p)
+{
+	p->at.file = p->jf->file;
+	p->at.line = p->line;
+	p->at.err = p->err;
+	p->at.errlen = p->errlen;
+	return &p->at;
 }
 
 int jf_oom(struct parser *p)
@@ -98,7 +90,7 @@ int jf_grow(void **arr, unsigned *cap, unsigned need, size_t elem)
 /* ------------------------------------------------------------------------ */
 /* Sections                                                                 */
 
-static size_t opt_index(const struct iolat_jobopt *o)
+static size_t opt_index(const struct iolat_opt *o)
 {
 	return (size_t)(o - jf_opts);
 }
@@ -284,7 +276,7 @@ static int unknown_key(struct parser *p, const char *key)
 }
 
 /* A scenario's key (jobfile_scen.c) in the current section, as do_key() allows it. */
-static int do_scen_key(struct parser *p, const struct iolat_jobopt *o, const char *key,
+static int do_scen_key(struct parser *p, const struct iolat_opt *o, const char *key,
 		       const char *v)
 {
 	struct iolat_jobfile *jf = p->jf;
@@ -299,7 +291,7 @@ static int do_scen_key(struct parser *p, const struct iolat_jobopt *o, const cha
 
 static int do_key(struct parser *p, const char *key, const char *v)
 {
-	const struct iolat_jobopt *o = jf_find_opt(key);
+	const struct iolat_opt *o = jf_find_opt(key);
 	bool table = o && jf_is_table_opt(o);
 	void *base;
 
@@ -346,38 +338,22 @@ static int do_key(struct parser *p, const char *key, const char *v)
 	return jf_apply(p, o, base, key, v);
 }
 
-static int do_line(struct parser *p, const char *s, size_t n)
+/* The INI reader's "[NAME]". */
+static int on_section(void *ctx, const char *s, size_t n)
 {
-	char got[MAX_ECHO + 8];
+	struct parser *p = ctx;
 
-	if (s[0] == '[') {
-		const char *close = memchr(s, ']', n);
-		if (!close) {
-			jf_echo(got, sizeof(got), s, n);
-			return jf_perr(p, p->line, NULL, "section '%s': expected ']'", got);
-		}
-		if ((size_t)(close - s) != n - 1) {
-			jf_echo(got, sizeof(got), s, n);
-			return jf_perr(p, p->line, NULL, "section '%s': expected nothing after ']'", got);
-		}
-		const char *a = s + 1, *b = close;
-		while (a < b && jf_is_space(*a))
-			a++;
-		while (b > a && jf_is_space(b[-1]))
-			b--;
-		return begin_section(p, a, (size_t)(b - a));
-	}
+	p->line = p->at.line;
+	return begin_section(p, s, n);
+}
 
-	char key[MAX_KEY_LEN + 1];
-	const char *eq = memchr(s, '=', n);
-	const char *ke = eq ? eq : s + n;
-	while (ke > s && jf_is_space(ke[-1]))
-		ke--;
-	size_t kn = (size_t)(ke - s);
-	if (kn == 0) {
-		jf_echo(got, sizeof(got), s, n);
-		return jf_perr(p, p->line, NULL, "'%s': expected key=value", got);
-	}
+/* The INI reader's "KEY=VALUE" or bare "KEY". */
+static int on_key(void *ctx, const char *s, size_t kn, const char *vs, size_t vn)
+{
+	struct parser *p = ctx;
+	char key[MAX_KEY_LEN + 1], got[MAX_ECHO + 8];
+
+	p->line = p->at.line;
 	if (kn > MAX_KEY_LEN) {
 		jf_echo(got, sizeof(got), s, kn);
 		return jf_perr(p, p->line, got, "a known key (see `iolat help keys`)");
@@ -387,13 +363,8 @@ static int do_line(struct parser *p, const char *s, size_t n)
 	for (size_t i = 0; i < kn; i++)
 		if (jf_is_space(key[i]) || (unsigned char)key[i] < 0x20 || (unsigned char)key[i] >= 0x7f)
 			return jf_perr(p, p->line, key, "a known key (see `iolat help keys`)");
-	if (!eq)
+	if (!vs)
 		return do_key(p, key, NULL);
-
-	const char *vs = eq + 1, *ve = s + n;
-	while (vs < ve && jf_is_space(*vs))
-		vs++;
-	size_t vn = (size_t)(ve - vs);
 	if (vn > MAX_VALUE_LEN)
 		return jf_perr(p, p->line, key, "a value of at most %u bytes", MAX_VALUE_LEN);
 	char *val = malloc(vn + 1);
@@ -414,7 +385,7 @@ static int set_defaults(struct parser *p)
 	p->defaults.group = IOLAT_GROUP_ROOT;
 	jf->global.rotational = -1;
 	for (size_t i = 0; i < jf_nr_opts; i++) {
-		const struct iolat_jobopt *o = &jf_opts[i];
+		const struct iolat_opt *o = &jf_opts[i];
 		void *base;
 		if (!o->def || o->where == IOLAT_OPT_IN_GROUP)
 			continue;
@@ -493,7 +464,7 @@ static int check_job_groups(struct parser *p)
 
 unsigned iolat_job_key_line(const struct iolat_job *job, const char *key)
 {
-	const struct iolat_jobopt *o = jf_find_opt(key);
+	const struct iolat_opt *o = jf_find_opt(key);
 	unsigned l = o && jf_is_table_opt(o) ? job->key_line[opt_index(o)] : 0;
 
 	return l ? l : job->line;
@@ -524,39 +495,13 @@ void iolat_jobfile_free(struct iolat_jobfile *jf)
 
 static int parse_lines(struct parser *p, const char *buf, size_t len)
 {
-	size_t pos = 0;
+	static const struct iolat_ini_ops ops = { .section = on_section, .key = on_key };
+	int r;
 
-	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
-		pos = 3;   /* UTF-8 byte order mark */
-	while (pos < len) {
-		const char *s = buf + pos;
-		const char *nl = memchr(s, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - s) : len - pos;
-
-		pos += n + (nl ? 1 : 0);
-		p->line++;
-		if (memchr(s, '\0', n))
-			return jf_perr(p, p->line, NULL, "expected text, found a NUL byte");
-		/* a comment starts at ';' or '#' at the start or after blank space */
-		for (size_t i = 0; i < n; i++) {
-			if ((s[i] == ';' || s[i] == '#') && (i == 0 || jf_is_space(s[i - 1]))) {
-				n = i;
-				break;
-			}
-		}
-		while (n && jf_is_space(s[n - 1]))
-			n--;
-		while (n && jf_is_space(*s)) {
-			s++;
-			n--;
-		}
-		if (n == 0)
-			continue;
-		int r = do_line(p, s, n);
-		if (r)
-			return r;
-	}
-	return finish_job(p);
+	jf_at(p);
+	r = iolat_ini_read(&p->at, buf, len, &ops, p);
+	p->line = p->at.line;
+	return r ? r : finish_job(p);
 }
 
 int jf_parser_new(const char *file, char *err, size_t errlen, struct parser **out)

@@ -20,6 +20,8 @@
 #include <stdint.h>
 
 #include "iolatency.h"
+#include "conf/opt.h"
+#include "conf/value.h"   /* iolat_parse_size(), shared with the CLI */
 #include "util/optval.h"
 
 #define IOLAT_JOB_NAME_MAX   64     /* job section name, NUL included */
@@ -71,9 +73,8 @@ enum iolat_device_kind {
  * keys; their values, checked as they are read, are kept as numbers beside
  * the section that set them (a job's include its [global]'s).
  */
-struct iolat_jobopt;
 struct iolat_scen_val {
-	const struct iolat_jobopt *opt;  /* the key, in its scenario's table */
+	const struct iolat_opt *opt;  /* the key, in its scenario's table */
 	uint64_t value;
 	unsigned line;                   /* the line that set it */
 };
@@ -275,74 +276,18 @@ bool iolat_rw_is_random(enum iolat_rw rw);
 bool iolat_rw_is_mixed(enum iolat_rw rw);    /* rw, randrw */
 bool iolat_rw_has_write(enum iolat_rw rw);   /* may issue a write */
 
-/* ---- value parsers, shared with the CLI (all return 0 or -EINVAL) ---- */
+/* ---- the option table (conf/opt.h's struct iolat_opt), the job file's own types ---- */
 
-/**
- * iolat_parse_size() - "4k", "1m", "2g", "512", "10MiB" -> bytes. Suffixes
- * k, m, g, t, p (with optional "b" or "ib", any case) are powers of 1024, as
- * fio's default. -EINVAL on junk, negative numbers or overflow.
- */
-int iolat_parse_size(const char *s, uint64_t *bytes);
-
-/* ---- the option table ---- */
-
-enum iolat_jobopt_type {
-	IOLAT_OPT_STR,       /* text */
-	IOLAT_OPT_SIZE,      /* bytes, iolat_parse_size() */
-	IOLAT_OPT_RATE,      /* bytes/s, iolat_parse_size() */
-	IOLAT_OPT_TIME_S,    /* duration, bare number = seconds */
-	IOLAT_OPT_TIME_US,   /* duration, bare number = microseconds */
-	IOLAT_OPT_TARGET,    /* latency target, iolat_parse_duration(); "max" = none */
-	IOLAT_OPT_BOOL,      /* 0/1 (also true/false, yes/no, on/off); bare key = 1 */
-	IOLAT_OPT_UINT,      /* unsigned integer within [min, max] */
-	IOLAT_OPT_ENUM,      /* one of the words in choices; value = min + position */
-	IOLAT_OPT_ENGINE,    /* ioengine: a name of the engine registry (job/engines.h) */
-	IOLAT_OPT_GROUP,     /* a group path; creates the group (and parents) when new */
-	IOLAT_OPT_CGROUP,    /* a kernel cgroup path, checked as a group path, into a char array */
-	IOLAT_OPT_FLAGS,     /* words of choices joined by '|' or ',', each setting the bits
-			      * flag_bits gives it (ioflags=meta|swap; none: 0) */
-	IOLAT_OPT_PARAM,     /* a device-model key family (prefix*), kept verbatim */
-	IOLAT_OPT_JOBNAME,   /* fio's name=: the job's name */
-	IOLAT_OPT_PCTLIST,   /* percentiles separated by ':' (fio's percentile_list) */
-	IOLAT_OPT_ENGOPT,    /* a key family ENGINE.OPTION: an option an engine declares in
-			      * its table (src/engine/engopt.h), kept in iolat_job.engopts */
-};
-
-/* Where a key may appear. */
-#define IOLAT_OPT_IN_GLOBAL 0x1u  /* [global] */
-#define IOLAT_OPT_IN_JOB    0x2u  /* a job section */
-#define IOLAT_OPT_IN_GROUP  0x4u  /* a [group:PATH] section */
-
-struct iolat_jobopt {
-	const char *name;      /* key; for IOLAT_OPT_PARAM the prefix, shown as "hdd_*" */
-	const char *alias;     /* another accepted key, or NULL */
-	enum iolat_jobopt_type type;
-	unsigned where;        /* IOLAT_OPT_IN_* */
-	size_t off;            /* offsetof() in struct iolat_job (keys allowed in job
-				* sections), iolat_jobfile_global ([global]-only keys) or
-				* iolat_jobfile_group ([group:PATH] keys) */
-	size_t fsize;          /* sizeof the field */
-	uint64_t min, max;     /* numeric range (max 0: none); ENUM: min is the first value */
-	const char *choices;   /* IOLAT_OPT_ENUM: "read|write|..." */
-	const char *value_aliases; /* IOLAT_OPT_ENUM: other spellings, "alias=choice|..."
-				    * ("readwrite=rw"); NULL: none */
-	const unsigned *flag_bits; /* IOLAT_OPT_FLAGS: the bits each word of choices sets,
-				    * in order (0: the word that sets none) */
-	const char *value_words; /* IOLAT_OPT_BOOL: other words the value may be, "a|b|c";
-				  * each means 1 and also stores its position + 1 in the
-				  * int at words_off (control=kernel: mode 2); NULL: none */
-	size_t words_off;      /* offsetof() that int, in the same struct as the field */
-	bool has_given;        /* [global] keys: when written, set the bool at given_off */
-	size_t given_off;      /* offsetof() that bool in iolat_jobfile_global ("seed_set") */
-	const char *def;       /* default as text, or NULL for none */
-	const char *help;      /* one line */
-	bool scen_words;       /* IOLAT_OPT_ENUM in jobs (rw=): the workload words of the
-				* registered scenarios are values too */
-	bool rw_pair;          /* IOLAT_OPT_UINT: also "R,W", fio's separate read and write
-				* values: R at off, W at pair_off (a uint64_t) and the bool
-				* at split_off set; one value: W 0, that bool clear */
-	size_t pair_off, split_off;
-};
+#define IOLAT_OPT_ENGINE  IOLAT_OPT_USER0  /* ioengine: a name of the engine registry (job/engines.h) */
+#define IOLAT_OPT_GROUP   IOLAT_OPT_USER1  /* a group path; creates the group (and parents) when new */
+#define IOLAT_OPT_PARAM   IOLAT_OPT_USER2  /* a device-model key family (prefix*), kept verbatim */
+#define IOLAT_OPT_JOBNAME IOLAT_OPT_USER3  /* fio's name=: the job's name */
+#define IOLAT_OPT_PCTLIST IOLAT_OPT_USER4  /* percentiles separated by ':' (fio's percentile_list) */
+#define IOLAT_OPT_ENGOPT  IOLAT_OPT_USER5  /* a key family ENGINE.OPTION: an option an engine
+					    * declares in its table (src/engine/engopt.h), kept
+					    * in iolat_job.engopts */
+#define IOLAT_OPT_CGROUP  IOLAT_OPT_USER6  /* a kernel cgroup path, checked as a group path, into
+					    * a char array */
 
 /*
  * A scenario job files can describe (src/scen): the rw= words of its
@@ -357,7 +302,7 @@ struct iolat_jobfile_scen {
 	const char *what;                 /* for messages: "the leaking-service scenario" */
 	const char *const *workloads;     /* its rw= words, ended by NULL */
 	const char *rw_help;              /* added to rw='s help line */
-	const struct iolat_jobopt *keys;  /* its keys, ended by name NULL: numbers only (size,
+	const struct iolat_opt *keys;  /* its keys, ended by name NULL: numbers only (size,
 					   * rate, time, target, int, choice, plain bool);
 					   * off and fsize are not used */
 	/* iolat sim --parse-only's check of a file of this scenario: 0, or
@@ -391,7 +336,7 @@ int iolat_jobfile_scenario(const struct iolat_jobfile *jf, const struct iolat_jo
 			   char *err, size_t errlen);
 
 /** iolat_jobfile_options() - the option table, ended by an entry with name NULL. */
-const struct iolat_jobopt *iolat_jobfile_options(void);
+const struct iolat_opt *iolat_jobfile_options(void);
 
 /**
  * iolat_jobfile_format_keys() - the `iolat help keys` listing, one line a key:

@@ -20,7 +20,6 @@
 #include "job/jobfile.h"
 #include "job/jobfile_priv.h"
 #include "util/units.h"
-#include "job/suggest.h"
 
 /* ------------------------------------------------------------------------ */
 /* Groups                                                                   */
@@ -131,10 +130,10 @@ int jf_get_group(struct parser *p, const char *path, unsigned line, const char *
 /* ------------------------------------------------------------------------ */
 /* Applying one key                                                         */
 
-const struct iolat_jobopt *jf_find_opt(const char *key)
+const struct iolat_opt *jf_find_opt(const char *key)
 {
 	for (size_t i = 0; i < jf_nr_opts; i++) {
-		const struct iolat_jobopt *o = &jf_opts[i];
+		const struct iolat_opt *o = &jf_opts[i];
 		if (o->type == IOLAT_OPT_PARAM) {
 			size_t pl = strlen(o->name);
 			if (strncmp(key, o->name, pl) == 0 && key[pl])
@@ -152,24 +151,6 @@ const struct iolat_jobopt *jf_find_opt(const char *key)
 	return jf_scen_find_opt(key);
 }
 
-static void store_uint(void *base, const struct iolat_jobopt *o, uint64_t v)
-{
-	char *f = (char *)base + o->off;
-
-	switch (o->fsize) {
-	case 1: { bool b = v != 0; memcpy(f, &b, 1); break; }
-	case 2: { uint16_t x = (uint16_t)v; memcpy(f, &x, 2); break; }
-	case 4: { uint32_t x = (uint32_t)v; memcpy(f, &x, 4); break; }
-	default: memcpy(f, &v, 8); break;
-	}
-}
-
-static const char *size_hint(const struct iolat_jobopt *o)
-{
-	return o->type == IOLAT_OPT_RATE ? "a rate in bytes/s like 500k, 10m" :
-					   "a size like 4k, 1m, 2g or bytes";
-}
-
 static int set_engine(struct parser *p, struct iolat_job *job, const char *key, const char *v)
 {
 	const char *engine, *wrapper;
@@ -183,62 +164,6 @@ static int set_engine(struct parser *p, struct iolat_job *job, const char *key, 
 	}
 	iolat_job_engine_choices(list, sizeof(list), ", ");
 	return jf_perr(p, p->line, key, "one of %s", list);
-}
-
-/* "a, b, a|b or none" for flags "a|b|none": each bit's word, all of them
- * joined, then the word that sets none. */
-static void flags_expect(const struct iolat_jobopt *o, char *buf, size_t len)
-{
-	char all[128] = "", zero[32] = "";
-	size_t used = 0, n_all = 0;
-	const char *c = o->choices;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; *c; i++) {
-		const char *bar = strchr(c, '|');
-		int n = bar ? (int)(bar - c) : (int)strlen(c);
-
-		if (!o->flag_bits[i])
-			snprintf(zero, sizeof(zero), "%.*s", n, c);
-		else if (used < len && n_all < sizeof(all)) {
-			used += (size_t)snprintf(buf + used, len - used, "%.*s, ", n, c);
-			n_all += (size_t)snprintf(all + n_all, sizeof(all) - n_all, "%s%.*s",
-						  n_all ? "|" : "", n, c);
-		}
-		c = bar ? bar + 1 : c + n;
-	}
-	if (used < len)
-		snprintf(buf + used, len - used, "%s or %s", all, zero);
-}
-
-/* Words of o->choices separated by '|' or ',', each OR-ing its flag_bits. */
-static int set_flags(struct parser *p, const struct iolat_jobopt *o, void *base,
-		     const char *key, const char *v)
-{
-	unsigned f = 0;
-	const char *s = v;
-	char word[64], expect[160];
-
-	while (*s) {
-		const char *e = s;
-		int idx = -1;
-
-		while (*e && *e != '|' && *e != ',')
-			e++;
-		if ((size_t)(e - s) < sizeof(word)) {
-			memcpy(word, s, (size_t)(e - s));
-			word[e - s] = '\0';
-			idx = jf_choice_index(o->choices, word);
-		}
-		s = *e ? e + 1 : e;
-		if (idx < 0 || (*e && !*s)) {
-			flags_expect(o, expect, sizeof(expect));
-			return jf_perr(p, p->line, key, "%s", expect);
-		}
-		f |= o->flag_bits[idx];
-	}
-	memcpy((char *)base + o->off, &f, sizeof(f));
-	return 0;
 }
 
 static int set_param(struct parser *p, const char *key, const char *v)
@@ -308,57 +233,14 @@ static int set_percentiles(struct parser *p, struct iolat_jobfile_global *g, con
 	return 0;
 }
 
-/*
- * Apply @key = @v (@v NULL: bare key) of option @o to @base (a job, the
- * global struct or a group, by o->where). Built-in defaults use line 0.
- */
-static int set_str(struct parser *p, const struct iolat_jobopt *o, void *base,
-		   const char *key, const char *v)
-{
-	char **f = (char **)((char *)base + o->off);
-	char *d;
-
-	if (!*v)
-		return jf_perr(p, p->line, key, "a non-empty value");
-	d = strdup(v);
-	if (!d)
-		return jf_oom(p);
-	free(*f);
-	*f = d;
-	return 0;
-}
-
-/* The choice @v stands for in @o's value aliases ("alias=choice|..."), or -1. */
-static int alias_index(const struct iolat_jobopt *o, const char *v)
-{
-	size_t vlen = strlen(v);
-
-	for (const char *a = o->value_aliases; a && *a;) {
-		const char *eq = strchr(a, '='), *end = strchr(a, '|');
-		size_t n = end ? (size_t)(end - a) : strlen(a);
-		char choice[64];
-
-		if (eq && (size_t)(eq - a) == vlen && !strncmp(a, v, vlen) &&
-		    n - vlen - 1 < sizeof(choice)) {
-			memcpy(choice, eq + 1, n - vlen - 1);
-			choice[n - vlen - 1] = '\0';
-			return jf_choice_index(o->choices, choice);
-		}
-		a += n + (end != NULL);
-	}
-	return -1;
-}
-
-static int set_enum(struct parser *p, const struct iolat_jobopt *o, void *base,
+static int set_enum(struct parser *p, const struct iolat_opt *o, void *base,
 		    const char *key, const char *v, const char *got)
 {
-	int idx = jf_choice_index(o->choices, v);
+	int idx = iolat_opt_choice(o, v);
 	struct iolat_job *job = base;   /* an enum with scen_words is a job's */
 
-	if (idx < 0)
-		idx = alias_index(o, v);
 	if (idx < 0 && o->scen_words && jf_scen_workload(v, &job->scen, &job->workload)) {
-		store_uint(base, o, o->min);   /* a scenario's workload: no plain pattern */
+		iolat_opt_store_uint(base, o, o->min);   /* a scenario's workload: no plain pattern */
 		return 0;
 	}
 	if (idx < 0) {
@@ -376,11 +258,11 @@ static int set_enum(struct parser *p, const struct iolat_jobopt *o, void *base,
 		job->scen = NULL;
 		job->workload = NULL;
 	}
-	store_uint(base, o, o->min + (uint64_t)idx);
+	iolat_opt_store_uint(base, o, o->min + (uint64_t)idx);
 	return 0;
 }
 
-static int set_group(struct parser *p, const struct iolat_jobopt *o, void *base,
+static int set_group(struct parser *p, const struct iolat_opt *o, void *base,
 		     const char *key, const char *v, const char *got)
 {
 	char path[IOLAT_GROUP_PATH_MAX];
@@ -395,12 +277,12 @@ static int set_group(struct parser *p, const struct iolat_jobopt *o, void *base,
 		if (gi < 0)
 			return gi;
 	}
-	store_uint(base, o, (uint64_t)(int64_t)gi);
+	iolat_opt_store_uint(base, o, (uint64_t)(int64_t)gi);
 	return 0;
 }
 
 /* cgroup=: a kernel cgroup below the hierarchy's root, with a group path's syntax (fio's cgroup=). */
-static int set_cgroup(struct parser *p, const struct iolat_jobopt *o, void *base,
+static int set_cgroup(struct parser *p, const struct iolat_opt *o, void *base,
 		      const char *key, const char *v, const char *got)
 {
 	char path[IOLAT_GROUP_PATH_MAX];
@@ -417,66 +299,36 @@ static int set_cgroup(struct parser *p, const struct iolat_jobopt *o, void *base
 	return 0;
 }
 
-/* "0, 1, a, b or c" for a bool with value words "a|b|c"; "0 or 1" without. */
-static void bool_expect(const struct iolat_jobopt *o, char *buf, size_t len)
-{
-	size_t used = (size_t)snprintf(buf, len, o->value_words ? "0, 1" : "0 or 1");
-
-	for (const char *w = o->value_words; w && *w && used < len;) {
-		const char *bar = strchr(w, '|');
-		int n = bar ? (int)(bar - w) : (int)strlen(w);
-
-		used += (size_t)snprintf(buf + used, len - used, "%s%.*s", bar ? ", " : " or ", n, w);
-		w = bar ? bar + 1 : "";
-	}
-}
-
-/* 0/1 (bool spellings), or one of the table's value words (control=kernel):
- * 1, and the word's position + 1 stored in the int at words_off. */
-static int set_bool(struct parser *p, const struct iolat_jobopt *o, void *base,
-		    const char *key, const char *v, const char *got)
-{
-	int word = o->value_words ? jf_choice_index(o->value_words, v) : -1;
-	char expect[128];
-	bool b;
-
-	if (word >= 0) {
-		int pos = word + 1;
-
-		memcpy((char *)base + o->words_off, &pos, sizeof(pos));
-		v = "1";
-	}
-	if (jf_parse_bool(v, &b)) {
-		bool_expect(o, expect, sizeof(expect));
-		return jf_perr(p, p->line, key, "%s (got '%s')", expect, got);
-	}
-	store_uint(base, o, b);
-	return 0;
-}
-
-/* One integer of an IOLAT_OPT_UINT key, in its range. */
-static int parse_uint_in(struct parser *p, const struct iolat_jobopt *o, const char *key,
+/* One integer of an IOLAT_OPT_UINT key with rw_pair, in its range. */
+static int parse_uint_in(struct parser *p, const struct iolat_opt *o, const char *key,
 			 const char *v, const char *got, uint64_t *x)
 {
-	int r = jf_parse_uint(v, x);
+	int r = iolat_conf_parse_uint(v, x);
 
 	if (r == -ERANGE || (r == 0 && (*x < o->min || *x > o->max)))
 		return jf_perr(p, p->line, key, "an integer from %llu to %llu (got '%s')",
 			    (unsigned long long)o->min, (unsigned long long)o->max, got);
 	if (r)
-		return jf_perr(p, p->line, key, "%s (got '%s')", o->rw_pair ?
-			    "an integer, or two (read,write) separated by a comma" : "an integer", got);
+		return jf_perr(p, p->line, key, "an integer, or two (read,write) separated "
+			    "by a comma (got '%s')", got);
 	return 0;
 }
 
-/* An integer; for a key with rw_pair also "R,W", each in the range. */
-static int set_uint(struct parser *p, const struct iolat_jobopt *o, void *base,
-		    const char *key, const char *v, const char *got)
+/*
+ * An integer or fio's "R,W" pair of a key with rw_pair, each in the range:
+ * R at off, W at pair_off (0 for one value), the bool at split_off told
+ * which it was. The job file's own: the generic table code reads one value.
+ */
+static int set_uint_pair(struct parser *p, const struct iolat_opt *o, void *base,
+			 const char *key, const char *v)
 {
-	const char *comma = o->rw_pair ? strchr(v, ',') : NULL;
+	const char *comma = strchr(v, ',');
+	char got[MAX_ECHO + 8];
 	uint64_t x, w = 0;
 	char first[32];
+	bool split = comma != NULL;
 
+	jf_echo(got, sizeof(got), v, strlen(v));
 	if (comma) {
 		if ((size_t)(comma - v) >= sizeof(first))
 			return jf_perr(p, p->line, key, "an integer, or two (read,write) separated "
@@ -489,62 +341,37 @@ static int set_uint(struct parser *p, const struct iolat_jobopt *o, void *base,
 	} else if (parse_uint_in(p, o, key, v, got, &x)) {
 		return -EINVAL;
 	}
-	store_uint(base, o, x);
-	if (o->rw_pair) {
-		bool split = comma != NULL;
-
-		memcpy((char *)base + o->pair_off, &w, sizeof(w));
-		memcpy((char *)base + o->split_off, &split, sizeof(split));
-	}
+	iolat_opt_store_uint(base, o, x);
+	memcpy((char *)base + o->pair_off, &w, sizeof(w));
+	memcpy((char *)base + o->split_off, &split, sizeof(split));
 	return 0;
 }
 
-int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
-		 const char *key, const char *v)
+/*
+ * Apply @key = @v (@v NULL: bare key) of option @o to @base (a job, the
+ * global struct or a group, by o->where): the job file's own types here,
+ * the rest by the table's generic code (conf/opt.h). Built-in defaults use
+ * line 0.
+ */
+int jf_apply(struct parser *p, const struct iolat_opt *o, void *base,
+	     const char *key, const char *v)
 {
-	uint64_t x = 0;
-	const char *hint = "";
 	char got[MAX_ECHO + 8];
+	int r;
 
 	if (o->type == IOLAT_OPT_ENGOPT)   /* its own messages: the engine's table says */
 		return jf_set_engopt(p, (struct iolat_job *)base, key, v);
-	if (!v) {
-		if (o->type != IOLAT_OPT_BOOL)
-			return jf_perr(p, p->line, key, "a value (%s=...)", o->name);
-		v = "1";
+	if (o->type == IOLAT_OPT_UINT && o->rw_pair && v)
+		return set_uint_pair(p, o, base, key, v);
+	if (!(o->type == IOLAT_OPT_ENUM && o->scen_words)) {
+		r = iolat_opt_apply(jf_at(p), o, base, key, v);
+		if (r != IOLAT_OPT_NOT_MINE)
+			return r;
 	}
+	if (!v)
+		return jf_perr(p, p->line, key, "a value (%s=...)", o->name);
 	jf_echo(got, sizeof(got), v, strlen(v));
-
 	switch (o->type) {
-	case IOLAT_OPT_STR:
-		return set_str(p, o, base, key, v);
-	case IOLAT_OPT_SIZE:
-	case IOLAT_OPT_RATE:
-		hint = size_hint(o);
-		if (strchr(v, ','))
-			return jf_perr(p, p->line, key, "one value (separate read,write values are not supported)");
-		if (iolat_parse_size(v, &x))
-			return jf_perr(p, p->line, key, "%s (got '%s')", hint, got);
-		break;
-	case IOLAT_OPT_TIME_S:
-		hint = "a duration like 30s, 500ms, 2m (bare number: seconds)";
-		if (iolat_parse_duration_unit(v, NSEC_PER_SEC, &x))
-			return jf_perr(p, p->line, key, "%s (got '%s')", hint, got);
-		break;
-	case IOLAT_OPT_TIME_US:
-		hint = "a duration like 100us, 2ms (bare number: microseconds)";
-		if (iolat_parse_duration_unit(v, NSEC_PER_USEC, &x))
-			return jf_perr(p, p->line, key, "%s (got '%s')", hint, got);
-		break;
-	case IOLAT_OPT_TARGET:
-		hint = "a latency target like 5ms, 750us or max";
-		if (iolat_parse_duration(v, &x))
-			return jf_perr(p, p->line, key, "%s (got '%s')", hint, got);
-		break;
-	case IOLAT_OPT_BOOL:
-		return set_bool(p, o, base, key, v, got);
-	case IOLAT_OPT_UINT:
-		return set_uint(p, o, base, key, v, got);
 	case IOLAT_OPT_ENUM:
 		return set_enum(p, o, base, key, v, got);
 	case IOLAT_OPT_ENGINE:
@@ -553,23 +380,13 @@ int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
 		return set_group(p, o, base, key, v, got);
 	case IOLAT_OPT_CGROUP:
 		return set_cgroup(p, o, base, key, v, got);
-	case IOLAT_OPT_FLAGS:
-		return set_flags(p, o, base, key, v);
 	case IOLAT_OPT_PARAM:
 		return set_param(p, key, v);
 	case IOLAT_OPT_JOBNAME:
 		return set_job_name(p, (struct iolat_job *)base, key, v);
 	case IOLAT_OPT_PCTLIST:
 		return set_percentiles(p, (struct iolat_jobfile_global *)base, key, v);
-	case IOLAT_OPT_ENGOPT:
-		break;   /* above */
+	default:
+		return -EINVAL;   /* a type no code reads: caught by the tests */
 	}
-	if (o->max && x > o->max)
-		return jf_perr(p, p->line, key, "%s of at most %llu (got '%s')", hint,
-			    (unsigned long long)o->max, got);
-	if (x < o->min)
-		return jf_perr(p, p->line, key, "%s of at least %llu (got '%s')", hint,
-			    (unsigned long long)o->min, got);
-	store_uint(base, o, x);
-	return 0;
 }

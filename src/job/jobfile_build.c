@@ -91,7 +91,7 @@ int iolat_jobfile_build_device_key(struct iolat_jobfile_builder *b, const char *
 				   const char *value)
 {
 	struct parser *p = b->p;
-	const struct iolat_jobopt *o = jf_find_opt(key);
+	const struct iolat_opt *o = jf_find_opt(key);
 
 	if (!o || o->where != IOLAT_OPT_IN_GLOBAL)
 		return fail(b, jf_perr(p, 0, key, "a [global]-only key"));

@@ -29,7 +29,7 @@
 #include "job/engines.h"
 #include "job/jobfile.h"
 #include "job/jobfile_priv.h"
-#include "job/suggest.h"
+#include "conf/suggest.h"
 #include "util/strbuf.h"
 
 /* The engine named by the @len bytes at @name, if it declares options. */

@@ -19,33 +19,28 @@
 #include "job/jobfile.h"
 #include "job/jobfile_priv.h"
 #include "util/units.h"
-#include "job/suggest.h"
+#include "job/fiokeys.h"
 
 /* ------------------------------------------------------------------------ */
 /* `iolat help keys`                                                        */
 
-static const char *type_word(const struct iolat_jobopt *o)
+static const char *type_word(const struct iolat_opt *o)
 {
 	switch (o->type) {
-	case IOLAT_OPT_STR:     return "text";
-	case IOLAT_OPT_SIZE:    return "size";
-	case IOLAT_OPT_RATE:    return "bytes/s";
-	case IOLAT_OPT_TIME_S:  return "time(s)";
-	case IOLAT_OPT_TIME_US: return "time(us)";
-	case IOLAT_OPT_TARGET:  return "target";
-	case IOLAT_OPT_BOOL:    return "bool";
 	case IOLAT_OPT_UINT:    return o->rw_pair ? "int[,int]" : "int";
-	case IOLAT_OPT_ENUM:    return "choice";
 	case IOLAT_OPT_ENGINE:  return "engine";
 	case IOLAT_OPT_GROUP:   return "path";
 	case IOLAT_OPT_CGROUP:  return "path";
-	case IOLAT_OPT_FLAGS: return "flags";
 	case IOLAT_OPT_PARAM:   return "param";
 	case IOLAT_OPT_JOBNAME: return "text";
 	case IOLAT_OPT_PCTLIST: return "list";
 	case IOLAT_OPT_ENGOPT:  return "engine";
+	default: {
+		const char *w = iolat_opt_type_name(o->type);
+
+		return w ? w : "?";
 	}
-	return "?";
+	}
 }
 
 static const char *where_word(unsigned w)
@@ -77,7 +72,7 @@ static void emit(char *buf, size_t len, size_t *used, int *err, const char *fmt,
 }
 
 /* One key's line (and an engine option family's members after it). */
-static void emit_key(char *buf, size_t len, size_t *used, int *err, const struct iolat_jobopt *o)
+static void emit_key(char *buf, size_t len, size_t *used, int *err, const struct iolat_opt *o)
 {
 	char name[40];
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * jobfile_priv.h - PRIVATE to the job-file parser's files: jobfile_table.c
- * (the option table, names), jobfile_value.c (value parsers), jobfile_apply.c
- * (groups, applying one key), jobfile.c (the INI reader, entry points),
- * jobfile_build.c (job files built in code) and jobfile_help.c (`iolat help
- * keys`). The parser's state and what the files
- * call of each other.
+ * (the option table, names), jobfile_apply.c (groups, applying one key:
+ * the job file's own types; the rest is conf/opt.c's), jobfile.c (the
+ * parser's side of the INI reader, entry points), jobfile_build.c (job
+ * files built in code) and jobfile_help.c (`iolat help keys`). The
+ * parser's state and what the files call of each other.
  * Context: any thread; a parser belongs to one call.
  */
 #ifndef IOLAT_JOB_JOBFILE_PRIV_H
@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conf/opt.h"
+#include "conf/value.h"
 #include "job/jobfile.h"
 
 #define MAX_FILE_BYTES  (16u << 20)   /* parse_file() refuses larger files */
@@ -23,7 +25,7 @@
 #define MAX_PARAMS      1024u
 #define MAX_KEY_LEN     63u
 #define MAX_VALUE_LEN   4095u
-#define MAX_ECHO        40u            /* bytes of user text echoed in a message */
+#define MAX_ECHO        IOLAT_CONF_ECHO_MAX           /* bytes of user text echoed in a message */
 #define MAX_FILE_ECHO   200u           /* bytes of a file name in a message */
 
 enum section { SEC_NONE, SEC_GLOBAL, SEC_JOB, SEC_GROUP };
@@ -39,13 +41,14 @@ struct parser {
 	unsigned cur_lines[IOLAT_JOB_MAX_KEYS];     /* same for the current job */
 	int cur_group;                   /* SEC_GROUP: the group */
 	unsigned cap_jobs, cap_groups, cap_params;
+	struct iolat_conf_at at;         /* where messages go (jf_at()) */
 };
 
 /* Keys valid in [global] (as defaults) and in jobs. */
 #define IN_JOBS  (IOLAT_OPT_IN_GLOBAL | IOLAT_OPT_IN_JOB)
 
 /* The option table (jobfile_table.c) and its length. */
-extern const struct iolat_jobopt jf_opts[];
+extern const struct iolat_opt jf_opts[];
 extern const size_t jf_nr_opts;
 
 /* jobfile.c: messages ("FILE:LINE: key 'KEY': expected ..."; returns -EINVAL),
@@ -54,6 +57,7 @@ extern const size_t jf_nr_opts;
 __attribute__((format(printf, 4, 5)))
 int jf_perr(struct parser *p, unsigned line, const char *key, const char *fmt, ...);
 int jf_oom(struct parser *p);
+const struct iolat_conf_at *jf_at(struct parser *p);
 void jf_echo(char *dst, size_t dlen, const char *s, size_t n);
 void jf_echo_max(char *dst, size_t dlen, const char *s, size_t n, size_t max);
 int jf_grow(void **arr, unsigned *cap, unsigned need, size_t elem);
@@ -68,19 +72,16 @@ int jf_add_job(struct parser *p, const char *name, size_t n);
 int jf_check_job(struct parser *p, const struct iolat_job *j);
 int jf_parser_end(struct parser *p, int r, struct iolat_jobfile **out);
 
-/* jobfile_value.c: characters and values. */
-bool jf_is_digit(char c);
-bool jf_is_space(char c);
-int jf_parse_bool(const char *s, bool *out);
-int jf_parse_uint(const char *s, uint64_t *out);
-int jf_choice_index(const char *choices, const char *word);   /* in "a|b|c", or -1 */
+/* Characters and values: the value grammar's (conf/value.h). */
+#define jf_is_digit iolat_conf_is_digit
+#define jf_is_space iolat_conf_is_space
 
 /* jobfile_apply.c: the option called @key; group paths; applying one value
  * to @base (a job, the defaults, a group) as option @o says. */
-const struct iolat_jobopt *jf_find_opt(const char *key);
+const struct iolat_opt *jf_find_opt(const char *key);
 int jf_normalise_group_path(const char *s, char *out, size_t outlen, const char **why);
 int jf_get_group(struct parser *p, const char *path, unsigned line, const char *key);
-int jf_apply(struct parser *p, const struct iolat_jobopt *o, void *base,
+int jf_apply(struct parser *p, const struct iolat_opt *o, void *base,
 	     const char *key, const char *v);
 
 /* jobfile_engopt.c: ENGINE.OPTION keys (IOLAT_OPT_ENGOPT). @key names an
@@ -106,14 +107,14 @@ int jf_engopt_format_help(char *buf, size_t len, const char *sections);
  * registered words, each after @sep, and rw='s added help (as snprintf: the
  * length needed); the i-th scenario key (NULL past the last); setting one
  * into @vals (the last value wins); copying [global]'s to a new job; freeing. */
-bool jf_is_table_opt(const struct iolat_jobopt *o);
-const struct iolat_jobopt *jf_scen_find_opt(const char *key);
+bool jf_is_table_opt(const struct iolat_opt *o);
+const struct iolat_opt *jf_scen_find_opt(const char *key);
 bool jf_scen_workload(const char *word, const struct iolat_jobfile_scen **scen,
 		      const char **name);
 size_t jf_scen_words(char *buf, size_t len, const char *sep);
 size_t jf_scen_rw_help(char *buf, size_t len);
-const struct iolat_jobopt *jf_scen_key(unsigned i);
-int jf_scen_set(struct parser *p, struct iolat_scen_vals *vals, const struct iolat_jobopt *o,
+const struct iolat_opt *jf_scen_key(unsigned i);
+int jf_scen_set(struct parser *p, struct iolat_scen_vals *vals, const struct iolat_opt *o,
 		const char *key, const char *v);
 int jf_scen_dup(struct parser *p, struct iolat_scen_vals *to, const struct iolat_scen_vals *from);
 void jf_scen_free(struct iolat_scen_vals *vals);

@@ -2,7 +2,7 @@
 /*
  * jobfile_scen.c - scenario workloads in job files (src/scen): the registry
  * of scenarios, each naming the rw= words of its workloads and declaring its
- * own keys in a table of the job file's own struct iolat_jobopt, as an engine
+ * own keys in a table of the job file's own struct iolat_opt, as an engine
  * declares its options (docs/design.md, "Scenario keys"). Matching a key or
  * an rw= word, checking and keeping a value, copying [global]'s to a new job,
  * a value with its default, the `help keys` lines, did-you-mean candidates,
@@ -25,7 +25,7 @@ static const struct iolat_jobfile_scen *registry[MAX_SCEN];
 static unsigned nr_registered;
 
 /* A numeric key the generic parser stores as one integer: the scenario's keys. */
-static bool numeric_type(const struct iolat_jobopt *o)
+static bool numeric_type(const struct iolat_opt *o)
 {
 	switch (o->type) {
 	case IOLAT_OPT_SIZE: case IOLAT_OPT_RATE: case IOLAT_OPT_TIME_S: case IOLAT_OPT_TIME_US:
@@ -39,11 +39,11 @@ static bool numeric_type(const struct iolat_jobopt *o)
 }
 
 /* Parse @text as option @o into *@value, with no file behind it (defaults). */
-static int parse_value(const struct iolat_jobopt *o, const char *text, uint64_t *value)
+static int parse_value(const struct iolat_opt *o, const char *text, uint64_t *value)
 {
 	struct iolat_jobfile jf = { .file = "<scenario table>" };
 	struct parser p = { .jf = &jf };
-	struct iolat_jobopt one = *o;
+	struct iolat_opt one = *o;
 
 	one.off = 0;
 	one.fsize = sizeof(*value);
@@ -57,7 +57,7 @@ static bool key_taken(const char *name)
 		return true;
 	for (size_t i = 0; i < jf_nr_opts; i++)
 		if (jf_opts[i].type == IOLAT_OPT_ENUM && jf_opts[i].scen_words &&
-		    jf_choice_index(jf_opts[i].choices, name) >= 0)
+		    iolat_conf_choice_index(jf_opts[i].choices, name) >= 0)
 			return true;
 	return false;
 }
@@ -74,7 +74,7 @@ int iolat_jobfile_register_scen(const struct iolat_jobfile_scen *s)
 	for (const char *const *w = s->workloads; *w; w++)
 		if (key_taken(*w) || jf_scen_workload(*w, NULL, NULL))
 			return -EINVAL;
-	for (const struct iolat_jobopt *o = s->keys; o->name; o++)
+	for (const struct iolat_opt *o = s->keys; o->name; o++)
 		if (!numeric_type(o) || o->alias || o->has_given || key_taken(o->name) ||
 		    (o->def && parse_value(o, o->def, &v)))
 			return -EINVAL;
@@ -85,15 +85,15 @@ int iolat_jobfile_register_scen(const struct iolat_jobfile_scen *s)
 /* ------------------------------------------------------------------------ */
 /* Keys and rw= words                                                        */
 
-bool jf_is_table_opt(const struct iolat_jobopt *o)
+bool jf_is_table_opt(const struct iolat_opt *o)
 {
 	return o >= jf_opts && o < jf_opts + jf_nr_opts;
 }
 
-const struct iolat_jobopt *jf_scen_find_opt(const char *key)
+const struct iolat_opt *jf_scen_find_opt(const char *key)
 {
 	for (unsigned i = 0; i < nr_registered; i++)
-		for (const struct iolat_jobopt *o = registry[i]->keys; o->name; o++)
+		for (const struct iolat_opt *o = registry[i]->keys; o->name; o++)
 			if (!strcmp(o->name, key))
 				return o;
 	return NULL;
@@ -145,10 +145,10 @@ size_t jf_scen_rw_help(char *buf, size_t len)
 	return used;
 }
 
-const struct iolat_jobopt *jf_scen_key(unsigned i)
+const struct iolat_opt *jf_scen_key(unsigned i)
 {
 	for (unsigned k = 0; k < nr_registered; k++)
-		for (const struct iolat_jobopt *o = registry[k]->keys; o->name; o++)
+		for (const struct iolat_opt *o = registry[k]->keys; o->name; o++)
 			if (i-- == 0)
 				return o;
 	return NULL;
@@ -157,10 +157,10 @@ const struct iolat_jobopt *jf_scen_key(unsigned i)
 /* ------------------------------------------------------------------------ */
 /* Values                                                                    */
 
-int jf_scen_set(struct parser *p, struct iolat_scen_vals *vals, const struct iolat_jobopt *o,
+int jf_scen_set(struct parser *p, struct iolat_scen_vals *vals, const struct iolat_opt *o,
 		const char *key, const char *v)
 {
-	struct iolat_jobopt one = *o;
+	struct iolat_opt one = *o;
 	struct iolat_scen_val *e = NULL;
 	uint64_t x = 0;
 	int r;
@@ -210,7 +210,7 @@ void jf_scen_free(struct iolat_scen_vals *vals)
 int iolat_scen_value(const struct iolat_scen_vals *vals, const char *key, uint64_t *value,
 		     unsigned *line)
 {
-	const struct iolat_jobopt *o = jf_scen_find_opt(key);
+	const struct iolat_opt *o = jf_scen_find_opt(key);
 
 	if (line)
 		*line = 0;

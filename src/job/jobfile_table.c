@@ -20,7 +20,6 @@
 #include "job/jobfile.h"
 #include "job/jobfile_priv.h"
 #include "util/units.h"
-#include "job/suggest.h"
 
 /* ------------------------------------------------------------------------ */
 /* The option table                                                         */
@@ -34,7 +33,7 @@
 /* ioflags=: the bits of "meta|swap|none", in that order. */
 static const unsigned ioflag_bits[] = { IOLAT_IO_META, IOLAT_IO_SWAP, 0 };
 
-const struct iolat_jobopt jf_opts[] = {
+const struct iolat_opt jf_opts[] = {
 	/* where the I/O goes */
 	{ .name = "filename", .type = IOLAT_OPT_STR, .where = IN_JOBS, JOBF(filename),
 	  .help = "file or block device to do I/O on" },
@@ -160,7 +159,7 @@ const struct iolat_jobopt jf_opts[] = {
 _Static_assert(NR_TABLE <= IOLAT_JOB_MAX_KEYS, "struct iolat_job's key_line[] is too small");
 const size_t jf_nr_opts = NR_TABLE;
 
-const struct iolat_jobopt *iolat_jobfile_options(void)
+const struct iolat_opt *iolat_jobfile_options(void)
 {
 	return jf_opts;
 }

@@ -528,7 +528,7 @@ static void test_help_keys(void **state)
 	assert_non_null(buf);
 	assert_int_equal(iolat_jobfile_format_keys(buf, (size_t)need + 1), need);
 	assert_int_equal(strlen(buf), need);
-	for (const struct iolat_jobopt *o = iolat_jobfile_options(); o->name; o++) {
+	for (const struct iolat_opt *o = iolat_jobfile_options(); o->name; o++) {
 		assert_non_null(o->help);
 		if (!strstr(buf, o->name))
 			fail_msg("key %s missing from the listing", o->name);

@@ -41,7 +41,7 @@ static struct iolat_jobfile *parse_ok(const char *text)
  */
 static void assert_same_keys(const void *a, const void *b, unsigned where)
 {
-	for (const struct iolat_jobopt *o = iolat_jobfile_options(); o->name; o++) {
+	for (const struct iolat_opt *o = iolat_jobfile_options(); o->name; o++) {
 		bool job_key = o->where & IOLAT_OPT_IN_JOB;
 
 		if (o->type == IOLAT_OPT_PARAM || !(o->where & where) ||

@@ -25,7 +25,7 @@
 
 static const char *const words[] = { "toyweb", "toyhog", NULL };
 
-static const struct iolat_jobopt keys[] = {
+static const struct iolat_opt keys[] = {
 	{ .name = "toy_mem", .type = IOLAT_OPT_SIZE, .where = IOLAT_OPT_IN_GLOBAL,
 	  .help = "toy: memory" },
 	{ .name = "toy_mode", .type = IOLAT_OPT_ENUM, .where = IOLAT_OPT_IN_GLOBAL, .min = 0,
@@ -172,17 +172,17 @@ static void test_registration_refuses(void **state)
 {
 	static const char *const clash_word[] = { "randread", NULL };
 	static const char *const fine_word[] = { "toyother", NULL };
-	static const struct iolat_jobopt clash_key[] = {
+	static const struct iolat_opt clash_key[] = {
 		{ .name = "bs", .type = IOLAT_OPT_UINT, .where = IOLAT_OPT_IN_JOB }, { .name = NULL } };
-	static const struct iolat_jobopt clash_other[] = {
+	static const struct iolat_opt clash_other[] = {
 		{ .name = "toy_rate", .type = IOLAT_OPT_UINT, .where = IOLAT_OPT_IN_JOB },
 		{ .name = NULL } };
-	static const struct iolat_jobopt text_key[] = {
+	static const struct iolat_opt text_key[] = {
 		{ .name = "toy_text", .type = IOLAT_OPT_STR, .where = IOLAT_OPT_IN_JOB }, { .name = NULL } };
-	static const struct iolat_jobopt bad_def[] = {
+	static const struct iolat_opt bad_def[] = {
 		{ .name = "toy_d", .type = IOLAT_OPT_UINT, .where = IOLAT_OPT_IN_JOB, .max = 5, .def = "9" },
 		{ .name = NULL } };
-	static const struct iolat_jobopt none[] = { { .name = NULL } };
+	static const struct iolat_opt none[] = { { .name = NULL } };
 	struct iolat_jobfile_scen s = { .name = "x", .what = "x", .workloads = clash_word, .keys = none };
 
 	assert_int_equal(iolat_jobfile_register_scen(&s), -EINVAL);   /* a plain rw= word */

@@ -100,7 +100,7 @@ static void test_bad_value(void **state)
  */
 static void test_table_words_are_the_modes(void **state)
 {
-	const struct iolat_jobopt *o = iolat_jobfile_options();
+	const struct iolat_opt *o = iolat_jobfile_options();
 	char words[64];
 	int n = 0;
 

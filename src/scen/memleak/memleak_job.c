@@ -29,7 +29,7 @@
 
 static const char *const workloads[] = { "hashd", "memhog", "bgservice", NULL };
 
-static const struct iolat_jobopt keys[] = {
+static const struct iolat_opt keys[] = {
 	{ .name = "memory", .type = IOLAT_OPT_SIZE, .where = IOLAT_OPT_IN_GLOBAL,
 	  .help = "leaking service: the machine's memory (default 16g)" },
 	{ .name = "swap", .type = IOLAT_OPT_SIZE, .where = IOLAT_OPT_IN_GLOBAL,

@@ -1,36 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jobfile_value.c - the value parsers of the job file: sizes, integers, booleans,
- * choices (durations are core's iolat_parse_duration_unit()).
+ * value.c - the value grammar (value.h): sizes, counts, integers, reals,
+ * booleans, durations and choices, for every configuration of the project.
+ * Durations are core/duration.c's grammar (the project's one duration
+ * parser), reached through iolatency_internal.h.
  * Context: any thread; no global state.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdarg.h>
-#include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "iolatency.h"
 #include "iolatency_internal.h"   /* iolat_parse_duration_unit() */
-#include "job/engines.h"
-#include "job/jobfile.h"
-#include "job/jobfile_priv.h"
-#include "util/units.h"
-#include "job/suggest.h"
+#include "conf/value.h"
 
-/* ------------------------------------------------------------------------ */
-/* Value parsers                                                            */
-
-bool jf_is_space(char c)
+bool iolat_conf_is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-bool jf_is_digit(char c)
+bool iolat_conf_is_digit(char c)
 {
 	return c >= '0' && c <= '9';
 }
@@ -61,7 +51,7 @@ static int parse_decimal(const char *s, uint64_t *ip, uint64_t *frac, unsigned *
 	unsigned nf = 0;
 	bool any = false;
 
-	while (jf_is_digit(*s)) {
+	while (iolat_conf_is_digit(*s)) {
 		unsigned d = (unsigned)(*s - '0');
 		if (v > (UINT64_MAX - d) / 10)
 			return -ERANGE;
@@ -71,7 +61,7 @@ static int parse_decimal(const char *s, uint64_t *ip, uint64_t *frac, unsigned *
 	}
 	if (*s == '.') {
 		s++;
-		while (jf_is_digit(*s)) {
+		while (iolat_conf_is_digit(*s)) {
 			if (nf < 9) {
 				f = f * 10 + (uint64_t)(*s - '0');
 				nf++;
@@ -144,13 +134,13 @@ int iolat_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
-int jf_parse_uint(const char *s, uint64_t *out)
+int iolat_conf_parse_uint(const char *s, uint64_t *out)
 {
 	uint64_t v = 0;
 
-	if (!jf_is_digit(*s))
+	if (!iolat_conf_is_digit(*s))
 		return -EINVAL;
-	for (; jf_is_digit(*s); s++) {
+	for (; iolat_conf_is_digit(*s); s++) {
 		unsigned d = (unsigned)(*s - '0');
 		if (v > (UINT64_MAX - d) / 10)
 			return -ERANGE;
@@ -162,7 +152,7 @@ int jf_parse_uint(const char *s, uint64_t *out)
 	return 0;
 }
 
-int jf_parse_bool(const char *s, bool *out)
+int iolat_conf_parse_bool(const char *s, bool *out)
 {
 	static const char *const yes[] = { "1", "true", "yes", "on" };
 	static const char *const no[] = { "0", "false", "no", "off" };
@@ -180,15 +170,14 @@ int jf_parse_bool(const char *s, bool *out)
 	return -EINVAL;
 }
 
-/* Position of @word in the '|'-separated @choices, or -1. */
-int jf_choice_index(const char *choices, const char *word)
+int iolat_conf_choice_index_n(const char *choices, const char *word, size_t wl)
 {
 	int idx = 0;
-	size_t wl = strlen(word);
 
-	for (const char *c = choices; *c; idx++) {
+	for (const char *c = choices; c && *c; idx++) {
 		const char *bar = strchr(c, '|');
 		size_t n = bar ? (size_t)(bar - c) : strlen(c);
+
 		if (n == wl && strncmp(c, word, n) == 0)
 			return idx;
 		if (!bar)
@@ -196,4 +185,33 @@ int jf_choice_index(const char *choices, const char *word)
 		c = bar + 1;
 	}
 	return -1;
+}
+
+int iolat_conf_choice_index(const char *choices, const char *word)
+{
+	return iolat_conf_choice_index_n(choices, word, strlen(word));
+}
+
+int iolat_conf_parse_real(const char *s, double *out)
+{
+	char *end;
+	double d;
+
+	if (!*s || iolat_conf_is_space(*s))
+		return -EINVAL;
+	d = strtod(s, &end);   /* an underflow reads as the nearest value: no error */
+	if (end == s || *end || !isfinite(d))
+		return -EINVAL;
+	*out = d;
+	return 0;
+}
+
+int iolat_conf_parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *ns)
+{
+	return iolat_parse_duration_unit(s, bare_unit_ns, ns);
+}
+
+int iolat_conf_parse_target(const char *s, uint64_t *ns)
+{
+	return iolat_parse_duration(s, ns);
 }
