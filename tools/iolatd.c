@@ -375,6 +375,20 @@ static void check_report(void *ctx, int prio, const char *line)
 	fprintf(stderr, "%s\n", to_journal ? iolatd_log_format(LOG_SINK_JOURNAL, prio, line, out, sizeof(out)) : line);
 }
 
+/* A file iolatd would refuse: every problem of it, one line each (@first if none is told). */
+static void report_parse_problems(const char *file, const char *first)
+{
+	static char all[16384];
+	char *line, *save = NULL;
+
+	if (iolatd_config_check(file, all, sizeof(all)) == 0 || !all[0]) {
+		check_report(NULL, LOG_ERR, first);
+		return;
+	}
+	for (line = strtok_r(all, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		check_report(NULL, LOG_ERR, line);
+}
+
 /*
  * iolatd --check-config: one line per problem on stderr ("FILE:LINE: ...",
  * warnings marked), "FILE: ok ..." on stdout when it would start; exit 0 or
@@ -388,7 +402,7 @@ static int check_config(const struct daemon *dm)
 	unsigned errors;
 
 	if (iolatd_config_load(dm->config_path, &cfg, err, sizeof(err))) {
-		check_report(NULL, LOG_ERR, err);
+		report_parse_problems(dm->config_path, err);
 		return 1;
 	}
 	env.allow_plain_root = getenv("IOLATD_TEST_PLAIN_CGROUP_ROOT") != NULL;

@@ -29,7 +29,8 @@ static int section_line(struct iolat_conf_at *at, const struct iolat_ini_ops *op
 
 	if (!close)
 		return problem(at, ops, ctx, "section '%s': expected ']'", s, n);
-	if ((size_t)(close - s) != n - 1)
+	/* after ']': nothing, or a comment (there even without a blank before it) */
+	if ((size_t)(close - s) != n - 1 && close[1] != ';' && close[1] != '#')
 		return problem(at, ops, ctx, "section '%s': expected nothing after ']'", s, n);
 	b = close;
 	while (a < b && iolat_conf_is_space(*a))

@@ -4,11 +4,12 @@
  * iolatd.conf): fio's dialect. Lines end at '\n'; a UTF-8 byte order mark
  * is skipped; a comment starts at ';' or '#' at the start of a line or
  * after a blank; blanks around a line are dropped; "[NAME]" opens a
- * section (blanks inside the brackets dropped; nothing may follow ']'
- * but a comment); "KEY=VALUE" sets a key (blanks around KEY and before
- * VALUE dropped), "KEY" alone is a bare key. A NUL byte is an error.
- * The reader knows no section or key: it hands each one to its user, who
- * keeps the meaning and may stop at the first problem or go on.
+ * section (blanks inside the brackets dropped; nothing may follow ']' but
+ * a comment, which may start right after it); "KEY=VALUE" sets a key
+ * (blanks around KEY and before VALUE dropped), "KEY" alone is a bare key.
+ * A NUL byte is an error. The reader knows no section or key: it hands
+ * each one to its user, who keeps the meaning and may stop at the first
+ * problem or go on.
  * Context: any thread; no global state.
  */
 #ifndef IOLAT_CONF_INI_H

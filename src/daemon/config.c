@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * config.c - parses iolatd's INI configuration (config.h): sections
- * [global] and [group:PATH], "key=value" lines, ';' and '#' comments.
- * Every error is one line naming the file, the line and the key.
+ * config.c - iolatd's configuration (config.h) as a table over the
+ * configuration grammar (src/conf): sections [global] and [group:PATH],
+ * every key an entry of iolatd_opts[] (its type, field, range, default and
+ * help; adding a key is one entry), read by the INI reader and the value
+ * grammar the job file uses. Every problem is one line naming the file,
+ * the line and the key; iolatd_config_check() collects them all.
  * Context: any thread; no global state.
  */
 #include <ctype.h>
@@ -13,32 +16,107 @@
 #include <string.h>
 
 #include "iolatency.h"
+#include "conf/ini.h"
+#include "conf/opt.h"
+#include "conf/value.h"
 #include "daemon/config.h"
 #include "util/readfile.h"
+#include "util/strbuf.h"
+
+/* The configuration's own types (conf/opt.h's user slots). */
+#define CFG_DEVICES       IOLAT_OPT_USER0  /* device=: names or MAJ:MIN, comma-separated, added up */
+#define CFG_CONTROL       IOLAT_OPT_USER1  /* control=0|1|MODE */
+#define CFG_KERNEL_COMPAT IOLAT_OPT_USER2  /* kernel_compat=0|1 */
+#define CFG_ABSDIR        IOLAT_OPT_USER3  /* an absolute directory */
+#define CFG_PROMFILE      IOLAT_OPT_USER4  /* an absolute path ending in .prom */
+
+#define GLOBAL(f) .where = IOLAT_OPT_IN_GLOBAL, .off = offsetof(struct iolatd_config, f), \
+		  .fsize = sizeof(((struct iolatd_config *)0)->f)
+#define GROUP(f)  .where = IOLAT_OPT_IN_GROUP, .off = offsetof(struct iolatd_group_cfg, f), \
+		  .fsize = sizeof(((struct iolatd_group_cfg *)0)->f)
+
+/* Every key of iolatd.conf, in the order `unknown key` lists them. */
+static const struct iolat_opt iolatd_opts[] = {
+	{ .name = "device", .type = CFG_DEVICES, GLOBAL(devices),
+	  .help = "the whole disks to control: a name (vda) or MAJ:MIN; comma-separated or repeated" },
+	{ .name = "control", .type = CFG_CONTROL, GLOBAL(control), .def = "1",
+	  .help = "the mode: adaptive, article, kernel; 1: the default mode; 0: measure only" },
+	{ .name = "kernel_compat", .type = CFG_KERNEL_COMPAT, GLOBAL(mode), .def = "0",
+	  .help = "1: control=kernel" },
+	{ .name = "nr_requests", .type = IOLAT_OPT_COUNT, GLOBAL(nr_requests), .min = 1, .max = 65536,
+	  .expect = "a queue depth 1..65536", .help = "the queue depth scaled from (default: the disk's)" },
+	{ .name = "rotational", .type = IOLAT_OPT_BOOL, GLOBAL(rotational),
+	  .help = "1: the mean rule, 0: the p90 rule (default: the disk's)" },
+	{ .name = "min_bps", .type = IOLAT_OPT_RATE, GLOBAL(min_bps), .min = 1, .def = "1m",
+	  .expect = "a positive rate in bytes/s like 1m", .help = "the lowest bytes/s limit written" },
+	{ .name = "min_iops", .type = IOLAT_OPT_COUNT, GLOBAL(min_iops), .min = 1, .def = "10",
+	  .expect = "a positive number like 10", .help = "the lowest IOPS limit written" },
+	{ .name = "cgroup_root", .type = CFG_ABSDIR, GLOBAL(cgroup_root),
+	  .help = "the cgroup hierarchy (default: found in /proc/self/mounts)" },
+	{ .name = "strict", .type = IOLAT_OPT_BOOL, GLOBAL(strict), .def = "0",
+	  .help = "1: a configured group whose cgroup is missing is an error" },
+	{ .name = "systemd", .type = IOLAT_OPT_BOOL, GLOBAL(systemd), .def = "1",
+	  .help = "1: units' IODeviceLatencyTargetSec= make protected groups" },
+	{ .name = "textfile", .type = CFG_PROMFILE, GLOBAL(textfile),
+	  .help = "node_exporter's textfile, rewritten every second" },
+	{ .name = "target", .type = IOLAT_OPT_TARGET, GROUP(target_ns), .max = IOLATD_MAX_TARGET_NS,
+	  .expect = "a duration up to 10s such as 5ms, 750us, or max",
+	  .help = "the group's latency target (max or 0: none)" },
+	{ .name = NULL },
+};
+
+const struct iolat_opt *iolatd_config_options(void)
+{
+	return iolatd_opts;
+}
 
 struct cfg_parser {
-	const char *file;
-	unsigned line;
+	struct iolat_conf_at at;        /* file, line; err: the problem being told */
+	char msg[IOLATD_ERR_MAX];
 	struct iolatd_config *cfg;
 	struct iolatd_group_cfg *group; /* NULL: [global] */
 	bool in_section;
-	char *err;
-	size_t errlen;
+	bool skip;                      /* a bad section header: its keys are not read */
+	bool keep_going;                /* collect every problem, not just the first */
+	unsigned nr_problems;
+	bool bad_device, bad_target;    /* a device= or target= was refused: not "missing" too */
+	char *first;                    /* the caller's buffer: the first problem */
+	size_t firstlen;
+	struct iolat_strbuf *all;       /* every problem, one a line; NULL: none */
 };
 
+/* A problem, its message in p->msg: kept, and whether to read on. */
+static int problem(struct cfg_parser *p)
+{
+	if (!p->nr_problems++ && p->first && p->firstlen)
+		snprintf(p->first, p->firstlen, "%s", p->msg);
+	if (p->all)
+		iolat_strbuf_addf(p->all, "%s\n", p->msg);
+	return p->keep_going ? 0 : -EINVAL;
+}
+
+static int on_problem(void *ctx, int err)
+{
+	return problem(ctx);
+}
+
+/* "FILE:LINE: key 'KEY': WHAT" (@key NULL: "FILE:LINE: WHAT"), a problem. */
+__attribute__((format(printf, 3, 4)))
 static int fail(struct cfg_parser *p, const char *key, const char *fmt, ...)
 {
-	char what[256];
+	char what[256], k[IOLAT_CONF_ECHO_MAX + 8];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	if (key)
-		snprintf(p->err, p->errlen, "%s:%u: key '%s': %s", p->file, p->line, key, what);
-	else
-		snprintf(p->err, p->errlen, "%s:%u: %s", p->file, p->line, what);
-	return -EINVAL;
+	if (key) {
+		iolat_conf_echo(k, sizeof(k), key, strlen(key), IOLAT_CONF_ECHO_MAX);
+		snprintf(p->msg, sizeof(p->msg), "%s:%u: key '%s': %s", p->at.file, p->at.line, k, what);
+	} else {
+		snprintf(p->msg, sizeof(p->msg), "%s:%u: %s", p->at.file, p->at.line, what);
+	}
+	return problem(p);
 }
 
 static char *trim(char *s)
@@ -51,43 +129,6 @@ static char *trim(char *s)
 	while (e > s && isspace((unsigned char)e[-1]))
 		*--e = '\0';
 	return s;
-}
-
-static int parse_bool(const char *s, bool *out)
-{
-	if (!strcmp(s, "1") || !strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcasecmp(s, "on"))
-		*out = true;
-	else if (!strcmp(s, "0") || !strcasecmp(s, "false") || !strcasecmp(s, "no") ||
-		 !strcasecmp(s, "off"))
-		*out = false;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-/* An unsigned number with an optional k/m/g suffix (powers of 1024). */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mult = 1;
-
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	switch (tolower((unsigned char)*end)) {
-	case 'k': mult = 1ull << 10; end++; break;
-	case 'm': mult = 1ull << 20; end++; break;
-	case 'g': mult = 1ull << 30; end++; break;
-	default: break;
-	}
-	if (*end || v > UINT64_MAX / mult)
-		return -EINVAL;
-	*out = v * mult;
-	return 0;
 }
 
 /* "a/b/c": components of [A-Za-z0-9._-], no "." or "..", no empty one. */
@@ -146,7 +187,7 @@ static int parse_control(struct cfg_parser *p, const char *k, const char *v)
 		c->mode_given = true;
 		return 0;
 	}
-	if (parse_bool(v, &c->control))
+	if (iolat_conf_parse_bool(v, &c->control))
 		return fail(p, k, "expected 0, 1, adaptive, article or kernel, got '%s'", v);
 	return 0;
 }
@@ -156,7 +197,7 @@ static int parse_kernel_compat(struct cfg_parser *p, const char *k, const char *
 	struct iolatd_config *c = p->cfg;
 	bool b;
 
-	if (parse_bool(v, &b))
+	if (iolat_conf_parse_bool(v, &b))
 		return fail(p, k, "expected 0 or 1, got '%s'", v);
 	if (!b)
 		return 0;
@@ -167,86 +208,119 @@ static int parse_kernel_compat(struct cfg_parser *p, const char *k, const char *
 	return 0;
 }
 
-static int global_key(struct cfg_parser *p, const char *k, char *v)
-{
-	struct iolatd_config *c = p->cfg;
-	uint64_t n;
 
-	if (!strcmp(k, "device")) {
-		c->device_line = c->device_line ? c->device_line : p->line;
+static int set_path(struct cfg_parser *p, const struct iolat_opt *o, const char *k, const char *v)
+{
+	size_t vl = strlen(v);
+
+	if (o->type == CFG_PROMFILE &&
+	    (v[0] != '/' || vl >= IOLATD_PATH_MAX || vl < 6 || strcmp(v + vl - 5, ".prom")))
+		return fail(p, k, "expected an absolute path ending in .prom (node_exporter's textfile "
+			    "collector reads only those), got '%s'", v);
+	if (v[0] != '/' || vl >= IOLATD_PATH_MAX)
+		return fail(p, k, "expected an absolute directory, got '%s'", v);
+	memcpy((char *)p->cfg + o->off, v, vl + 1);
+	*(o->type == CFG_PROMFILE ? &p->cfg->textfile_line : &p->cfg->cgroup_root_line) = p->at.line;
+	return 0;
+}
+
+/* A key of the configuration's own types, value @v (copied: may be cut). */
+static int own_key(struct cfg_parser *p, const struct iolat_opt *o, const char *k, char *v)
+{
+	switch (o->type) {
+	case CFG_DEVICES:
+		if (!p->cfg->device_line)   /* the first device= line (checkconf.c's messages) */
+			p->cfg->device_line = p->at.line;
 		return add_devices(p, k, v);
-	}
-	if (!strcmp(k, "control"))
+	case CFG_CONTROL:
 		return parse_control(p, k, v);
-	if (!strcmp(k, "kernel_compat"))
+	case CFG_KERNEL_COMPAT:
 		return parse_kernel_compat(p, k, v);
-	if (!strcmp(k, "strict"))
-		return parse_bool(v, &c->strict) ? fail(p, k, "expected 0 or 1, got '%s'", v) : 0;
-	if (!strcmp(k, "systemd"))
-		return parse_bool(v, &c->systemd) ? fail(p, k, "expected 0 or 1, got '%s'", v) : 0;
-	if (!strcmp(k, "rotational")) {
-		bool b;
-
-		if (parse_bool(v, &b))
-			return fail(p, k, "expected 0 or 1, got '%s'", v);
-		c->rotational = b;
-		return 0;
+	default:
+		return set_path(p, o, k, v);
 	}
-	if (!strcmp(k, "nr_requests")) {
-		if (parse_size(v, &n) || n == 0 || n > 65536)
-			return fail(p, k, "expected a queue depth 1..65536, got '%s'", v);
-		c->nr_requests = (uint32_t)n;
-		return 0;
-	}
-	if (!strcmp(k, "min_bps") || !strcmp(k, "min_iops")) {
-		if (parse_size(v, &n) || n == 0)
-			return fail(p, k, "expected a positive number, got '%s'", v);
-		*(k[4] == 'b' ? &c->min_bps : &c->min_iops) = n;
-		return 0;
-	}
-	if (!strcmp(k, "textfile")) {
-		size_t vl = strlen(v);
-
-		if (v[0] != '/' || vl >= IOLATD_PATH_MAX || vl < 6 || strcmp(v + vl - 5, ".prom"))
-			return fail(p, k, "expected an absolute path ending in .prom (node_exporter's textfile "
-				    "collector reads only those), got '%s'", v);
-		strcpy(c->textfile, v);
-		c->textfile_line = p->line;
-		return 0;
-	}
-	if (!strcmp(k, "cgroup_root")) {
-		if (v[0] != '/' || strlen(v) >= IOLATD_PATH_MAX)
-			return fail(p, k, "expected an absolute directory, got '%s'", v);
-		strcpy(c->cgroup_root, v);
-		c->cgroup_root_line = p->line;
-		return 0;
-	}
-	return fail(p, k, "unknown key in [global] (device, control, kernel_compat, nr_requests, "
-			  "rotational, min_bps, min_iops, cgroup_root, strict, systemd, textfile)");
 }
 
-static int group_key(struct cfg_parser *p, const char *k, const char *v)
+/* "device, control, ..." : the keys of the sections @where. */
+static void key_list(unsigned where, char *buf, size_t len)
 {
-	if (!strcmp(k, "target")) {
-		if (iolat_parse_duration(v, &p->group->target_ns) || p->group->target_ns > IOLATD_MAX_TARGET_NS)
-			return fail(p, k, "expected a duration up to 10s such as 5ms, 750us, or max, got '%s'", v);
-		return 0;
-	}
-	return fail(p, k, "unknown key in a [group:] section (target)");
+	struct iolat_strbuf sb;
+
+	iolat_strbuf_init(&sb, buf, len);
+	for (const struct iolat_opt *o = iolatd_opts; o->name; o++)
+		if (o->where & where)
+			iolat_strbuf_addf(&sb, "%s%s", sb.used ? ", " : "", o->name);
 }
 
-static int section(struct cfg_parser *p, char *name)
+static int unknown_key(struct cfg_parser *p, const char *k)
+{
+	const struct iolat_opt *o = iolat_opt_find(iolatd_opts, k);
+	const char *best = iolat_opt_suggest(iolatd_opts, k);
+	char list[256], hint[96] = "";
+
+	key_list(p->group ? IOLAT_OPT_IN_GROUP : IOLAT_OPT_IN_GLOBAL, list, sizeof(list));
+	if (o)
+		snprintf(hint, sizeof(hint), "; it belongs in %s",
+			 o->where & IOLAT_OPT_IN_GROUP ? "a [group:PATH] section" : "[global]");
+	else if (best)
+		snprintf(hint, sizeof(hint), "; did you mean '%s'?", best);
+	return fail(p, k, "unknown key in %s (%s)%s", p->group ? "a [group:] section" : "[global]",
+		    list, hint);
+}
+
+static int do_key(struct cfg_parser *p, const char *k, char *v)
+{
+	const struct iolat_opt *o = iolat_opt_find(iolatd_opts, k);
+	unsigned where = p->group ? IOLAT_OPT_IN_GROUP : IOLAT_OPT_IN_GLOBAL;
+	unsigned before;
+	int r;
+
+	if (!p->in_section)
+		return fail(p, k, "outside a section: put it under [global] or [group:PATH]");
+	if (!o || !(o->where & where))
+		return unknown_key(p, k);
+	if (v && !*v)
+		return fail(p, k, "expected a value");
+	before = p->nr_problems;
+	r = iolat_opt_apply(&p->at, o, p->group ? (void *)p->group : (void *)p->cfg, k, v);
+	if (r == IOLAT_OPT_NOT_MINE)
+		r = v ? own_key(p, o, k, v) : fail(p, k, "expected a value (%s=...)", k);
+	else if (r)
+		r = problem(p);
+	if (p->nr_problems != before) {
+		p->bad_device |= o->type == CFG_DEVICES;
+		p->bad_target |= o->type == IOLAT_OPT_TARGET;
+	}
+	return r;
+}
+
+static int on_key(void *ctx, const char *key, size_t kn, const char *v, size_t vn)
+{
+	struct cfg_parser *p = ctx;
+	char k[64], val[4096];
+
+	if (p->skip)
+		return 0;
+	if (kn >= sizeof(k)) {
+		iolat_conf_echo(val, sizeof(val), key, kn, IOLAT_CONF_ECHO_MAX);
+		return fail(p, val, "unknown key (a key has at most %zu bytes)", sizeof(k) - 1);
+	}
+	memcpy(k, key, kn);
+	k[kn] = '\0';
+	if (vn >= sizeof(val))
+		return fail(p, k, "expected a value of at most %zu bytes", sizeof(val) - 1);
+	if (v) {
+		memcpy(val, v, vn);
+		val[vn] = '\0';
+	}
+	return do_key(p, k, v ? val : NULL);
+}
+
+/* [group:PATH]: the checks of PATH; 0 or a problem. */
+static int group_section(struct cfg_parser *p, const char *name, char *path)
 {
 	struct iolatd_config *c = p->cfg;
-	char *path;
 
-	p->in_section = true;
-	p->group = NULL;
-	if (!strcmp(name, "global"))
-		return 0;
-	if (strncmp(name, "group:", 6))
-		return fail(p, NULL, "section [%s]: expected [global] or [group:CGROUP/PATH]", name);
-	path = trim(name + 6);
 	if (*path == '/')
 		return fail(p, NULL, "section [%s]: an absolute path: give the path under cgroup_root "
 			    "(e.g. app/main for /sys/fs/cgroup/blkio/app/main)", name);
@@ -261,89 +335,103 @@ static int section(struct cfg_parser *p, char *name)
 		return fail(p, NULL, "at most %d groups", IOLATD_MAX_GROUPS);
 	p->group = &c->groups[c->nr_groups++];
 	snprintf(p->group->path, sizeof(p->group->path), "%s", path);
-	p->group->line = p->line;
+	p->group->line = p->at.line;
+	p->skip = false;
 	return 0;
 }
 
-static int parse_line(struct cfg_parser *p, char *line)
+static int on_section(void *ctx, const char *s, size_t n)
 {
-	char *s = trim(line), *eq, *k, *v;
+	struct cfg_parser *p = ctx;
+	char name[IOLATD_PATH_MAX + 8];
 
-	if (!*s || *s == ';' || *s == '#')
+	p->in_section = true;
+	p->group = NULL;
+	p->skip = true;   /* until the header is found good */
+	if (n >= sizeof(name))
+		return fail(p, NULL, "section [%.40s...]: expected a name of at most %zu bytes", s,
+			    sizeof(name) - 1);
+	memcpy(name, s, n);
+	name[n] = '\0';
+	if (!strcmp(name, "global")) {
+		p->skip = false;
 		return 0;
-	if (*s == '[') {
-		char *end = strchr(s, ']'), after;
-
-		after = end ? trim(end + 1)[0] : '\0';
-		if (!end || (after && after != ';' && after != '#'))
-			return fail(p, NULL, "expected a section header such as [global]");
-		*end = '\0';
-		return section(p, trim(s + 1));
 	}
-	eq = strchr(s, '=');
-	if (!eq)
-		return fail(p, NULL, "expected key=value, got '%s'", s);
-	*eq = '\0';
-	k = trim(s);
-	v = eq + 1;
-	for (char *c = v; *c; c++)
-		if ((*c == ';' || *c == '#') && (c == v || isspace((unsigned char)c[-1]))) {
-			*c = '\0';
-			break;
-		}
-	v = trim(v);
-	if (!p->in_section)
-		return fail(p, k, "outside a section: put it under [global] or [group:PATH]");
-	if (!*v)
-		return fail(p, k, "expected a value");
-	return p->group ? group_key(p, k, v) : global_key(p, k, v);
+	if (strncmp(name, "group:", 6))
+		return fail(p, NULL, "section [%s]: expected [global] or [group:CGROUP/PATH]", name);
+	return group_section(p, name, trim(name + 6));
+}
+
+/* Every key's default: the table's, by the same code as a value written. */
+static void set_defaults(struct cfg_parser *p, const char *file)
+{
+	struct iolatd_config *cfg = p->cfg;
+
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->file, sizeof(cfg->file), "%s", file);
+	cfg->mode = IOLATD_DEFAULT_MODE;
+	cfg->rotational = -1;
+	for (const struct iolat_opt *o = iolatd_opts; o->name; o++) {
+		char v[16];
+
+		if (!o->def || !(o->where & IOLAT_OPT_IN_GLOBAL))
+			continue;
+		snprintf(v, sizeof(v), "%s", o->def);
+		if (iolat_opt_apply(&p->at, o, cfg, o->name, v) == IOLAT_OPT_NOT_MINE)
+			own_key(p, o, o->name, v);
+	}
+	p->in_section = false;
+}
+
+/* The checks across the file, at its end (not for a key already told as refused). */
+static void check_whole(struct cfg_parser *p)
+{
+	struct iolatd_config *cfg = p->cfg;
+
+	if (!cfg->nr_devices && !p->bad_device)
+		fail(p, "device", "missing: [global] needs device=NAME or MAJ:MIN");
+	if (!cfg->nr_groups) {
+		fail(p, NULL, "no [group:PATH] section: nothing to protect");
+		return;
+	}
+	for (unsigned i = 0; i < cfg->nr_groups; i++)
+		if (cfg->groups[i].target_ns || p->bad_target)
+			return;
+	p->at.line = cfg->groups[0].line;
+	fail(p, "target", "no group has a target: nothing would ever be throttled");
+}
+
+/* Parse @text into @cfg: the number of problems, the first in @err, every one in @all. */
+static unsigned parse(const char *file, const char *text, struct iolatd_config *cfg, bool keep_going,
+		      char *err, size_t errlen, struct iolat_strbuf *all)
+{
+	static const struct iolat_ini_ops ops = {
+		.section = on_section, .key = on_key, .problem = on_problem,
+	};
+	struct cfg_parser p = {
+		.cfg = cfg, .keep_going = keep_going, .first = err, .firstlen = errlen, .all = all,
+	};
+
+	p.at = (struct iolat_conf_at){ .file = file, .err = p.msg, .errlen = sizeof(p.msg) };
+	set_defaults(&p, file);
+	iolat_ini_read(&p.at, text, strlen(text), &ops, &p);
+	if (keep_going || !p.nr_problems)
+		check_whole(&p);
+	return p.nr_problems;
 }
 
 int iolatd_config_parse(const char *file, const char *text, struct iolatd_config *cfg,
 			char *err, size_t errlen)
 {
-	struct cfg_parser p = { .file = file, .cfg = cfg, .err = err, .errlen = errlen };
-	const char *s = text;
-	char line[1024];
-
-	memset(cfg, 0, sizeof(*cfg));
-	snprintf(cfg->file, sizeof(cfg->file), "%s", file);
-	cfg->control = true;
-	cfg->mode = IOLATD_DEFAULT_MODE;
-	cfg->systemd = true;
-	cfg->rotational = -1;
-	cfg->min_bps = 1ull << 20;
-	cfg->min_iops = 10;
-	while (*s) {
-		size_t n = strcspn(s, "\n");
-
-		p.line++;
-		if (n >= sizeof(line))
-			return fail(&p, NULL, "line longer than %zu bytes", sizeof(line) - 1);
-		memcpy(line, s, n);
-		line[n] = '\0';
-		if (parse_line(&p, line))
-			return -EINVAL;
-		s += n + (s[n] == '\n');
-	}
-	if (!cfg->nr_devices)
-		return fail(&p, "device", "missing: [global] needs device=NAME or MAJ:MIN");
-	if (!cfg->nr_groups)
-		return fail(&p, NULL, "no [group:PATH] section: nothing to protect");
-	for (unsigned i = 0; i < cfg->nr_groups; i++)
-		if (cfg->groups[i].target_ns)
-			return 0;
-	p.line = cfg->groups[0].line;
-	return fail(&p, "target", "no group has a target: nothing would ever be throttled");
+	return parse(file, text, cfg, false, err, errlen, NULL) ? -EINVAL : 0;
 }
 
-int iolatd_config_load(const char *file, struct iolatd_config *cfg, char *err, size_t errlen)
+/* @file's text into *@text (free() it); -errno with one line in @err. */
+static int read_config(const char *file, char **text, char *err, size_t errlen)
 {
 	size_t len;
-	char *text;
-	int ret;
+	int ret = iolat_read_file(file, 1 << 20, text, &len);
 
-	ret = iolat_read_file(file, 1 << 20, &text, &len);
 	if (ret == -EFBIG) {
 		snprintf(err, errlen, "%s: cannot read: larger than 1 MiB", file);
 		return -EINVAL;
@@ -352,12 +440,52 @@ int iolatd_config_load(const char *file, struct iolatd_config *cfg, char *err, s
 		snprintf(err, errlen, "%s: cannot open: %s", file, strerror(-ret));
 		return ret;
 	}
-	if (memchr(text, '\0', len)) {
-		free(text);
+	if (memchr(*text, '\0', len)) {
+		free(*text);
 		snprintf(err, errlen, "%s: not a text file", file);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int iolatd_config_load(const char *file, struct iolatd_config *cfg, char *err, size_t errlen)
+{
+	char *text;
+	int ret = read_config(file, &text, err, errlen);
+
+	if (ret)
+		return ret;
 	ret = iolatd_config_parse(file, text, cfg, err, errlen);
+	free(text);
+	return ret;
+}
+
+int iolatd_config_check_text(const char *file, const char *text, char *out, size_t len)
+{
+	struct iolatd_config *cfg = malloc(sizeof(*cfg));
+	struct iolat_strbuf all;
+	unsigned n;
+
+	if (!cfg) {
+		snprintf(out, len, "%s: out of memory\n", file);
+		return -ENOMEM;
+	}
+	iolat_strbuf_init(&all, out, len);
+	n = parse(file, text, cfg, true, NULL, 0, &all);
+	free(cfg);
+	return (int)n;
+}
+
+int iolatd_config_check(const char *file, char *out, size_t len)
+{
+	char *text, line[IOLATD_ERR_MAX];
+	int ret = read_config(file, &text, line, sizeof(line));
+
+	if (ret) {
+		snprintf(out, len, "%s\n", line);
+		return ret;
+	}
+	ret = iolatd_config_check_text(file, text, out, len);
 	free(text);
 	return ret;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * config.h - iolatd's configuration file, in the job files' INI style:
+ * config.h - iolatd's configuration file, a table over the configuration
+ * grammar the job files use (src/conf: the INI reader, sizes, durations,
+ * booleans, did-you-mean):
  *
  *   [global]
  *   device=vda            ; a disk name or MAJ:MIN; several: repeat or comma-separate
@@ -23,7 +25,8 @@
  *   [group:web.service]   ; a systemd unit (or slice): its cgroup, followed as it restarts
  *
  * Parsing does no I/O besides reading the file; device names are resolved
- * later (cgroupfs.c). Errors: one line "FILE:LINE: key 'KEY': expected ...".
+ * later (cgroupfs.c). Errors: one line "FILE:LINE: key 'KEY': expected ...",
+ * a misspelled key with the nearest one ("did you mean 'strict'?").
  * Context: any thread; a parsed config is immutable.
  */
 #ifndef IOLAT_DAEMON_CONFIG_H
@@ -81,6 +84,26 @@ int iolatd_config_parse(const char *file, const char *text, struct iolatd_config
 
 /* Read and parse @file. Return: 0, -EINVAL (bad content) or -errno (unreadable). */
 int iolatd_config_load(const char *file, struct iolatd_config *cfg, char *err, size_t errlen);
+
+/**
+ * iolatd_config_check() - read @file and check it as iolatd_config_load()
+ * would, with no other effect (nothing but the file is read, nothing is
+ * written), and tell every problem, not only the first: one line each,
+ * "FILE:LINE: key 'KEY': expected ...", each ended by '\n', into @out
+ * (@len bytes; as snprintf: cut when it does not fit, always terminated).
+ * The checks of the whole file (a device, a group, a target) come last.
+ * Return: the number of problems (0: iolatd would take the file); -errno
+ * when it cannot be read ("FILE: cannot open: REASON" in @out).
+ * Context: any thread.
+ */
+int iolatd_config_check(const char *file, char *out, size_t len);
+
+/* The same for @text, named @file in the messages. -ENOMEM: out of memory. */
+int iolatd_config_check_text(const char *file, const char *text, char *out, size_t len);
+
+/* The table of iolatd.conf's keys (conf/opt.h), ended by an entry with name NULL. */
+struct iolat_opt;
+const struct iolat_opt *iolatd_config_options(void);
 
 /* The group of @path, or NULL. */
 const struct iolatd_group_cfg *iolatd_config_group(const struct iolatd_config *cfg,

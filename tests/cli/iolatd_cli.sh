@@ -4,9 +4,9 @@
 # writeback; --version says the Makefile's VERSION and whether BPF is built;
 # bad configurations (missing file, bad key, bad target, unknown
 # device, bad option) give one line and exit 2 and create nothing;
-# --check-config gives one FILE:LINE line per problem (several at once when
-# the file parses), exit 1, creates nothing; a file it would start with is
-# exit 0 with its warnings marked, also while a daemon holds the run dir
+# --check-config gives one FILE:LINE line per problem (every one of a file
+# that does not parse; several at once when it parses), exit 1, creates
+# nothing; a file it would start with is exit 0 with its warnings marked, also while a daemon holds the run dir
 # (no lock taken, nothing written); then, as
 # root with BPF, a dry run on a fake cgroup tree in a temp dir: it starts,
 # writes its status file, reloads on SIGHUP (a bad file refused with the
@@ -44,6 +44,9 @@ checked() { # config text, expected exit, expected error lines, expected parts..
 	return 0
 }
 checked '[global]\ndevice=vda\n[group:a]\ntarget=fast\n' 1 1 "^$dir/chk.conf:4: key 'target': expected a duration"
+checked '[global]\ndevice=vda\nstrcit=1\n[group:a]\ntarget=fast\n' 1 2 \
+	"^$dir/chk.conf:3: key 'strcit': unknown key in \\[global\\].*did you mean 'strict'" \
+	"^$dir/chk.conf:5: key 'target': expected a duration"
 checked '[global]\ndevice=no-such-disk-9\ntextfile=/nonexistent-iolatd/x.prom\n[group:a]\ntarget=1ms\n' 1 2 \
 	"^$dir/chk.conf:2: key 'device': device 'no-such-disk-9': no such block device" \
 	"^$dir/chk.conf:3: key 'textfile': /nonexistent-iolatd: not a writable directory"

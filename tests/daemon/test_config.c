@@ -111,6 +111,7 @@ static void test_bad_input_one_line(void **state)
 		{ "[global]\ndevice=/dev/vda\n", "t.conf:2: key 'device': expected a disk name" },
 		{ "[global]\ndevice=vda\ncontrol=maybe\n",
 		  "t.conf:3: key 'control': expected 0, 1, adaptive, article or kernel, got 'maybe'" },
+		{ "[global]\ndevice=vda\nstrict=2\n", "t.conf:3: key 'strict': expected 0 or 1 (got '2')" },
 		{ "[global]\ndevice=vda\ncontrol=adaptive\nkernel_compat=1\n",
 		  "t.conf:4: key 'kernel_compat': 1 conflicts with control=adaptive" },
 		{ "[global]\ndevice=vda\nkernel_compat=1\ncontrol=article\n",
@@ -119,9 +120,22 @@ static void test_bad_input_one_line(void **state)
 		{ "[global]\ndevice=vda\nmin_bps=-1\n", "t.conf:3: key 'min_bps'" },
 		{ "[global]\ndevice=vda\ncgroup_root=relative\n", "t.conf:3: key 'cgroup_root'" },
 		{ "[global]\ndevice=vda\n[group:a]\ncolor=red\n", "t.conf:4: key 'color': unknown key in a [group:] section" },
-		{ "[global]\ndevice=vda\n[group:a]\ntarget\n", "t.conf:4: expected key=value" },
+		{ "[global]\ndevice=vda\n[group:a]\ntarget\n", "t.conf:4: key 'target': expected a value (target=...)" },
 		{ "[global]\ndevice=vda\n[group:a]\ntarget=\n", "t.conf:4: key 'target': expected a value" },
-		{ "[global\n", "t.conf:1: expected a section header" },
+		{ "[global\n", "t.conf:1: section '[global': expected ']'" },
+		{ "[global] x\n", "t.conf:1: section '[global] x': expected nothing after ']'" },
+		{ "[global]\ndevice=vda\nstirct=1\n",
+		  "t.conf:3: key 'stirct': unknown key in [global] (device, control, kernel_compat, nr_requests, "
+		  "rotational, min_bps, min_iops, cgroup_root, strict, systemd, textfile); did you mean 'strict'?" },
+		{ "[global]\ndevice=vda\n[group:a]\ntraget=1ms\n",
+		  "t.conf:4: key 'traget': unknown key in a [group:] section (target); did you mean 'target'?" },
+		{ "[global]\ndevice=vda\n[group:a]\nstrict=1\n",
+		  "t.conf:4: key 'strict': unknown key in a [group:] section (target); it belongs in [global]" },
+		{ "[global]\ndevice=vda\nmin_bps=1.5x\n",
+		  "t.conf:3: key 'min_bps': expected a positive rate in bytes/s like 1m (got '1.5x')" },
+		{ "[global]\ndevice=vda\nnr_requests=65537\n",
+		  "t.conf:3: key 'nr_requests': expected a queue depth 1..65536 (got '65537')" },
+		{ "[global]\ndevice=vda\nsystemd\ncolor\n", "t.conf:4: key 'color': unknown key in [global]" },
 		{ "[group:a]\ntarget=1ms\n", "key 'device': missing" },
 		{ "[global]\ndevice=vda\n", "no [group:PATH] section" },
 		{ "[global]\ndevice=vda\n[group:a]\n[group:b]\ntarget=max\n", "t.conf:3: key 'target': no group has a target" },
@@ -145,6 +159,55 @@ static void test_limits_and_strict(void **state)
 	assert_false(cfg.strict);
 }
 
+/* Spellings the configuration grammar added (docs/iolatd.md, "Changes to the
+ * configuration grammar"): the job file's sizes, a bare boolean key, a comment
+ * right after a section header. */
+static void test_new_spellings(void **state)
+{
+	assert_int_equal(parse("[global];the disk\ndevice=vda\nmin_bps=1.5m\nmin_iops=2kib\nstrict\n"
+			       "systemd = off\n[group:a]#web\ntarget=1.5ms\n"), 0);
+	assert_int_equal(cfg.min_bps, 3ull << 19);
+	assert_int_equal(cfg.min_iops, 2048);
+	assert_true(cfg.strict);
+	assert_false(cfg.systemd);
+	assert_int_equal(cfg.groups[0].target_ns, 1500000);
+}
+
+/* iolatd_config_check(): every problem, one line each, in file order, the
+ * whole file's checks last (none for a device= or target= already refused:
+ * not "missing" too); a good file has none. */
+static void test_check_tells_every_problem(void **state)
+{
+	static const char text[] = "[global]\ndevice=/dev/vda\nstirct=1\nmin_bps=0\n"
+				   "[jobs]\ntarget=1ms\n[group:a]\ntarget=soon\n";
+	char out[2048];
+	int n = iolatd_config_check_text("c.conf", text, out, sizeof(out));
+
+	assert_int_equal(n, 5);
+	assert_string_equal(out,
+		"c.conf:2: key 'device': expected a disk name (vda) or MAJ:MIN, got '/dev/vda'\n"
+		"c.conf:3: key 'stirct': unknown key in [global] (device, control, kernel_compat, "
+		"nr_requests, rotational, min_bps, min_iops, cgroup_root, strict, systemd, textfile); "
+		"did you mean 'strict'?\n"
+		"c.conf:4: key 'min_bps': expected a positive rate in bytes/s like 1m (got '0')\n"
+		"c.conf:5: section [jobs]: expected [global] or [group:CGROUP/PATH]\n"
+		"c.conf:8: key 'target': expected a duration up to 10s such as 5ms, 750us, or max (got 'soon')\n");
+	/* the checks of the whole file, where no key was refused already */
+	n = iolatd_config_check_text("c.conf", "[global]\nstrict=1\n[group:a]\ntarget=max\n", out, sizeof(out));
+	assert_int_equal(n, 2);
+	assert_string_equal(out,
+		"c.conf:4: key 'device': missing: [global] needs device=NAME or MAJ:MIN\n"
+		"c.conf:3: key 'target': no group has a target: nothing would ever be throttled\n");
+	/* the first of them is what iolatd_config_parse() says */
+	assert_int_equal(parse(text), -EINVAL);
+	assert_non_null(strstr(err, "t.conf:2: key 'device': expected a disk name"));
+	assert_int_equal(iolatd_config_check_text("c.conf", "[global]\ndevice=vda\n[group:a]\ntarget=1ms\n",
+						  out, sizeof(out)), 0);
+	assert_string_equal(out, "");
+	assert_true(iolatd_config_check("/nonexistent/iolatd.conf", out, sizeof(out)) == -ENOENT);
+	assert_non_null(strstr(out, "/nonexistent/iolatd.conf: cannot open"));
+}
+
 static void test_load_missing_file(void **state)
 {
 	assert_int_equal(iolatd_config_load("/nonexistent/iolatd.conf", &cfg, err, sizeof(err)), -ENOENT);
@@ -159,6 +222,8 @@ int main(void)
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_bad_input_one_line),
 		cmocka_unit_test(test_limits_and_strict),
+		cmocka_unit_test(test_new_spellings),
+		cmocka_unit_test(test_check_tells_every_problem),
 		cmocka_unit_test(test_load_missing_file),
 	};
 
