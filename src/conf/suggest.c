@@ -75,7 +75,8 @@ const char *iolat_suggest_best(const struct iolat_suggest *s)
 	size_t len = strlen(s->word);
 	unsigned limit = len <= 3 ? 1 : len <= 5 ? 1 : 2;
 
-	if (!s->best || s->best_dist == 0 || s->best_dist > limit)
+	/* a distance of the word's whole length is another word, not a typo */
+	if (!s->best || s->best_dist == 0 || s->best_dist > limit || s->best_dist >= len)
 		return NULL;
 	return s->best;
 }

@@ -27,7 +27,7 @@ void iolat_suggest_init(struct iolat_suggest *s, const char *word);
 void iolat_suggest_offer(struct iolat_suggest *s, const char *candidate);
 
 /* The nearest candidate close enough to be a likely typo (at most 2 edits,
- * and fewer than a third of the word's length for short words), or NULL. */
+ * 1 for words of up to 5 bytes, and fewer than the word's length), or NULL. */
 const char *iolat_suggest_best(const struct iolat_suggest *s);
 
 #endif

@@ -134,17 +134,28 @@ int iolat_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+/* The value of hexadecimal digit @c, or -1. */
+static int hex_digit(char c)
+{
+	return iolat_conf_is_digit(c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 :
+	       (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+}
+
 int iolat_conf_parse_uint(const char *s, uint64_t *out)
 {
+	unsigned base = 10;
 	uint64_t v = 0;
 
-	if (!iolat_conf_is_digit(*s))
+	if ((s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) && hex_digit(s[2]) >= 0) {
+		base = 16;
+		s += 2;
+	}
+	if (!iolat_conf_is_digit(*s) && base == 10)
 		return -EINVAL;
-	for (; iolat_conf_is_digit(*s); s++) {
-		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
+	for (int d; *s && (d = hex_digit(*s)) >= 0 && (unsigned)d < base; s++) {
+		if (v > (UINT64_MAX - (unsigned)d) / base)
 			return -ERANGE;
-		v = v * 10 + d;
+		v = v * base + (unsigned)d;
 	}
 	if (*s)
 		return -EINVAL;

@@ -7,7 +7,7 @@
  *   size      "4k", "1.5m", "2g", "512", "10MiB", "4kib": k m g t p are
  *             powers of 1024, with an optional "b" or "ib", any case
  *   count     a size's grammar for a number of things ("1k" is 1024)
- *   integer   decimal digits only
+ *   integer   decimal digits, or 0x and hexadecimal digits
  *   real      a finite decimal number ("0.01", "1e-3")
  *   boolean   1 0 true false yes no on off, any case
  *   duration  "30s", "500ms", "1.5s", "2m", "750us" (core/duration.c's
@@ -38,7 +38,8 @@ bool iolat_conf_is_digit(char c);
  */
 int iolat_parse_size(const char *s, uint64_t *bytes);
 
-/* Decimal digits and nothing else: -EINVAL, or -ERANGE above 2^64 - 1. */
+/* Decimal digits, or "0x" and hexadecimal ones, nothing else: -EINVAL, or
+ * -ERANGE above 2^64 - 1. */
 int iolat_conf_parse_uint(const char *s, uint64_t *out);
 
 /* A finite real number, strtod's syntax, nothing after it. */

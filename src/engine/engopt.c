@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * engopt.c - engine option tables (engopt.h): defaults, the parser of
- * "key=val,key=val" and the help line.
+ * "key=val,key=val" (values in the configuration grammar's integers and
+ * reals, conf/value.h; did-you-mean for a misspelled option) and the help
+ * line.
  * Context: any thread; tables are constant, the options struct is the
  * caller's.
  */
@@ -11,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf/suggest.h"
+#include "conf/value.h"
 #include "engine/engopt.h"
 #include "util/errmsg.h"
 #include "util/strbuf.h"
@@ -72,23 +76,18 @@ static int parse_flags(const struct iolat_eng_opt *o, const char *v, size_t len,
 int iolat_eng_opt_value(const struct iolat_eng_opt *o, const char *v, size_t len,
 			union iolat_optval *out)
 {
-	char buf[32], *end;
+	char buf[32];
 	const struct iolat_eng_opt_choice *c;
 
 	switch (o->type) {
 	case IOLAT_EOPT_U64:
-		if (!copy_value(v, len, buf, sizeof(buf)) || buf[0] == '-')
-			return -EINVAL;
-		errno = 0;
-		out->u = strtoull(buf, &end, 0);
-		if (errno || *end || out->u < o->min || out->u > o->max)
+		if (!copy_value(v, len, buf, sizeof(buf)) || iolat_conf_parse_uint(buf, &out->u) ||
+		    out->u < o->min || out->u > o->max)
 			return -EINVAL;
 		return 0;
 	case IOLAT_EOPT_DOUBLE:
-		if (!copy_value(v, len, buf, sizeof(buf)))
-			return -EINVAL;
-		out->d = strtod(buf, &end);
-		if (*end || !(out->d >= o->dmin && out->d <= o->dmax))
+		if (!copy_value(v, len, buf, sizeof(buf)) || iolat_conf_parse_real(buf, &out->d) ||
+		    !(out->d >= o->dmin && out->d <= o->dmax))
 			return -EINVAL;
 		return 0;
 	case IOLAT_EOPT_CHOICE:
@@ -147,6 +146,23 @@ int iolat_eng_optset_fill(const struct iolat_eng_opt *tbl, const struct iolat_en
 	return 0;
 }
 
+/* "unknown option 'k'", with the nearest of @tbl when one is close. */
+static int unknown_option(const struct iolat_eng_opt *tbl, const char *name, size_t len,
+			  char *err, size_t errlen)
+{
+	struct iolat_suggest sg;
+	char key[64];
+	const char *best;
+
+	snprintf(key, sizeof(key), "%.*s", (int)len, name);
+	iolat_suggest_init(&sg, key);
+	for (; tbl && tbl->name; tbl++)
+		iolat_suggest_offer(&sg, tbl->name);
+	best = iolat_suggest_best(&sg);
+	return iolat_errf(err, errlen, -EINVAL, "unknown option '%.*s'%s%s%s", (int)len, name,
+			  best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
+}
+
 /* One "key=val" segment (@len bytes at @seg) onto @os. */
 static int parse_one(const struct iolat_eng_opt *tbl, struct iolat_eng_optset *os,
 		     const char *seg, size_t len, char *err, size_t errlen)
@@ -159,7 +175,7 @@ static int parse_one(const struct iolat_eng_opt *tbl, struct iolat_eng_optset *o
 		return iolat_errf(err, errlen, -EINVAL, "option '%.*s' needs a value", (int)len, seg);
 	o = iolat_eng_opt_find(tbl, seg, (size_t)(eq - seg));
 	if (!o)
-		return iolat_errf(err, errlen, -EINVAL, "unknown option '%.*s'", (int)(eq - seg), seg);
+		return unknown_option(tbl, seg, (size_t)(eq - seg), err, errlen);
 	i = (size_t)(o - tbl);
 	if (i >= IOLAT_ENG_OPTS_MAX ||
 	    iolat_eng_opt_value(o, eq + 1, len - (size_t)(eq - seg) - 1, &os->v[i]))

@@ -23,8 +23,8 @@
 #define IOLAT_ENG_OPTS_MAX 16    /* options one engine's table may hold */
 
 enum iolat_eng_opt_type {
-	IOLAT_EOPT_U64,      /* unsigned integer (decimal, 0x hex), [min, max], x scale */
-	IOLAT_EOPT_DOUBLE,   /* real number in [dmin, dmax] */
+	IOLAT_EOPT_U64,      /* unsigned integer (decimal, 0x hex: conf/value.h), [min, max], x scale */
+	IOLAT_EOPT_DOUBLE,   /* real number in [dmin, dmax] (conf/value.h) */
 	IOLAT_EOPT_CHOICE,   /* one of choices[]: stores its value (unsigned) */
 	IOLAT_EOPT_FLAGS,    /* choices[] joined by '+' or '|': stores the OR (unsigned) */
 };

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "iolatency_internal.h"   /* iolat_window_ns() */
+#include "conf/suggest.h"
 #include "run/be_sim.h"
 #include "util/errmsg.h"
 
@@ -54,10 +55,19 @@ static int model_refused(const struct iolat_jobfile *jf, const struct iolat_sim_
 		const struct iolat_jobfile_param *p = &jf->params[bad];
 		const struct iolat_sim_param *pp = iolat_sim_param_find(m->params, p->key);
 
-		if (ret == -ENOENT)
+		if (ret == -ENOENT) {
+			struct iolat_suggest sg;
+			const char *best;
+
+			iolat_suggest_init(&sg, p->key);
+			for (const struct iolat_sim_param *q = m->params; q && q->name; q++)
+				iolat_suggest_offer(&sg, q->name);
+			best = iolat_suggest_best(&sg);
 			return iolat_errf(err, errlen, -EINVAL, "%s:%u: key '%s': unknown parameter of "
-					  "device=%s (see iolat sim --help)", jf->file, p->line, p->key,
-					  m->name);
+					  "device=%s (see iolat sim --help)%s%s%s", jf->file, p->line,
+					  p->key, m->name, best ? "; did you mean '" : "", best ? best : "",
+					  best ? "'?" : "");
+		}
 		if (ret == -EINVAL)
 			return iolat_errf(err, errlen, -EINVAL, "%s:%u: key '%s': expected a number, "
 					  "got '%s'", jf->file, p->line, p->key, p->value);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * param.c - lookup, defaults, parsing and listing of device-model parameter
- * tables (see param.h). Values are plain decimal numbers: each key names its
- * unit ("ssd_read_us", "hdd_media_mbps").
+ * tables (see param.h). Values are real numbers of the configuration grammar
+ * (conf/value.h): each key names its unit ("ssd_read_us", "hdd_media_mbps").
  * Context: any thread.
  */
 #include <errno.h>
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf/value.h"
 #include "sim/param.h"
 
 const struct iolat_sim_param *iolat_sim_param_find(const struct iolat_sim_param *tab,
@@ -32,20 +33,22 @@ int iolat_sim_param_set(const struct iolat_sim_param *tab, void *cfg,
 			const char *key, const char *value)
 {
 	const struct iolat_sim_param *p = iolat_sim_param_find(tab, key);
-	char *end;
+	char buf[64];
+	size_t n;
 	double v;
 
 	if (!p)
 		return -ENOENT;
 	while (*value == ' ' || *value == '\t')
 		value++;
-	if (!*value)
+	n = strlen(value);
+	while (n && (value[n - 1] == ' ' || value[n - 1] == '\t'))
+		n--;
+	if (n >= sizeof(buf))
 		return -EINVAL;
-	errno = 0;
-	v = strtod(value, &end);
-	while (*end == ' ' || *end == '\t')
-		end++;
-	if (*end || errno || !isfinite(v))
+	memcpy(buf, value, n);
+	buf[n] = '\0';
+	if (iolat_conf_parse_real(buf, &v))
 		return -EINVAL;
 	if (v < p->min || v > p->max)
 		return -ERANGE;

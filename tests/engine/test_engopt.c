@@ -75,6 +75,11 @@ static void t_defaults_and_values(void **state)
 	assert_true(set == ((1u << 4) | (1u << 0)));
 	assert_int_equal(parse("bits=none", &o, &set, err, sizeof(err)), 0);
 	assert_int_equal(o.bits, 0);
+	/* the configuration grammar's integers: decimal (a leading 0 is no octal) or 0x hex */
+	assert_int_equal(parse("n=010", &o, &set, err, sizeof(err)), 0);
+	assert_int_equal(o.n, 10);
+	assert_int_equal(parse("n=0xA", &o, &set, err, sizeof(err)), 0);
+	assert_int_equal(o.n, 10);
 }
 
 static void t_errors(void **state)
@@ -82,6 +87,7 @@ static void t_errors(void **state)
 	static const struct { const char *s, *msg; } bad[] = {
 		{ "n", "option 'n' needs a value" },
 		{ "x=1", "unknown option 'x'" },
+		{ "mdoe=slow", "unknown option 'mdoe'; did you mean 'mode'?" },
 		{ "n=1", "bad value in 'n=1'" },          /* below min */
 		{ "n=11", "bad value in 'n=11'" },        /* above max */
 		{ "n=-3", "bad value in 'n=-3'" },
