@@ -17,7 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf/value.h"
 #include "daemon/sdunit.h"
+#include "util/units.h"
 
 extern char **environ;
 
@@ -51,35 +53,37 @@ bool iolatd_sdunit_is_name(const char *name)
 	return false;
 }
 
+/*
+ * systemd's time span as `systemctl show` prints it: blank-separated parts,
+ * each a duration with its unit ("1s 500ms", "2min 3s", "750us"), summed.
+ * Each part is read by the configuration grammar's duration parser
+ * (conf/value.h: ns, us, ms, s, min, h, d, as systemd writes them); a part
+ * without a unit is refused (systemd always writes one here).
+ */
 int iolatd_sdunit_parse_timespan(const char *s, uint64_t *ns)
 {
-	static const struct { const char *unit; uint64_t ns; } units[] = {
-		{ "usec", 1000 }, { "us", 1000 }, { "msec", 1000000 }, { "ms", 1000000 },
-		{ "min", 60000000000ull }, { "sec", 1000000000ull }, { "s", 1000000000ull },
-	};
 	uint64_t total = 0;
 	bool any = false;
 
 	while (*s) {
-		char *end;
-		double v;
-		size_t i;
+		char part[32];
+		size_t n;
+		uint64_t v;
 
 		while (*s == ' ')
 			s++;
 		if (!*s)
 			break;
-		if (!isdigit((unsigned char)*s))
+		n = strcspn(s, " ");
+		if (n >= sizeof(part))
 			return -EINVAL;
-		v = strtod(s, &end);
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (!strncmp(end, units[i].unit, strlen(units[i].unit)) &&
-			    (end[strlen(units[i].unit)] == ' ' || !end[strlen(units[i].unit)]))
-				break;
-		if (i == sizeof(units) / sizeof(units[0]) || v < 0 || v > 1e6)
+		memcpy(part, s, n);
+		part[n] = '\0';
+		if (isdigit((unsigned char)part[n - 1]) ||
+		    iolat_conf_parse_duration(part, NSEC_PER_SEC, &v) || v > UINT64_MAX - total)
 			return -EINVAL;
-		total += (uint64_t)(v * (double)units[i].ns);
-		s = end + strlen(units[i].unit);
+		total += v;
+		s += n;
 		any = true;
 	}
 	if (!any)

@@ -306,6 +306,12 @@ static void test_parse_show_and_timespans(void **state)
 	assert_int_equal(iolatd_sdunit_parse_timespan("2min 3s", &ns), 0);
 	assert_int_equal(ns, 123000000000ull);
 	assert_int_equal(iolatd_sdunit_parse_timespan("", &ns), -EINVAL);
+	/* each part in the configuration grammar's durations, with its unit */
+	assert_int_equal(iolatd_sdunit_parse_timespan("1h 2min 1.5ms", &ns), 0);
+	assert_int_equal(ns, 3720001500000ull);
+	assert_int_equal(iolatd_sdunit_parse_timespan("5", &ns), -EINVAL);
+	assert_int_equal(iolatd_sdunit_parse_timespan("5 ms", &ns), -EINVAL);
+	assert_int_equal(iolatd_sdunit_parse_timespan("5parsecs", &ns), -EINVAL);
 	assert_true(iolatd_sdunit_is_name("web.service") && iolatd_sdunit_is_name("user-1000.slice"));
 	assert_false(iolatd_sdunit_is_name("system.slice/web.service") || iolatd_sdunit_is_name("web"));
 }
