@@ -353,7 +353,8 @@ static void print_table(const struct demo *d)
 	printf("\niolat demo: 4 KiB random reader (group main, target %s, QD 1) beside a\n"
 	       "1 MiB O_DIRECT writer at QD 32 (group system/fbpkg), %u s per mode\n"
 	       "on %s (%s, nr_requests %u)%s%s\n\n", d->target_s, d->seconds, d->disk,
-	       d->rotational ? "rotational: mean rule" : "non-rotational: p90 rule",
+	       d->rotational ? "rotational: io.latency judges the mean, adaptive the p90" :
+	       "non-rotational: p90 rule",
 	       d->nr_requests, d->sim ? "" : ", files in ", d->sim ? "" : d->dir);
 	/* The mode column fits the longest label ("... (stopped)" included). */
 	int width = 26;
