@@ -64,6 +64,14 @@ class Tree:
             os.mkdir(p)
             self.made.append(p)
 
+    def start_counting(self, dev):
+        """v1: the throttle's counters (blkio.throttle.io_service_*) count only once a
+        throttle rule has been set on the disk since boot (seen on 6.18), so set one on
+        our own cgroup and take it away again; v2's io.stat always counts."""
+        if self.ver != 2:
+            set_write_cap(self.base, self.ver, dev, 1 << 40)
+            set_write_cap(self.base, self.ver, dev, 0)
+
     def rel(self, child):
         """A child's path relative to the hierarchy's root (iolatd's [group:...])."""
         return os.path.relpath(self.paths[child], self.root)

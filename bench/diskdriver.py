@@ -70,6 +70,7 @@ class DiskDriver:
             self.tree = cgroups.Tree(self.root, self.ver, self.name.split()[0].replace("/", ""),
                                      self.children)
             self.tree.make()
+            self.tree.start_counting(self.dev)
         tag = "oracle-%d" % os.getpid()
         self.rfile = os.path.join(self.a.dir, tag + ".read")
         self.wfile = os.path.join(self.a.dir, tag + ".write")

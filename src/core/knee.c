@@ -14,7 +14,11 @@
  *    smallest cut). A period already bad whatever follows closes early. At
  *    most one change per period.
  *  - a bad period cuts from min(limit in force, rate delivered over the
- *    period) by a step that grows with bad periods in a row (4, 8, 15, 25 %).
+ *    period) by a step that grows with bad periods in a row (4, 8, 15, 25 %),
+ *    and is at least half the share of its I/Os late beyond the bad line
+ *    (45 % when all were late) while no cut failed to help: a period that
+ *    misses by far is cut by far at once; a target out of reach is not
+ *    chased down by far steps.
  *  - good periods feed the knee estimate (the highest rate delivered in a
  *    good period over the last 10 s); the limit cruises at 0.98 x it. After
  *    4 good periods at cruise with the limit used, a probe: a short period
@@ -25,7 +29,8 @@
  *  - emergency: a window with more than half its I/Os late while the limit
  *    binds ends a probe at once, or (no cut in the last period) cuts to 0.9 x
  *    what was delivered over the last second (or since the last change or
- *    period end, >= 200 ms, when lower).
+ *    period end, >= 200 ms, when lower): only the period's cut, where the
+ *    futility rule looks, takes far steps.
  *  - futility: two cuts in a row that did not lower the protected group's
  *    mean by 10 %, or a cut at the floor: lowering does not help. Back to
  *    the highest level whose mean was within 10 % of the best; periods are
@@ -253,17 +258,23 @@ static bool cut_is_futile(struct iolat_knee *k)
 /*
  * Cut by @step_pm from min(in force, @delivered), but from >= half in force
  * (the I/O rate keeps its ratio to the byte rate: one window's count of I/Os
- * must not bend it); @period: after a bad period (else an emergency).
+ * must not bend it); by @far_pm instead when larger and no cut so far failed
+ * to help (a target out of reach is not chased down by far steps);
+ * @period: after a bad period (else an emergency).
  */
 static enum knee_act cut(struct iolat_knee *k, uint64_t now, uint64_t d_bps, uint32_t step_pm,
-			 bool period)
+			 uint32_t far_pm, bool period)
 {
 	uint64_t from = k->force_bps ? k->force_bps : k->limit_bps;
 	uint64_t base = min_u64(from, max_u64(d_bps, knee_scale_pm(from, KNEE_CUT_FLOOR_PM)));
-	uint64_t bps = knee_scale_pm(base, 1000 - step_pm), iops = iops_for(k, bps);
+	uint64_t bps, iops;
 
 	if (period && cut_is_futile(k))
 		return go_futile(k, now);
+	if (far_pm > step_pm && !k->futile_steps)
+		step_pm = far_pm;
+	bps = knee_scale_pm(base, 1000 - step_pm);
+	iops = iops_for(k, bps);
 	k->lv[0].cut = period;
 	knee_good_cap(k, bps / KNEE_CRUISE_PM * 1000); /* cruise is here now, not above */
 	k->backoffs++;
@@ -376,6 +387,7 @@ static enum knee_act close_period(struct iolat_knee *k, uint64_t now)
 {
 	const struct knee_period *p = &k->per;
 	uint64_t d_bps = knee_per_sec(p->bytes, p->dt), d_iops = knee_per_sec(p->ios, p->dt);
+	uint32_t late_step = knee_late_step_pm(p->missed, p->nr);
 	bool bound = p->waited || d_bps >= knee_scale_pm(k->force_bps, KNEE_BIND_PM) ||
 		     (k->force_iops && d_iops >= knee_scale_pm(k->force_iops, KNEE_BIND_PM));
 	int v = knee_period_verdict(k, k->phase == KNEE_FUTILE);
@@ -395,11 +407,11 @@ static enum knee_act close_period(struct iolat_knee *k, uint64_t now)
 		return KNEE_NONE; /* the dead zone: nothing changes */
 	if (v < 0) { /* sitting on the edge: the smallest cut */
 		k->dead_streak = 0;
-		return cut(k, now, d_bps, cut_steps[0], true);
+		return cut(k, now, d_bps, cut_steps[0], 0, true);
 	}
 	k->bad_streak++;
 	lvl = k->bad_streak < KNEE_CUT_LEVELS ? k->bad_streak - 1 : KNEE_CUT_LEVELS - 1;
-	return cut(k, now, d_bps, cut_steps[lvl], true);
+	return cut(k, now, d_bps, cut_steps[lvl], late_step, true);
 }
 
 /* A window mostly late while the limit binds: act now (see the file's top). */
@@ -426,7 +438,7 @@ static enum knee_act emergency(struct iolat_knee *k, const struct knee_obs *o)
 	k->bad_streak = k->bad_streak ? k->bad_streak : 1;
 	if (k->since_dt >= KNEE_SINCE_NS) /* a knee that dropped shows since the change */
 		d_bps = min_u64(d_bps, knee_per_sec(k->since_bytes, k->since_dt));
-	return cut(k, o->now, d_bps, 1000 - KNEE_EMERGENCY_CUT_PM, false);
+	return cut(k, o->now, d_bps, 1000 - KNEE_EMERGENCY_CUT_PM, 0, false);
 }
 
 static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, bool ok,

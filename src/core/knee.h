@@ -31,6 +31,7 @@
 #define KNEE_CUT_FLOOR_PM    500u  /* a cut's base: not under half the limit in force */
 #define KNEE_CUT_LEVELS        4u  /* cuts grow with bad periods in a row: */
 #define KNEE_CUT_STEPS_PM { 40u, 80u, 150u, 250u } /* 4, 8, 15, 25 % */
+#define KNEE_CUT_LATE_DIV      2u  /* ... and at least half the share of I/Os late beyond 10 % */
 #define KNEE_CRUISE_PM       980u  /* cruise at 0.98 x the knee estimate */
 #define KNEE_CRUISE_PERIODS    4u  /* good periods at cruise before a probe */
 #define KNEE_UP_LEVELS         5u  /* a probe's gain grows with probes held in a row: */
@@ -171,6 +172,7 @@ bool knee_level_known(const struct knee_level *l);
 void knee_period_add(struct iolat_knee *k, const struct knee_obs *o, bool ok, uint64_t dt);
 int knee_period_verdict(const struct iolat_knee *k, bool futile);
 bool knee_period_certain(const struct iolat_knee *k, uint64_t period_ns, uint64_t win_ns);
+uint32_t knee_late_step_pm(uint64_t late, uint64_t nr);
 void knee_ring_add(struct iolat_knee *k, uint64_t bytes, uint64_t dt);
 uint64_t knee_ring_rate(const struct iolat_knee *k);
 uint64_t knee_scale_pm(uint64_t v, uint32_t pm);

@@ -231,6 +231,39 @@ static void test_cut_steps_grow(void **state)
 	assert_int_equal(t.k.limit_bps, (lim / 2 > 500 * MB ? lim / 2 : 500 * MB) / 1000 * 960);
 }
 
+/* A period that misses by far is cut by far at once: at least half the share
+ * of its I/Os late beyond 10 % (90 % late: 40 %), from what was delivered;
+ * one that misses by a little keeps the streak's small step. */
+static void test_far_miss_cuts_far(void **state)
+{
+	struct kt t;
+
+	(void)state;
+	assert_int_equal(knee_late_step_pm(100, 1000), 0);
+	assert_int_equal(knee_late_step_pm(150, 1000), 25);
+	assert_int_equal(knee_late_step_pm(900, 1000), 400);
+	assert_int_equal(knee_late_step_pm(1000, 1000), 450);
+	assert_int_equal(knee_late_step_pm(5, 0), 0);
+	kt_init(&t);
+	limit_at(&t, 2000);
+	/* 2 settling windows, then a window 90 % late while the limit binds:
+	 * an emergency, its own small step (futility does not judge it). */
+	for (int i = 0; i < 2; i++)
+		win_late(&t, 0, 1800, true, 50);
+	assert_int_equal(win_late(&t, 900, 1800, true, 5000), KNEE_SET);
+	assert_int_equal(t.k.emergencies, 1);
+	assert_int_equal(t.k.limit_bps, 1620 * MB);
+	/* The next bad period (a streak of 2: 8 %) takes 40 %, from the 1000
+	 * delivered, not the 1620 in force. */
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(win_late(&t, 900, 1000, true, 4000), KNEE_NONE);
+	assert_int_equal(win_late(&t, 900, 1000, true, 4000), KNEE_NONE);
+	assert_int_equal(win_late(&t, 900, 1000, true, 4000), KNEE_NONE);
+	assert_int_equal(win_late(&t, 900, 1000, true, 3000), KNEE_SET);
+	assert_int_equal(t.k.decision, IOLAT_STEP_BACKOFF);
+	assert_int_equal(t.k.limit_bps, 600 * MB);
+}
+
 /* Cruise under the estimate, the probe cycle: up a little, held, up again;
  * not held: a drain, then cruise at 0.98 x the estimate, probes under the
  * rate that failed. */
@@ -567,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_first_limit),
 		cmocka_unit_test(test_period_verdict),
 		cmocka_unit_test(test_cut_steps_grow),
+		cmocka_unit_test(test_far_miss_cuts_far),
 		cmocka_unit_test(test_cruise_and_probe_cycle),
 		cmocka_unit_test(test_emergency_cut),
 		cmocka_unit_test(test_change_not_in_force),
