@@ -259,4 +259,4 @@ FORCE:
 clean:
 	rm -rf build build-asan build-tsan build-clang
 
--include $(shell find $(O) -name '*.d' 2>/dev/null)
+-include $(shell find $(O) -name '*.d' -type f -not -path '$(O)/promtool/*' 2>/dev/null)
