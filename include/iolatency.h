@@ -576,6 +576,61 @@ int iolat_group_observe_applied(struct iolat_group *g, uint64_t bps, uint64_t io
 int iolat_group_observe_served(struct iolat_group *g, uint64_t bytes, uint64_t ios,
 			       uint64_t now_ns);
 
+/*
+ * Weights (docs/weights.md): proportional shares, io.weight's hweight and
+ * donation. A group's weight is 1..10000 (IOLAT_WEIGHT_DEFAULT until set).
+ * The controller divides nothing until the first iolat_group_set_weight()
+ * on any of its groups; from then on, once a period (1 s), each parent's
+ * active children (did I/O in the last period) share what their parent may
+ * use in proportion to their weights: the device's capacity, estimated
+ * online from the throughput it delivers (no model, no calibration). A child
+ * that used less than its share keeps its use plus headroom and donates the
+ * rest to its busy siblings, and gets its share back when it reaches its
+ * reduced budget; a lone active child is unlimited; a group with a latency
+ * target is never budgeted (its use comes off its siblings' pool). The
+ * budget is enforced by iolat_group_pace_due() (the library) or written by
+ * the caller as the group's io.max (iolatd); what each group was delivered
+ * is counted by the gate, by iolat_observe_done*() or, from its first call,
+ * by iolat_group_observe_served().
+ */
+#define IOLAT_WEIGHT_MIN 1
+#define IOLAT_WEIGHT_MAX 10000
+#define IOLAT_WEIGHT_DEFAULT 100
+
+/**
+ * iolat_group_set_weight() - set @g's weight (1..10000). The first call on a
+ * controller turns its weights on (a period starts then).
+ * Return: 0, -EINVAL outside 1..10000, for the root or no group.
+ * Context: any thread, concurrent with I/O.
+ */
+int iolat_group_set_weight(struct iolat_group *g, unsigned weight);
+
+/** iolat_group_weight() - @g's weight (IOLAT_WEIGHT_DEFAULT until set). Context: any thread. */
+unsigned iolat_group_weight(const struct iolat_group *g);
+
+/* A group's share, as decided at the end of the last period. */
+struct iolat_group_share {
+	unsigned weight;          /* as set */
+	bool active;              /* did I/O in the last period */
+	double hweight;           /* product along the path of weight / sum of ACTIVE siblings' weights */
+	uint64_t share_bps;       /* hweight x the capacity estimate, bytes/s (0 while unknown) */
+	uint64_t use_bps;         /* delivered over the last period */
+	uint64_t donated_bps;     /* share given to busy siblings (share - budget when it donates) */
+	uint64_t budget_bps;      /* what the group may use next period (UINT64_MAX: unlimited) */
+	uint64_t capacity_bps;    /* the device capacity estimate the shares divide */
+};
+
+/**
+ * iolat_group_share() - @g's weight, hweight, share, use, donation and
+ * budget as of the last period. While the controller's weights are off
+ * (and during the first period): the weight, hweight 1, budget UINT64_MAX,
+ * the rest 0. For the root: hweight 1, share and capacity the estimate, use
+ * the device's total.
+ * Return: 0, -EINVAL.
+ * Context: any thread (takes the controller's weight lock briefly).
+ */
+int iolat_group_share(const struct iolat_group *g, struct iolat_group_share *out);
+
 /* Constants of the controller, for users and tests (docs/controller.md, Constants). */
 #define IOLAT_DEFAULT_COOKIE    1000000u
 #define IOLAT_MIN_WIN_NS        100000000ull    /* 100 ms */

@@ -149,6 +149,7 @@ static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t pa
 		atomic_store_explicit(&s[i].done, 0, rlx);
 		atomic_store_explicit(&s[i].local, 0, rlx); /* seq: the root's, never reset */
 	}
+	iolat_weight_group_init(g);
 	ctl->mode->group_init(g, now);
 }
 
@@ -171,6 +172,7 @@ struct iolat_ctl *iolat_core_ctl_init(void *mem, const struct iolat_ctl_config *
 	ctl->nr_slots = cfg_slots(cfg);
 	iolat_spin_init(&ctl->tree_lock);
 	iolat_spin_init(&ctl->tick_lock);
+	iolat_spin_init(&ctl->weight_lock);
 	p += align_up(sizeof(*ctl), IOLAT_CACHELINE);
 	ctl->groups = (struct iolat_group *)p;
 	p += align_up(n * sizeof(struct iolat_group), IOLAT_CACHELINE);

@@ -26,6 +26,7 @@
 #include "core/knee.h"
 #include "core/mode.h"
 #include "core/spin.h"
+#include "core/weight.h"
 #include "util/units.h"
 
 #define IOLAT_NO_GROUP UINT32_MAX
@@ -98,6 +99,28 @@ struct iolat_adapt_parent {
 	uint64_t split_at;             /* the children's shares were last set */
 };
 
+/*
+ * A group's weight (weight_ctl.c, docs/weights.md). The counters are added to
+ * lock-free by the gate and observed completions at every level from the
+ * group up; the last period's figures are written under ctl->weight_lock
+ * (the period's CAS winner) and read under it.
+ */
+struct iolat_weight_grp {
+	alignas(IOLAT_CACHELINE) _Atomic uint32_t weight; /* 0: never set (the default) */
+	_Atomic uint32_t donor;        /* donating: the gate may snap it back */
+	_Atomic uint64_t bytes, ios;   /* counted (gate, observed completions) */
+	_Atomic uint64_t waits;        /* I/Os the weight gate told to wait */
+	_Atomic uint64_t budget_bps;   /* in force; UINT64_MAX: none */
+	_Atomic uint64_t fair_bps;     /* a donor's part before donation (snap-back) */
+	_Atomic uint64_t next_issue;   /* the weight gate's virtual time */
+	_Atomic uint64_t snapbacks;    /* donations ended by the gate */
+	/* Under ctl->weight_lock: */
+	uint64_t snap_bytes, snap_ios, snap_waits, snap_served, snap_served_ios;
+	bool active, busy;
+	double hweight;
+	uint64_t share_bps, use_bps, donated_bps;
+};
+
 struct iolat_group {
 	/* Identity and tree: written under ctl->tree_lock at create/destroy. */
 	struct iolat_ctl *ctl;
@@ -168,6 +191,8 @@ struct iolat_group {
 	/* Adaptive mode (adaptive.c, pace.c); untouched in the other modes. */
 	struct iolat_adapt_child ad;   /* as a throttled child */
 	struct iolat_adapt_parent ap;  /* as a parent: under child_lock */
+
+	struct iolat_weight_grp w;     /* weights (weight_ctl.c) */
 };
 
 struct iolat_ctl {
@@ -183,6 +208,14 @@ struct iolat_ctl {
 	_Atomic int enable_cnt;        /* groups with a target */
 	_Atomic uint32_t tick_armed;   /* a submit since the last tick */
 	_Atomic uint32_t pace_watchers;/* adaptive: groups watched (pace.c's fast exit) */
+	_Atomic uint32_t weights_on;   /* a weight was set: shares are divided */
+	_Atomic uint64_t weight_at;    /* the current period began; CAS winner runs it */
+	struct iolat_spin weight_lock; /* the period's division and its figures */
+	struct weight_cap weight_cap;  /* the capacity estimate; weight_lock */
+	uint64_t weight_cap_bps;       /* its value at the last period; weight_lock */
+	uint64_t weight_total_bps;     /* the device's total over the last period */
+	struct weight_node weight_nodes[WEIGHT_SPLIT_MAX]; /* one parent's division; weight_lock */
+	uint32_t weight_idx[WEIGHT_SPLIT_MAX];
 	struct iolat_spin tree_lock;   /* group create/destroy/set_target */
 	struct iolat_spin tick_lock;   /* one tick at a time */
 	uint64_t tick_seq;             /* ticks run; tick_lock */
@@ -316,6 +349,28 @@ void iolat_adapt_unwatch(struct iolat_group *g);
 void iolat_pace_observed(struct iolat_group *g, uint64_t bytes);
 void iolat_pace_in_force(const struct iolat_group *g, uint64_t now, uint64_t *bps,
 			 uint64_t *iops);
+
+/* weight_ctl.c: weights (docs/weights.md). */
+static inline bool ctl_weights_on(const struct iolat_ctl *ctl)
+{
+	return atomic_load_explicit(&ctl->weights_on, memory_order_relaxed) != 0;
+}
+void iolat_weight_group_init(struct iolat_group *g);
+/* A period is due at @now: run it (one caller wins). Any thread, no lock. */
+void iolat_weight_maybe_period(struct iolat_ctl *ctl, uint64_t now);
+/* Count @bytes of @g (and one I/O) at every level from @g up. */
+void iolat_weight_count(struct iolat_group *g, uint64_t bytes);
+/* The weight gate: the ns to wait at @now (0: may go; counts a wait). */
+uint64_t iolat_weight_wait(struct iolat_group *g, uint64_t bytes, uint64_t now);
+/* ... the I/O goes: count it and charge every budgeted level. */
+void iolat_weight_charge(struct iolat_group *g, uint64_t bytes, uint64_t now);
+/* The weight a group divides by (the default until set). */
+static inline uint32_t grp_weight(const struct iolat_group *g)
+{
+	uint32_t w = atomic_load_explicit(&g->w.weight, memory_order_relaxed);
+
+	return w ? w : IOLAT_WEIGHT_DEFAULT;
+}
 
 /* ctl.c: reset a parent's throttling state and let its children see it. */
 void iolat_child_lat_reset_locked(struct iolat_group *p);

@@ -83,11 +83,12 @@ static void pace_charge(struct iolat_group *lvl, uint64_t bytes, uint64_t now)
 		;
 }
 
-/* The slow part: some level of the controller is watched. */
+/* The slow part: some level of the controller is watched, or weights are on. */
 static uint64_t pace_due_slow(struct iolat_group *g, uint64_t bytes, uint64_t now)
 {
 	struct iolat_group *lvl, *worst = NULL;
-	uint64_t wait = 0;
+	bool weights = ctl_weights_on(g->ctl);
+	uint64_t wait = 0, wwait = 0;
 
 	for (lvl = g; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
 		uint64_t ni;
@@ -103,23 +104,32 @@ static uint64_t pace_due_slow(struct iolat_group *g, uint64_t bytes, uint64_t no
 			worst = lvl;
 		}
 	}
+	if (weights && !worst) /* the weight gate (weight_ctl.c): budgets */
+		wwait = iolat_weight_wait(g, bytes, now);
 	if (worst) {
 		atomic_fetch_add_explicit(&worst->ad.paced_ios, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&worst->ad.paced_ns, wait, memory_order_relaxed);
 		return wait;
 	}
+	if (wwait)
+		return wwait;
 	for (lvl = g; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl))
 		if (atomic_load_explicit(&lvl->ad.pace_watch, memory_order_relaxed))
 			pace_charge(lvl, bytes, now);
+	if (weights)
+		iolat_weight_charge(g, bytes, now);
 	return 0;
 }
 
 uint64_t iolat_group_pace_due(struct iolat_group *g, uint64_t bytes, uint64_t now_ns)
 {
-	/* The common case: no group of this controller is watched. */
-	if (__builtin_expect(!g || !atomic_load_explicit(&g->ctl->pace_watchers,
-							 memory_order_relaxed), 1))
+	/* The common case: no group of this controller is watched, no weights. */
+	if (__builtin_expect(!g || (!atomic_load_explicit(&g->ctl->pace_watchers,
+							  memory_order_relaxed) &&
+				    !ctl_weights_on(g->ctl)), 1))
 		return 0;
+	if (ctl_weights_on(g->ctl) && g->idx != IOLAT_ROOT_IDX)
+		return pace_due_slow(g, bytes, now_ns);
 	for (struct iolat_group *lvl = g; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl))
 		if (__builtin_expect(atomic_load_explicit(&lvl->ad.pace_watch,
 							  memory_order_relaxed) != 0, 0))

@@ -34,6 +34,7 @@ void iolat_ctl_tick(struct iolat_ctl *ctl)
 {
 	uint64_t now;
 
+	iolat_weight_maybe_period(ctl, ctl_now(ctl)); /* weights: a period due (one load when off) */
 	if (!iolat_spin_trylock(&ctl->tick_lock))
 		return; /* a tick is running */
 	if (!atomic_exchange(&ctl->tick_armed, 0) && ctl->mode->tick_needs_submit)

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * weight.h - proportional shares (docs/weights.md) as pure logic: the
+ * division of one parent's pool among its children by weight (hweight,
+ * activity, donation by water-filling, a lone active child unlimited, a
+ * child with a latency target exempt), and the device's capacity estimate (a
+ * max filter of the throughput delivered over the last periods). The glue
+ * (weight_ctl.c) feeds them once a period and enforces the budgets.
+ *
+ * Context: the caller serialises every call on one struct (the controller's
+ * weight_lock); no atomics, no clock of its own, no allocation.
+ */
+#ifndef IOLAT_CORE_WEIGHT_H
+#define IOLAT_CORE_WEIGHT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Constants (docs/weights.md, "Constants", says why each). */
+#define WEIGHT_PERIOD_NS  1000000000ull /* a period: shares decided this often */
+#define WEIGHT_HEADROOM_PM       40u /* the root's pool: 1.04 x the capacity estimate */
+#define WEIGHT_CAP_PERIODS        3u /* the estimate: the best of the last 3 periods */
+#define WEIGHT_BUSY_PM          900u /* busy: used >= 0.9 x its budget (or waited at the gate) */
+#define WEIGHT_DONOR_PM        1250u /* a donor keeps 1.25 x its use ... */
+#define WEIGHT_DONOR_FLOOR_DIV    8u /* ... and at least 1/8 of its fair share */
+#define WEIGHT_EXEMPT_FLOOR_DIV  16u /* a target's use leaves its siblings >= 1/16 of the pool */
+#define WEIGHT_SPLIT_MAX        256u /* children of one parent divided (more: unlimited) */
+
+#define WEIGHT_UNLIMITED UINT64_MAX
+
+/* One child of a parent, in and out of weight_divide(). */
+struct weight_node {
+	/* in */
+	uint32_t weight;
+	bool active;          /* did I/O in the last period */
+	bool exempt;          /* has a latency target: never budgeted */
+	bool busy;            /* wanted more: waited at the gate, or used >= 0.9 x its budget */
+	uint64_t use_bps;     /* delivered over the last period */
+	/* out */
+	double hweight;       /* parent's x weight / active siblings' weights (itself counted) */
+	uint64_t share_bps;   /* hweight x capacity */
+	uint64_t fair_bps;    /* its weight's part of the pool before donation */
+	uint64_t budget_bps;  /* WEIGHT_UNLIMITED: none */
+	uint64_t donated_bps; /* share - budget when it donates */
+	bool donor;           /* used less than its part: kept its use plus headroom */
+};
+
+/*
+ * weight_divide() - divide @pool_bps among @n children of a parent whose
+ * hweight is @parent_hw and whose own budget is @parent_budget
+ * (WEIGHT_UNLIMITED at the root or for a lone child), against the device's
+ * @cap_bps (0: unknown, nothing is budgeted).
+ */
+void weight_divide(struct weight_node *c, uint32_t n, double parent_hw, uint64_t cap_bps,
+		   uint64_t pool_bps, uint64_t parent_budget);
+
+/* The capacity estimate: a max filter over the last WEIGHT_CAP_PERIODS periods. */
+struct weight_cap {
+	uint64_t rate[WEIGHT_CAP_PERIODS];
+	uint32_t pos;
+};
+
+void weight_cap_add(struct weight_cap *c, uint64_t bps);
+uint64_t weight_cap_rate(const struct weight_cap *c);
+
+/* @v x @num / @den without overflow for the values used here (den > 0). */
+uint64_t weight_mul_div(uint64_t v, uint64_t num, uint64_t den);
+
+#endif

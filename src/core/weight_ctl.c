@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * weight_ctl.c - weights in the controller (docs/weights.md): a group's
+ * weight, what each group was delivered, the period that divides the
+ * capacity among the active groups (weight.c's rules, top down from the
+ * root), the weight gate that holds a group to its budget in-process, and
+ * the figures users read (iolat_group_share()).
+ *
+ * Counting: the gate (iolat_group_pace_due(), before each admission) and
+ * iolat_observe_done*() add each I/O's bytes at every level from its group
+ * up; a group fed by iolat_group_observe_served() is counted by those
+ * reports only. Nothing is counted or divided until the first
+ * iolat_group_set_weight() on the controller.
+ *
+ * The period: about once a second, the first caller past its end (the gate,
+ * an observed completion or served report, the tick) wins a CAS and runs it
+ * under the controller's weight_lock: each group's use and activity over the
+ * period, the capacity estimate from the device's total, then each parent's
+ * children divided, parents before their children.
+ *
+ * The gate: a budgeted level has a virtual time like the pace gate's (at
+ * rate R, one I/O of B bytes every B/R; an idle group builds no credit); a
+ * donor that would wait gets its fair part back at once (snap-back).
+ *
+ * Context: any thread; the counting and the gate lock-free, the period under
+ * weight_lock (a leaf lock: no other lock is taken under it).
+ */
+#include <errno.h>
+
+#include "core/ctl.h"
+
+#define WEIGHT_MIN_BYTES 512u /* an I/O of unknown size costs this much */
+
+static uint64_t per_sec(uint64_t n, uint64_t dt)
+{
+	if (!dt)
+		return 0;
+	return n > UINT64_MAX / NSEC_PER_SEC ? n / dt * NSEC_PER_SEC : n * NSEC_PER_SEC / dt;
+}
+
+void iolat_weight_group_init(struct iolat_group *g)
+{
+	const memory_order rlx = memory_order_relaxed;
+	struct iolat_weight_grp *w = &g->w;
+
+	atomic_store_explicit(&w->weight, 0, rlx);
+	atomic_store_explicit(&w->donor, 0, rlx);
+	atomic_store_explicit(&w->bytes, 0, rlx);
+	atomic_store_explicit(&w->ios, 0, rlx);
+	atomic_store_explicit(&w->waits, 0, rlx);
+	atomic_store_explicit(&w->budget_bps, WEIGHT_UNLIMITED, rlx);
+	atomic_store_explicit(&w->fair_bps, 0, rlx);
+	atomic_store_explicit(&w->next_issue, 0, rlx);
+	atomic_store_explicit(&w->snapbacks, 0, rlx);
+	iolat_spin_lock(&g->ctl->weight_lock);
+	w->snap_bytes = w->snap_ios = w->snap_waits = 0;
+	w->snap_served = w->snap_served_ios = 0;
+	w->active = w->busy = false;
+	w->hweight = g->idx == IOLAT_ROOT_IDX ? 1.0 : 0.0;
+	w->share_bps = w->use_bps = w->donated_bps = 0;
+	iolat_spin_unlock(&g->ctl->weight_lock);
+}
+
+int iolat_group_set_weight(struct iolat_group *g, unsigned weight)
+{
+	struct iolat_ctl *ctl;
+
+	if (!g || g->idx == IOLAT_ROOT_IDX || weight < IOLAT_WEIGHT_MIN ||
+	    weight > IOLAT_WEIGHT_MAX)
+		return -EINVAL;
+	ctl = g->ctl;
+	atomic_store(&g->w.weight, weight);
+	if (!atomic_load(&ctl->weights_on)) {
+		iolat_spin_lock(&ctl->weight_lock);
+		if (!atomic_load(&ctl->weights_on)) {
+			atomic_store(&ctl->weight_at, ctl_now(ctl));
+			atomic_store(&ctl->weights_on, 1);
+		}
+		iolat_spin_unlock(&ctl->weight_lock);
+	}
+	return 0;
+}
+
+unsigned iolat_group_weight(const struct iolat_group *g)
+{
+	return g ? grp_weight(g) : 0;
+}
+
+/* ---- counting ---- */
+
+void iolat_weight_count(struct iolat_group *g, uint64_t bytes)
+{
+	for (struct iolat_group *lvl = g; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
+		atomic_fetch_add_explicit(&lvl->w.bytes, bytes, memory_order_relaxed);
+		atomic_fetch_add_explicit(&lvl->w.ios, 1, memory_order_relaxed);
+	}
+}
+
+/* ---- the gate ---- */
+
+static uint64_t cost_ns(uint64_t bytes, uint64_t bps)
+{
+	if (bytes < WEIGHT_MIN_BYTES)
+		bytes = WEIGHT_MIN_BYTES;
+	return bytes > UINT64_MAX / NSEC_PER_SEC ? UINT64_MAX / 2 : bytes * NSEC_PER_SEC / bps;
+}
+
+/* A donor that reached its reduced budget: its fair part back, now. */
+static void snap_back(struct iolat_group *lvl, uint64_t now)
+{
+	uint64_t fair = atomic_load(&lvl->w.fair_bps);
+
+	if (!atomic_exchange(&lvl->w.donor, 0))
+		return;
+	if (fair > atomic_load(&lvl->w.budget_bps) || !fair)
+		atomic_store(&lvl->w.budget_bps, fair ? fair : WEIGHT_UNLIMITED);
+	atomic_store(&lvl->w.next_issue, now);
+	atomic_fetch_add_explicit(&lvl->w.snapbacks, 1, memory_order_relaxed);
+}
+
+uint64_t iolat_weight_wait(struct iolat_group *g, uint64_t bytes, uint64_t now)
+{
+	struct iolat_group *worst = NULL;
+	uint64_t wait = 0;
+
+	(void)bytes;
+	iolat_weight_maybe_period(g->ctl, now);
+	for (struct iolat_group *lvl = g; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
+		uint64_t ni;
+
+		if (atomic_load_explicit(&lvl->w.budget_bps, memory_order_relaxed) == WEIGHT_UNLIMITED)
+			continue;
+		ni = atomic_load_explicit(&lvl->w.next_issue, memory_order_relaxed);
+		if (ni <= now)
+			continue;
+		if (atomic_load_explicit(&lvl->w.donor, memory_order_relaxed)) {
+			snap_back(lvl, now);
+			continue;
+		}
+		if (ni - now > wait) {
+			wait = ni - now;
+			worst = lvl;
+		}
+	}
+	if (worst)
+		atomic_fetch_add_explicit(&worst->w.waits, 1, memory_order_relaxed);
+	return wait;
+}
+
+void iolat_weight_charge(struct iolat_group *g, uint64_t bytes, uint64_t now)
+{
+	for (struct iolat_group *lvl = g; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
+		struct iolat_weight_grp *w = &lvl->w;
+		uint64_t bps, ni, cost;
+
+		atomic_fetch_add_explicit(&w->bytes, bytes, memory_order_relaxed);
+		atomic_fetch_add_explicit(&w->ios, 1, memory_order_relaxed);
+		bps = atomic_load_explicit(&w->budget_bps, memory_order_relaxed);
+		if (bps == WEIGHT_UNLIMITED)
+			continue;
+		cost = cost_ns(bytes, bps ? bps : 1);
+		ni = atomic_load_explicit(&w->next_issue, memory_order_relaxed);
+		/* As the pace gate: a caller up to one cost late loses nothing. */
+		while (!atomic_compare_exchange_weak_explicit(&w->next_issue, &ni,
+							      (ni + cost > now ? ni : now - cost) + cost,
+							      memory_order_relaxed, memory_order_relaxed))
+			;
+	}
+}
+
+/* ---- the period ---- */
+
+/* One group's use, activity and busyness over the period of @dt ns. */
+static void measure(struct iolat_group *g, uint64_t dt)
+{
+	struct iolat_weight_grp *w = &g->w;
+	uint64_t bytes, ios, waits = atomic_load(&w->waits), budget = atomic_load(&w->budget_bps);
+
+	if (atomic_load(&g->ad.fed) & IOLAT_FED_SERVED) {
+		uint64_t b = atomic_load(&g->ad.served_bytes), n = atomic_load(&g->ad.served_ios);
+
+		bytes = b - w->snap_served;
+		ios = n - w->snap_served_ios;
+		w->snap_served = b;
+		w->snap_served_ios = n;
+	} else {
+		uint64_t b = atomic_load(&w->bytes), n = atomic_load(&w->ios);
+
+		bytes = b - w->snap_bytes;
+		ios = n - w->snap_ios;
+		w->snap_bytes = b;
+		w->snap_ios = n;
+	}
+	w->use_bps = per_sec(bytes, dt);
+	w->active = bytes || ios;
+	w->busy = waits != w->snap_waits ||
+		  (budget != WEIGHT_UNLIMITED &&
+		   w->use_bps >= weight_mul_div(budget, WEIGHT_BUSY_PM, 1000));
+	w->snap_waits = waits;
+}
+
+static uint32_t depth_of(const struct iolat_group *g)
+{
+	uint32_t d = 0;
+
+	for (const struct iolat_group *p = grp_parent(g); p; p = grp_parent(p))
+		d++;
+	return d;
+}
+
+/* Divide what @p's children may use among them (weight.c). */
+static void divide_children(struct iolat_ctl *ctl, struct iolat_group *p, uint64_t cap,
+			    uint64_t now)
+{
+	struct weight_node *nodes = ctl->weight_nodes;
+	uint32_t *idx = ctl->weight_idx;
+	uint64_t pbudget = p->idx == IOLAT_ROOT_IDX ? WEIGHT_UNLIMITED :
+			   atomic_load(&p->w.budget_bps);
+	uint64_t pool;
+	uint32_t n = 0;
+
+	if (p->idx == IOLAT_ROOT_IDX || pbudget == WEIGHT_UNLIMITED)
+		pool = weight_mul_div(p->w.share_bps, 1000 + WEIGHT_HEADROOM_PM, 1000);
+	else
+		pool = pbudget;
+	for (uint32_t i = 1; i < ctl->nr_groups; i++) {
+		struct iolat_group *c = grp_at(ctl, i);
+
+		if (!atomic_load_explicit(&c->used, memory_order_acquire) ||
+		    atomic_load(&c->parent) != p->idx)
+			continue;
+		if (n == WEIGHT_SPLIT_MAX) { /* beyond: not divided */
+			c->w.hweight = 0;
+			c->w.share_bps = c->w.donated_bps = 0;
+			atomic_store(&c->w.budget_bps, WEIGHT_UNLIMITED);
+			continue;
+		}
+		idx[n] = i;
+		nodes[n] = (struct weight_node){
+			.weight = grp_weight(c), .active = c->w.active, .busy = c->w.busy,
+			.exempt = atomic_load(&c->target_ns) != 0, .use_bps = c->w.use_bps,
+		};
+		n++;
+	}
+	weight_divide(nodes, n, p->w.hweight, cap, pool, pbudget);
+	for (uint32_t k = 0; k < n; k++) {
+		struct iolat_group *c = grp_at(ctl, idx[k]);
+		const struct weight_node *x = &nodes[k];
+		uint64_t was = atomic_load(&c->w.budget_bps);
+
+		c->w.hweight = x->hweight;
+		c->w.share_bps = x->share_bps;
+		c->w.donated_bps = x->donated_bps;
+		atomic_store(&c->w.fair_bps, x->donor ? x->fair_bps : 0);
+		atomic_store(&c->w.donor, x->donor);
+		if (was == WEIGHT_UNLIMITED && x->budget_bps != WEIGHT_UNLIMITED)
+			atomic_store(&c->w.next_issue, now); /* a fresh budget, no credit */
+		atomic_store(&c->w.budget_bps, x->budget_bps);
+	}
+}
+
+static void run_period(struct iolat_ctl *ctl, uint64_t from, uint64_t now)
+{
+	struct iolat_group *root = grp_at(ctl, IOLAT_ROOT_IDX);
+	uint64_t dt = now - from, total = 0;
+	uint32_t maxdepth = 0;
+
+	for (uint32_t i = 1; i < ctl->nr_groups; i++) {
+		struct iolat_group *g = grp_at(ctl, i);
+
+		if (!atomic_load_explicit(&g->used, memory_order_acquire))
+			continue;
+		measure(g, dt);
+		if (atomic_load(&g->parent) == IOLAT_ROOT_IDX)
+			total += g->w.use_bps;
+	}
+	weight_cap_add(&ctl->weight_cap, total);
+	ctl->weight_cap_bps = weight_cap_rate(&ctl->weight_cap);
+	ctl->weight_total_bps = total;
+	root->w.hweight = 1.0;
+	root->w.share_bps = ctl->weight_cap_bps;
+	root->w.use_bps = total;
+	root->w.active = total != 0;
+	for (uint32_t d = 0; d <= maxdepth; d++) {
+		for (uint32_t i = 0; i < ctl->nr_groups; i++) {
+			struct iolat_group *p = grp_at(ctl, i);
+			uint32_t pd;
+
+			if (!atomic_load_explicit(&p->used, memory_order_acquire) ||
+			    !atomic_load(&p->nr_children))
+				continue;
+			pd = depth_of(p);
+			if (pd > maxdepth)
+				maxdepth = pd;
+			if (pd == d)
+				divide_children(ctl, p, ctl->weight_cap_bps, now);
+		}
+	}
+}
+
+void iolat_weight_maybe_period(struct iolat_ctl *ctl, uint64_t now)
+{
+	uint64_t at;
+
+	if (!ctl_weights_on(ctl))
+		return;
+	at = atomic_load_explicit(&ctl->weight_at, memory_order_relaxed);
+	if (now <= at || now - at < WEIGHT_PERIOD_NS ||
+	    !atomic_compare_exchange_strong(&ctl->weight_at, &at, now))
+		return;
+	iolat_spin_lock(&ctl->weight_lock);
+	run_period(ctl, at, now);
+	iolat_spin_unlock(&ctl->weight_lock);
+}
+
+/* ---- what users read ---- */
+
+int iolat_group_share(const struct iolat_group *g, struct iolat_group_share *out)
+{
+	struct iolat_ctl *ctl;
+
+	if (!g || !out)
+		return -EINVAL;
+	ctl = g->ctl;
+	iolat_spin_lock(&ctl->weight_lock);
+	*out = (struct iolat_group_share){
+		.weight = grp_weight(g),
+		.active = g->w.active,
+		.hweight = g->idx == IOLAT_ROOT_IDX ? 1.0 : g->w.hweight,
+		.share_bps = g->w.share_bps,
+		.use_bps = g->w.use_bps,
+		.donated_bps = g->w.donated_bps,
+		.budget_bps = atomic_load(&g->w.budget_bps),
+		.capacity_bps = ctl->weight_cap_bps,
+	};
+	iolat_spin_unlock(&ctl->weight_lock);
+	if (!ctl_weights_on(ctl))
+		out->hweight = 1.0;
+	return 0;
+}

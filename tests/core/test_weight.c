@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_weight.c - weights (docs/weights.md), rule by rule on the virtual
+ * clock, through the library: the weight's range and default; weights off
+ * leave the gate and the shares inert; hweight over the ACTIVE siblings,
+ * nested along the path; activity (a group idle for a period leaves the
+ * division; a lone active group is unlimited); donation (a group using less
+ * than its share keeps 1.25 x its use, the busy sibling gets the rest);
+ * snap-back (a donor that reaches its reduced budget at the gate gets its
+ * part back at once; fed by served reports, within one period); a group
+ * with a latency target is never budgeted; and the loop against a plant of
+ * fixed capacity (shares within 5 % of the weights, the device kept busy,
+ * a sibling that starts and stops reflected within a period).
+ * Context: single-threaded cmocka program on the virtual clock.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "helpers/t_ctl.h"
+#include "core/weight.h"
+
+#define KIB 1024ull
+#define MIB (1024ull * 1024)
+#define UNL UINT64_MAX
+
+static struct iolat_group_share share(const struct iolat_group *g)
+{
+	struct iolat_group_share s;
+
+	assert_int_equal(iolat_group_share(g, &s), 0);
+	return s;
+}
+
+/* @g was delivered @bytes in I/Os of @io at t_now, observed (never waits). */
+static void run_bytes(struct iolat_group *g, uint64_t bytes, uint64_t io)
+{
+	for (uint64_t done = 0; done < bytes; done += io)
+		assert_int_equal(iolat_observe_done_at(g, 0, io, 0, t_now), 0);
+}
+
+/* Close the period: the clock moves past its end and the tick runs it. */
+static void period(struct iolat_ctl *ctl)
+{
+	t_advance(WEIGHT_PERIOD_NS);
+	iolat_ctl_tick(ctl);
+}
+
+/*
+ * The plant: a device that does @cap bytes/s, and @n groups each wanting
+ * want[i] bytes/s (UNL: all it can get) in I/Os of 64 KiB, for @ms ms in
+ * steps of 50 us (finer than an I/O's cost at the budgets used); in each
+ * step the groups take turns (the first one rotates) while the device has
+ * credit and the gate lets them; the tick runs once a second. got[i] +=
+ * bytes each was served. Return: the total served.
+ */
+#define PLANT_STEP_NS (50 * T_US)
+static uint64_t plant(struct iolat_ctl *ctl, struct iolat_group **g, unsigned n,
+		      const uint64_t *want, uint64_t cap, unsigned ms, uint64_t *got)
+{
+	const uint64_t io = 64 * KIB, per_step_dev = cap / (T_S / PLANT_STEP_NS);
+	uint64_t dev = 0, demand[8] = { 0 }, total = 0;
+	unsigned steps = ms * (unsigned)(T_MS / PLANT_STEP_NS);
+
+	for (unsigned step = 0; step < steps; step++) {
+		bool moved = true;
+
+		t_advance(PLANT_STEP_NS);
+		if (t_now % T_S == 0)
+			iolat_ctl_tick(ctl);
+		dev = dev + per_step_dev > per_step_dev + io ? per_step_dev + io : dev + per_step_dev;
+		for (unsigned i = 0; i < n; i++) {
+			uint64_t per_step = want[i] / (T_S / PLANT_STEP_NS);
+
+			if (want[i] == UNL)
+				demand[i] = UNL; /* all it can get */
+			else
+				demand[i] = demand[i] + per_step > per_step + io ? per_step + io :
+					    demand[i] + per_step;
+		}
+		while (moved) {
+			moved = false;
+			for (unsigned k = 0; k < n; k++) {
+				unsigned i = (k + step) % n;
+
+				if (dev < io || demand[i] < io ||
+				    iolat_group_pace_due(g[i], io, t_now))
+					continue;
+				dev -= io;
+				if (demand[i] != UNL)
+					demand[i] -= io;
+				got[i] += io;
+				total += io;
+				moved = true;
+			}
+		}
+	}
+	return total;
+}
+
+static void test_weight_range_and_default(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *a = t_grp(ctl, NULL, "a", 0);
+
+	assert_int_equal(iolat_group_weight(a), IOLAT_WEIGHT_DEFAULT);
+	assert_int_equal(iolat_group_set_weight(a, 0), -EINVAL);
+	assert_int_equal(iolat_group_set_weight(a, IOLAT_WEIGHT_MAX + 1), -EINVAL);
+	assert_int_equal(iolat_group_set_weight(iolat_ctl_root(ctl), 100), -EINVAL);
+	assert_int_equal(iolat_group_weight(a), IOLAT_WEIGHT_DEFAULT);
+	assert_int_equal(iolat_group_set_weight(a, IOLAT_WEIGHT_MIN), 0);
+	assert_int_equal(iolat_group_weight(a), 1);
+	assert_int_equal(iolat_group_set_weight(a, IOLAT_WEIGHT_MAX), 0);
+	assert_int_equal(iolat_group_weight(a), 10000);
+	iolat_ctl_destroy(ctl);
+}
+
+/* No weight set: nothing counted, no budget, the gate lets everything go. */
+static void test_weights_off_are_inert(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *a = t_grp(ctl, NULL, "a", 0), *b = t_grp(ctl, NULL, "b", 0);
+
+	for (int s = 0; s < 3; s++) {
+		run_bytes(a, 100 * MIB, MIB);
+		run_bytes(b, 10 * MIB, MIB);
+		period(ctl);
+	}
+	assert_false(share(a).active);
+	assert_int_equal(share(a).budget_bps, UNL);
+	assert_int_equal(share(a).use_bps, 0);
+	assert_int_equal(share(a).capacity_bps, 0);
+	assert_true(share(a).hweight == 1.0);
+	iolat_ctl_destroy(ctl);
+}
+
+/* hweight: weight over the ACTIVE siblings' weights, times the parent's. */
+static void test_hweight_nested_over_active_siblings(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *a = t_grp(ctl, NULL, "a", 0), *b = t_grp(ctl, NULL, "b", 0);
+	struct iolat_group *c = t_grp(ctl, NULL, "c", 0);
+	struct iolat_group *a1 = t_grp(ctl, a, "a1", 0), *a2 = t_grp(ctl, a, "a2", 0);
+	struct iolat_group *a3 = t_grp(ctl, a, "a3", 0);
+
+	assert_int_equal(iolat_group_set_weight(a, 100), 0);
+	assert_int_equal(iolat_group_set_weight(b, 300), 0);
+	assert_int_equal(iolat_group_set_weight(c, 600), 0);   /* idle */
+	assert_int_equal(iolat_group_set_weight(a1, 100), 0);
+	assert_int_equal(iolat_group_set_weight(a2, 300), 0);
+	assert_int_equal(iolat_group_set_weight(a3, 1000), 0); /* idle */
+	run_bytes(a1, 10 * MIB, MIB);
+	run_bytes(a2, 10 * MIB, MIB);
+	run_bytes(b, 20 * MIB, MIB);
+	period(ctl);
+	/* Top level: a and b active (100 + 300); c idle, counted as if it joined. */
+	assert_true(share(a).active && share(b).active && !share(c).active);
+	assert_float_equal(share(a).hweight, 0.25, 1e-9);
+	assert_float_equal(share(b).hweight, 0.75, 1e-9);
+	assert_float_equal(share(c).hweight, 0.6, 1e-9);
+	/* Under a: a1 and a2 active (100 + 300), times a's 0.25. */
+	assert_float_equal(share(a1).hweight, 0.25 * 0.25, 1e-9);
+	assert_float_equal(share(a2).hweight, 0.25 * 0.75, 1e-9);
+	assert_float_equal(share(a3).hweight, 0.25 * 1000.0 / 1400.0, 1e-9);
+	/* share = hweight x capacity (the device's total: 40 MiB over 1 s). */
+	assert_int_equal(share(a).capacity_bps, 40 * MIB);
+	assert_int_equal(share(b).share_bps, 30 * MIB);
+	assert_int_equal(share(iolat_ctl_root(ctl)).use_bps, 40 * MIB);
+	iolat_ctl_destroy(ctl);
+}
+
+/* Active: did I/O in the last period. A group alone is unlimited. */
+static void test_activity_and_the_lone_group(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *a = t_grp(ctl, NULL, "a", 0), *b = t_grp(ctl, NULL, "b", 0);
+
+	assert_int_equal(iolat_group_set_weight(a, 100), 0);
+	assert_int_equal(iolat_group_set_weight(b, 300), 0);
+	run_bytes(a, 50 * MIB, MIB);
+	run_bytes(b, 50 * MIB, MIB);
+	period(ctl);
+	assert_true(share(a).budget_bps < UNL && share(b).budget_bps < UNL);
+	/* b stops: after one period without I/O it is inactive, and a is alone. */
+	run_bytes(a, 50 * MIB, MIB);
+	period(ctl);
+	assert_false(share(b).active);
+	assert_true(share(a).active);
+	assert_float_equal(share(a).hweight, 1.0, 1e-9);
+	assert_int_equal(share(a).budget_bps, UNL);
+	/* b comes back: both active again, divided 1:3 at the next period. */
+	run_bytes(a, 50 * MIB, MIB);
+	run_bytes(b, MIB, MIB);
+	period(ctl);
+	assert_true(share(b).active);
+	assert_float_equal(share(b).hweight, 0.75, 1e-9);
+	assert_true(share(a).budget_bps < UNL);
+	iolat_ctl_destroy(ctl);
+}
+
+/* A group using less than its part keeps 1.25 x its use; the busy one the rest. */
+static void test_donation(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *a = t_grp(ctl, NULL, "a", 0), *b = t_grp(ctl, NULL, "b", 0);
+	struct iolat_group_share sa, sb;
+	uint64_t pool;
+
+	assert_int_equal(iolat_group_set_weight(a, 100), 0);
+	assert_int_equal(iolat_group_set_weight(b, 300), 0);
+	run_bytes(a, 90 * MIB, MIB); /* a: 90, b: 10 of a device doing 100 MiB/s */
+	run_bytes(b, 10 * MIB, MIB);
+	period(ctl);
+	sa = share(a);
+	sb = share(b);
+	pool = weight_mul_div(100 * MIB, 1000 + WEIGHT_HEADROOM_PM, 1000);
+	assert_int_equal(sb.budget_bps, weight_mul_div(10 * MIB, WEIGHT_DONOR_PM, 1000));
+	assert_int_equal(sb.donated_bps, sb.share_bps - sb.budget_bps);
+	assert_int_equal(sb.share_bps, 75 * MIB);
+	assert_int_equal(sa.budget_bps, pool - sb.budget_bps);
+	assert_int_equal(sa.donated_bps, 0);
+	/* The sum is the pool: the device stays busy. */
+	assert_int_equal(sa.budget_bps + sb.budget_bps, pool);
+	iolat_ctl_destroy(ctl);
+}
+
+/* The donor wants more: at the gate it gets its part back at once. */
+static void test_snap_back_at_the_gate(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *a = t_grp(ctl, NULL, "a", 0), *b = t_grp(ctl, NULL, "b", 0);
+	uint64_t reduced;
+
+	assert_int_equal(iolat_group_set_weight(a, 100), 0);
+	assert_int_equal(iolat_group_set_weight(b, 300), 0);
+	run_bytes(a, 90 * MIB, MIB);
+	run_bytes(b, 10 * MIB, MIB);
+	period(ctl);
+	reduced = share(b).budget_bps;
+	assert_true(reduced < 20 * MIB);
+	/* b issues 1 MiB, then another 1 ms later: 80 ms early at 12.5 MiB/s. */
+	assert_int_equal(iolat_group_pace_due(b, MIB, t_now), 0);
+	t_advance(T_MS);
+	assert_int_equal(iolat_group_pace_due(b, MIB, t_now), 0); /* not held back ... */
+	assert_true(share(b).budget_bps > reduced);               /* ... its part is back */
+	assert_int_equal(share(b).budget_bps,
+			 weight_mul_div(weight_mul_div(100 * MIB, 1000 + WEIGHT_HEADROOM_PM, 1000),
+					300, 400));
+	/* At its whole part the gate holds it again: 1 MiB at ~78 MiB/s. */
+	t_advance(T_MS);
+	assert_true(iolat_group_pace_due(b, MIB, t_now) > 10 * T_MS);
+	iolat_ctl_destroy(ctl);
+}
+
+/* Fed by served reports (iolatd): the donor that reached its budget is busy
+ * at the next period and gets its whole part. */
+static void test_snap_back_from_served_reports(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *a = t_grp(ctl, NULL, "a", 0), *b = t_grp(ctl, NULL, "b", 0);
+	uint64_t reduced, pool = weight_mul_div(100 * MIB, 1000 + WEIGHT_HEADROOM_PM, 1000);
+
+	assert_int_equal(iolat_group_set_weight(a, 100), 0);
+	assert_int_equal(iolat_group_set_weight(b, 300), 0);
+	t_advance(WEIGHT_PERIOD_NS);
+	assert_int_equal(iolat_group_observe_served(a, 90 * MIB, 90, t_now), 0);
+	assert_int_equal(iolat_group_observe_served(b, 10 * MIB, 10, t_now), 0);
+	iolat_ctl_tick(ctl);
+	reduced = share(b).budget_bps;
+	assert_int_equal(reduced, weight_mul_div(10 * MIB, WEIGHT_DONOR_PM, 1000));
+	/* Next period: b was served all of its reduced budget (the throttle held it). */
+	t_advance(WEIGHT_PERIOD_NS);
+	assert_int_equal(iolat_group_observe_served(a, 87 * MIB, 87, t_now), 0);
+	assert_int_equal(iolat_group_observe_served(b, reduced, 13, t_now), 0);
+	iolat_ctl_tick(ctl);
+	/* Busy: not a donor; it and a divide the pool 3:1. */
+	assert_int_equal(share(b).donated_bps, 0);
+	assert_int_equal(share(b).budget_bps, weight_mul_div(pool, 300, 400));
+	assert_int_equal(share(a).budget_bps, weight_mul_div(pool, 100, 400));
+	iolat_ctl_destroy(ctl);
+}
+
+/* A group with a target keeps its protection: never budgeted; its use
+ * comes off what its siblings divide. */
+static void test_target_is_never_budgeted(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *r = t_grp(ctl, NULL, "r", T_MS), *b = t_grp(ctl, NULL, "b", 0);
+	struct iolat_group *c = t_grp(ctl, NULL, "c", 0);
+	uint64_t pool = weight_mul_div(130 * MIB, 1000 + WEIGHT_HEADROOM_PM, 1000);
+
+	assert_int_equal(iolat_group_set_weight(r, 1), 0);
+	assert_int_equal(iolat_group_set_weight(b, 100), 0);
+	assert_int_equal(iolat_group_set_weight(c, 300), 0);
+	run_bytes(r, 40 * MIB, MIB);
+	run_bytes(b, 30 * MIB, MIB);
+	run_bytes(c, 60 * MIB, MIB); /* both busy enough: neither donates */
+	period(ctl);
+	assert_int_equal(share(r).budget_bps, UNL);
+	assert_int_equal(share(b).budget_bps, weight_mul_div(pool - 40 * MIB, 100, 400));
+	assert_int_equal(share(c).budget_bps, weight_mul_div(pool - 40 * MIB, 300, 400));
+	iolat_ctl_destroy(ctl);
+}
+
+/* The loop: two busy groups 100:300 on a 400 MiB/s device. */
+static void test_loop_shares_follow_weights(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *g[2] = { t_grp(ctl, NULL, "a", 0), t_grp(ctl, NULL, "b", 0) };
+	const uint64_t want[2] = { UNL, UNL }, cap = 400 * MIB;
+	uint64_t got[2] = { 0 }, total;
+
+	assert_int_equal(iolat_group_set_weight(g[0], 100), 0);
+	assert_int_equal(iolat_group_set_weight(g[1], 300), 0);
+	plant(ctl, g, 2, want, cap, 3000, got);
+	got[0] = got[1] = 0;
+	total = plant(ctl, g, 2, want, cap, 5000, got);
+	print_message("a %.3f b %.3f of %.3f x the device\n", (double)got[0] / (double)total,
+		      (double)got[1] / (double)total, (double)total / (double)(cap * 5));
+	assert_true(total >= cap / 10 * 9 * 5);         /* the device kept busy */
+	assert_true(fabs((double)got[0] / (double)total - 0.25) <= 0.25 * 0.05);
+	assert_true(fabs((double)got[1] / (double)total - 0.75) <= 0.75 * 0.05);
+	iolat_ctl_destroy(ctl);
+}
+
+/* A sibling that starts and stops: alone the other gets the whole device;
+ * with it, the shares, within one period of its start. */
+static void test_loop_a_sibling_starts_and_stops(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *g[2] = { t_grp(ctl, NULL, "a", 0), t_grp(ctl, NULL, "b", 0) };
+	uint64_t want[2] = { UNL, 0 }, cap = 400 * MIB, got[2] = { 0 }, total;
+
+	assert_int_equal(iolat_group_set_weight(g[0], 100), 0);
+	assert_int_equal(iolat_group_set_weight(g[1], 100), 0);
+	total = plant(ctl, g, 2, want, cap, 3000, got);
+	assert_true(got[0] >= cap / 100 * 95 * 3);       /* alone: >= 0.95 x the device */
+	want[1] = UNL;
+	got[0] = got[1] = 0;
+	plant(ctl, g, 2, want, cap, 1000, got);         /* the period it starts in */
+	got[0] = got[1] = 0;
+	total = plant(ctl, g, 2, want, cap, 3000, got);
+	assert_true(total >= cap / 10 * 9 * 3);
+	assert_true(fabs((double)got[0] / (double)total - 0.5) <= 0.5 * 0.05);
+	want[1] = 0;                                      /* b stops */
+	plant(ctl, g, 2, want, cap, 2000, got);
+	got[0] = got[1] = 0;
+	plant(ctl, g, 2, want, cap, 2000, got);
+	assert_true(got[0] >= cap / 100 * 95 * 2);
+	iolat_ctl_destroy(ctl);
+}
+
+/* The pure division: exempt floor, every one a donor, beyond capacity unknown. */
+static void test_divide_edges(void **state)
+{
+	struct weight_node n[3] = {
+		{ .weight = 100, .active = true, .use_bps = 10 },
+		{ .weight = 300, .active = true, .use_bps = 10 },
+		{ .weight = 100, .active = false },
+	};
+
+	/* Capacity unknown: nothing budgeted. */
+	weight_divide(n, 3, 1.0, 0, 0, WEIGHT_UNLIMITED);
+	assert_int_equal(n[0].budget_bps, WEIGHT_UNLIMITED);
+	assert_int_equal(n[1].share_bps, 0);
+	/* Both donors: the rest is spread by weight, the sum is the pool. */
+	weight_divide(n, 3, 1.0, 1000, 1040, WEIGHT_UNLIMITED);
+	assert_true(n[0].donor && n[1].donor);
+	assert_in_range(n[0].budget_bps + n[1].budget_bps, 1038, 1040); /* rounding */
+	assert_true(n[1].budget_bps > n[0].budget_bps);
+	/* The inactive one: its part if it joined, 100 of 500. */
+	assert_int_equal(n[2].budget_bps, 1040 * 100 / 500);
+	/* An exempt group using everything leaves its siblings 1/16 of the pool. */
+	n[0].exempt = true;
+	n[0].use_bps = 5000;
+	n[1].busy = true;
+	n[2].active = true;
+	n[2].busy = true;
+	weight_divide(n, 3, 1.0, 1000, 1600, WEIGHT_UNLIMITED);
+	assert_int_equal(n[0].budget_bps, WEIGHT_UNLIMITED);
+	assert_int_equal(n[1].budget_bps + n[2].budget_bps, 1600 / WEIGHT_EXEMPT_FLOOR_DIV);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_weight_range_and_default),
+		cmocka_unit_test(test_weights_off_are_inert),
+		cmocka_unit_test(test_hweight_nested_over_active_siblings),
+		cmocka_unit_test(test_activity_and_the_lone_group),
+		cmocka_unit_test(test_donation),
+		cmocka_unit_test(test_snap_back_at_the_gate),
+		cmocka_unit_test(test_snap_back_from_served_reports),
+		cmocka_unit_test(test_target_is_never_budgeted),
+		cmocka_unit_test(test_loop_shares_follow_weights),
+		cmocka_unit_test(test_loop_a_sibling_starts_and_stops),
+		cmocka_unit_test(test_divide_edges),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
