@@ -14,7 +14,8 @@
  *  - A limit (bytes and I/Os per second, for the children together) is
  *    shared by water-filling: a child that did not use its share keeps what
  *    it used plus headroom, the rest is split evenly among the children that
- *    waited at the gate. Shares are set on every change and once a second.
+ *    waited at the gate (by weight once the controller's weights are on,
+ *    docs/weights.md). Shares are set on every change and once a second.
  *  - The shares reach the children through the cookie: the parent writes
  *    each child's want_* and moves its cookie one generation on; the child
  *    that sees the new cookie (at a submit, an observed completion or the
@@ -280,6 +281,46 @@ static void water_fill(const struct demand *d, uint32_t n, uint64_t limit, uint6
 	}
 }
 
+/*
+ * Weights on (docs/weights.md): the same water-filling with each child's
+ * fair part in proportion to its weight rather than even.
+ */
+static void water_fill_weighted(const struct demand *d, uint32_t n, uint64_t limit,
+				uint64_t *share)
+{
+	uint64_t left = limit, wopen = 0, wall;
+	bool moved = true;
+
+	for (uint32_t i = 0; i < n; i++) {
+		share[i] = 0;
+		wopen += grp_weight(d[i].c);
+	}
+	wall = wopen;
+	while (moved && wopen) {
+		moved = false;
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t want = d[i].bps / 1000 * SPLIT_HEADROOM_PM, w = grp_weight(d[i].c);
+			uint64_t fair = weight_mul_div(left, w, wopen), floor;
+
+			if (share[i] || d[i].more || want >= fair)
+				continue;
+			floor = weight_mul_div(limit, w, 8 * wall) + 1;
+			share[i] = want > floor ? want : floor;
+			left = left > share[i] ? left - share[i] : 0;
+			wopen -= w;
+			moved = true;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t w = grp_weight(d[i].c);
+
+		if (!wopen)
+			share[i] += weight_mul_div(left, w, wall);
+		else if (!share[i])
+			share[i] = weight_mul_div(left, w, wopen) ? weight_mul_div(left, w, wopen) : 1;
+	}
+}
+
 /* Give each throttlable child its share of the knee's limit. */
 static void split(struct iolat_group *p, uint64_t now)
 {
@@ -304,7 +345,10 @@ static void split(struct iolat_group *p, uint64_t now)
 		a->split_bytes = bytes;
 		a->split_waits = waits;
 	}
-	water_fill(d, n, k->limit_bps, share);
+	if (ctl_weights_on(p->ctl))
+		water_fill_weighted(d, n, k->limit_bps, share);
+	else
+		water_fill(d, n, k->limit_bps, share);
 	for (uint32_t i = 0; i < n; i++) {
 		atomic_store(&d[i].c->ad.want_bps, share[i]);
 		atomic_store(&d[i].c->ad.want_iops, k->limit_iops ? (uint64_t)((double)k->limit_iops *

@@ -18,6 +18,9 @@
  *    weight. When every one is a donor, what is left is spread by weight.
  *  - an inactive child's budget is what it would get joining the active
  *    ones (its weight's part of the pool with itself counted).
+ *  - the capacity estimate: the device's total when a budgeted group fell
+ *    short of its budget (the device was the limit), growing by steps while
+ *    every budget is met, never lowered while nothing is budgeted.
  *
  * Context: weight.h (the caller serialises; pure).
  */
@@ -123,17 +126,22 @@ void weight_divide(struct weight_node *c, uint32_t n, double parent_hw, uint64_t
 	fill(c, n, pool);
 }
 
-void weight_cap_add(struct weight_cap *c, uint64_t bps)
-{
-	c->rate[c->pos] = bps;
-	c->pos = (c->pos + 1) % WEIGHT_CAP_PERIODS;
-}
+static const uint32_t grow_steps[WEIGHT_GROW_LEVELS] = WEIGHT_GROW_STEPS_PM;
 
-uint64_t weight_cap_rate(const struct weight_cap *c)
+uint64_t weight_cap_update(struct weight_cap *c, uint64_t total_bps, bool budgeted, bool short_)
 {
-	uint64_t best = 0;
+	uint32_t lvl;
 
-	for (uint32_t i = 0; i < WEIGHT_CAP_PERIODS; i++)
-		best = max_u64(best, c->rate[i]);
-	return best;
+	if (!budgeted) {
+		c->bps = max_u64(c->bps, total_bps);
+		c->grow_streak = 0;
+	} else if (short_ || !c->bps) {
+		c->bps = total_bps;
+		c->grow_streak = 0;
+	} else {
+		lvl = c->grow_streak < WEIGHT_GROW_LEVELS ? c->grow_streak : WEIGHT_GROW_LEVELS - 1;
+		c->bps = max_u64(total_bps, weight_mul_div(c->bps, 1000 + grow_steps[lvl], 1000));
+		c->grow_streak++;
+	}
+	return c->bps;
 }

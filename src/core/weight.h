@@ -18,8 +18,10 @@
 
 /* Constants (docs/weights.md, "Constants", says why each). */
 #define WEIGHT_PERIOD_NS  1000000000ull /* a period: shares decided this often */
-#define WEIGHT_HEADROOM_PM       40u /* the root's pool: 1.04 x the capacity estimate */
-#define WEIGHT_CAP_PERIODS        3u /* the estimate: the best of the last 3 periods */
+#define WEIGHT_SHORT_PM         980u /* the device delivered under 0.98 x what the budgets
+					* allowed: it was the limit, the estimate is what it did */
+#define WEIGHT_GROW_LEVELS        6u /* budgets all met: the estimate grows by a step ... */
+#define WEIGHT_GROW_STEPS_PM { 10u, 20u, 40u, 80u, 160u, 250u } /* ... +1, 2, 4, 8, 16, 25 % */
 #define WEIGHT_BUSY_PM          900u /* busy: used >= 0.9 x its budget (or waited at the gate) */
 #define WEIGHT_DONOR_PM        1250u /* a donor keeps 1.25 x its use ... */
 #define WEIGHT_DONOR_FLOOR_DIV    8u /* ... and at least 1/8 of its fair share */
@@ -54,14 +56,23 @@ struct weight_node {
 void weight_divide(struct weight_node *c, uint32_t n, double parent_hw, uint64_t cap_bps,
 		   uint64_t pool_bps, uint64_t parent_budget);
 
-/* The capacity estimate: a max filter over the last WEIGHT_CAP_PERIODS periods. */
+/* The capacity estimate (docs/weights.md, "Capacity"). */
 struct weight_cap {
-	uint64_t rate[WEIGHT_CAP_PERIODS];
-	uint32_t pos;
+	uint64_t bps;          /* the estimate; 0: unknown */
+	uint32_t grow_streak;  /* periods in a row whose budgets were all met */
 };
 
-void weight_cap_add(struct weight_cap *c, uint64_t bps);
-uint64_t weight_cap_rate(const struct weight_cap *c);
+/*
+ * weight_cap_update() - a period ended in which the device delivered
+ * @total_bps. @budgeted: some active top-level group had a budget; @short_:
+ * the total was under WEIGHT_SHORT_PM of what the budgets allowed (each
+ * budgeted group's budget, a donor's or an unbudgeted group's use). Without budgets the
+ * estimate is the best of itself and the total (a lone group that wants
+ * little says nothing of the device); short: the total (the device was the
+ * limit); budgets all met: it grows by a step that grows with such periods
+ * in a row. Return: the estimate.
+ */
+uint64_t weight_cap_update(struct weight_cap *c, uint64_t total_bps, bool budgeted, bool short_);
 
 /* @v x @num / @den without overflow for the values used here (den > 0). */
 uint64_t weight_mul_div(uint64_t v, uint64_t num, uint64_t den);

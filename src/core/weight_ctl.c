@@ -219,10 +219,7 @@ static void divide_children(struct iolat_ctl *ctl, struct iolat_group *p, uint64
 	uint64_t pool;
 	uint32_t n = 0;
 
-	if (p->idx == IOLAT_ROOT_IDX || pbudget == WEIGHT_UNLIMITED)
-		pool = weight_mul_div(p->w.share_bps, 1000 + WEIGHT_HEADROOM_PM, 1000);
-	else
-		pool = pbudget;
+	pool = pbudget == WEIGHT_UNLIMITED ? p->w.share_bps : pbudget;
 	for (uint32_t i = 1; i < ctl->nr_groups; i++) {
 		struct iolat_group *c = grp_at(ctl, i);
 
@@ -262,8 +259,9 @@ static void divide_children(struct iolat_ctl *ctl, struct iolat_group *p, uint64
 static void run_period(struct iolat_ctl *ctl, uint64_t from, uint64_t now)
 {
 	struct iolat_group *root = grp_at(ctl, IOLAT_ROOT_IDX);
-	uint64_t dt = now - from, total = 0;
+	uint64_t dt = now - from, total = 0, allowed = 0, budget;
 	uint32_t maxdepth = 0;
+	bool budgeted = false, short_ = false;
 
 	for (uint32_t i = 1; i < ctl->nr_groups; i++) {
 		struct iolat_group *g = grp_at(ctl, i);
@@ -271,11 +269,19 @@ static void run_period(struct iolat_ctl *ctl, uint64_t from, uint64_t now)
 		if (!atomic_load_explicit(&g->used, memory_order_acquire))
 			continue;
 		measure(g, dt);
-		if (atomic_load(&g->parent) == IOLAT_ROOT_IDX)
-			total += g->w.use_bps;
+		if (atomic_load(&g->parent) != IOLAT_ROOT_IDX)
+			continue;
+		total += g->w.use_bps;
+		budget = atomic_load(&g->w.budget_bps);
+		if (budget == WEIGHT_UNLIMITED || atomic_load(&g->w.donor) || !g->w.active) {
+			allowed += g->w.use_bps;
+			continue;
+		}
+		budgeted = true;
+		allowed += budget;
 	}
-	weight_cap_add(&ctl->weight_cap, total);
-	ctl->weight_cap_bps = weight_cap_rate(&ctl->weight_cap);
+	short_ = budgeted && total < weight_mul_div(allowed, WEIGHT_SHORT_PM, 1000);
+	ctl->weight_cap_bps = weight_cap_update(&ctl->weight_cap, total, budgeted, short_);
 	ctl->weight_total_bps = total;
 	root->w.hweight = 1.0;
 	root->w.share_bps = ctl->weight_cap_bps;

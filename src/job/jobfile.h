@@ -89,6 +89,7 @@ struct iolat_jobfile_group {
 	const char *name;                /* last component, points into path */
 	int parent;                      /* index in groups[], or IOLAT_GROUP_ROOT */
 	uint64_t target_ns;              /* 0: none ("max" or not given) */
+	unsigned weight;                 /* 1..10000; 0: not given (IOLAT_WEIGHT_DEFAULT) */
 	struct iolat_scen_vals scen_vals;/* scenario keys set in its section */
 	bool declared;                   /* a [group:PATH] section exists */
 	unsigned line;                   /* line of the section, or of the first use */
@@ -265,6 +266,9 @@ unsigned iolat_job_key_line(const struct iolat_job *job, const char *key);
  */
 int iolat_job_engine_options(const struct iolat_job *job, const char *engine, const char *extra,
 			     char *buf, size_t len);
+
+/** iolat_jobfile_has_weights() - some group has weight= (the run turns weights on). */
+bool iolat_jobfile_has_weights(const struct iolat_jobfile *jf);
 
 /** iolat_jobfile_find_group() - index of the group with path @path, or -ENOENT. */
 int iolat_jobfile_find_group(const struct iolat_jobfile *jf, const char *path);

@@ -94,6 +94,14 @@ int iolat_jobfile_find_group(const struct iolat_jobfile *jf, const char *path)
 	return -ENOENT;
 }
 
+bool iolat_jobfile_has_weights(const struct iolat_jobfile *jf)
+{
+	for (unsigned i = 0; jf && i < jf->nr_groups; i++)
+		if (jf->groups[i].weight)
+			return true;
+	return false;
+}
+
 /* Find or create the group at normalised @path, creating parents; returns its index. */
 int jf_get_group(struct parser *p, const char *path, unsigned line, const char *key)
 {

@@ -105,6 +105,10 @@ const struct iolat_opt jf_opts[] = {
 	{ .name = "target", .type = IOLAT_OPT_TARGET, .where = IOLAT_OPT_IN_GROUP, GRPF(target_ns),
 	  .def = "max", .help = "the group's latency target (5ms, 750us; bare: us; max or 0: none, as "
 	  "the kernel's io.latency)" },
+	{ .name = "weight", .type = IOLAT_OPT_UINT, .where = IOLAT_OPT_IN_GROUP, GRPF(weight),
+	  .min = IOLAT_WEIGHT_MIN, .max = IOLAT_WEIGHT_MAX,
+	  .help = "the group's weight, 1-10000 as io.weight's (default 100): active siblings share "
+	  "the device in proportion (docs/weights.md); any weight= turns weights on" },
 	/* safety: writing to block devices */
 	{ .name = "allow_mounted_write", .type = IOLAT_OPT_BOOL, .where = IN_JOBS,
 	  JOBF(allow_mounted_write), .def = "0",

@@ -50,6 +50,7 @@ int iolat_report_create(const struct iolat_report_cfg *cfg, struct iolat_report 
 	r->nr_requests = cfg->nr_requests ? cfg->nr_requests : 64;
 	r->no_control = cfg->no_control;
 	r->adaptive = cfg->adaptive && !cfg->no_control;
+	r->weights = cfg->weights && !cfg->no_control;
 	r->nr_rows = jf->nr_groups + 1;
 	r->rows = calloc(r->nr_rows, sizeof(*r->rows));
 	r->jobs = calloc(jf->nr_jobs ? jf->nr_jobs : 1, sizeof(*r->jobs));
@@ -276,6 +277,47 @@ void iolat_report_add_io(struct iolat_report *r, unsigned job_index, bool write,
 	pthread_mutex_unlock(&r->lock);
 }
 
+/* Weights: the group's share at the sample. */
+static void sample_share(struct iolat_group *g, struct series_pt *pt)
+{
+	struct iolat_group_share s;
+
+	if (iolat_group_share(g, &s))
+		return;
+	pt->weight = s.weight;
+	pt->hweight = s.hweight;
+	pt->share_bps = s.share_bps;
+	pt->use_bps = s.use_bps;
+	pt->donated_bps = s.donated_bps;
+	pt->budget_bps = s.budget_bps;
+}
+
+/* Weights: the means of @w's samples from the first period on (the row's summary). */
+static void share_means(const struct row *w, struct iolat_report_row *out)
+{
+	double hw = 0, share = 0, use = 0, don = 0;
+	size_t n = 0;
+
+	for (size_t p = 0; p < w->nr_pts; p++) {
+		const struct series_pt *pt = &w->pts[p];
+
+		if (!pt->bound || pt->hweight <= 0)
+			continue; /* before the first period: nothing divided yet */
+		out->weight = pt->weight;
+		hw += pt->hweight;
+		share += (double)pt->share_bps;
+		use += (double)pt->use_bps;
+		don += (double)pt->donated_bps;
+		n++;
+	}
+	if (!n)
+		return;
+	out->hweight = hw / (double)n;
+	out->share_bps = (uint64_t)(share / (double)n);
+	out->use_bps = (uint64_t)(use / (double)n);
+	out->donated_bps = (uint64_t)(don / (double)n);
+}
+
 static int sample_locked(struct iolat_report *r, uint64_t now_ns)
 {
 	int ret = 0;
@@ -301,6 +343,8 @@ static int sample_locked(struct iolat_report *r, uint64_t now_ns)
 			pt.windows_missed = st.windows_missed - w->base.windows_missed;
 			pt.step = st.last_step;
 			pt.pace_bps = st.pace_bps;
+			if (r->weights)
+				sample_share(w->g, &pt);
 			if (r->adaptive && iolat_group_parent(w->g) &&
 			    iolat_group_stat(iolat_group_parent(w->g), &st) == 0) {
 				pt.decision = st.last_decision;
@@ -446,6 +490,12 @@ int iolat_report_row(const struct iolat_report *r, unsigned i, struct iolat_repo
 	out->sibling_limit_bps = out->unattainable ? w->sibling_limit_bps : 0;
 	out->faulty = c->faulty;
 	out->faults = c->faults;
+	if (r->weights && out->bound) {
+		out->weighted = true;
+		out->weight = k < (int)r->jf->nr_groups && r->jf->groups[k].weight ?
+			      r->jf->groups[k].weight : IOLAT_WEIGHT_DEFAULT;
+		share_means(w, out);
+	}
 	return 0;
 }
 

@@ -33,6 +33,7 @@ struct iolat_report_cfg {
 	uint32_t nr_requests;            /* device qd, plotted for depth "max"; 0: 64 */
 	bool no_control;                 /* the run had no controller, whatever the job file says */
 	bool adaptive;                   /* IOLAT_CTL_ADAPTIVE: CSV gains its columns */
+	bool weights;                    /* some group has weight=: weights are shown */
 };
 
 /* Pseudo group index of the root row (jobs without group=): jf->nr_groups. */
@@ -192,6 +193,13 @@ struct iolat_report_row {
 	uint64_t sibling_limit_bps;     /* ... with its siblings held to this rate */
 	bool faulty;                    /* a job in this subtree ran a faulty engine */
 	struct iolat_report_faults faults; /* what it injected, subtree total */
+	/* Weights (the run's report has them, and the row is bound): the group's
+	 * weight, and the means over the run's samples of its hweight, share,
+	 * use and donated share (iolat_group_share(), docs/weights.md). */
+	bool weighted;
+	unsigned weight;
+	double hweight;
+	uint64_t share_bps, use_bps, donated_bps;
 };
 
 /** iolat_report_nr_rows() - rows: groups, plus the root row when used. */

@@ -22,10 +22,26 @@ static const char csv_header[] =
 
 /* Appended in the adaptive mode (docs/controller-adaptive.md). */
 static const char csv_adaptive_header[] = ",pace_mib_s,limit_mib_s,step,decision,hold_ms";
+/* Appended when weights are on (docs/weights.md); budget: empty when unlimited. */
+static const char csv_weights_header[] =
+	",weight,hweight,share_mib_s,use_mib_s,donated_mib_s,budget_mib_s";
 
 const char *iolat_report_csv_header(void)
 {
 	return csv_header;
+}
+
+static void write_csv_share(FILE *f, const struct series_pt *pt)
+{
+	if (!pt->bound) {
+		fprintf(f, ",,,,,,");
+		return;
+	}
+	fprintf(f, ",%u,%.4f,%.3f,%.3f,%.3f,", pt->weight, pt->hweight,
+		(double)pt->share_bps / 1048576.0, (double)pt->use_bps / 1048576.0,
+		(double)pt->donated_bps / 1048576.0);
+	if (pt->budget_bps != UINT64_MAX)
+		fprintf(f, "%.3f", (double)pt->budget_bps / 1048576.0);
 }
 
 int iolat_report_write_csv(const struct iolat_report *r, unsigned i, FILE *f)
@@ -35,7 +51,8 @@ int iolat_report_write_csv(const struct iolat_report *r, unsigned i, FILE *f)
 		return -EINVAL;
 	const struct row *w = &r->rows[k];
 
-	fprintf(f, "%s%s\n", csv_header, r->adaptive ? csv_adaptive_header : "");
+	fprintf(f, "%s%s%s\n", csv_header, r->adaptive ? csv_adaptive_header : "",
+		r->weights ? csv_weights_header : "");
 	for (size_t p = 0; p < w->nr_pts; p++) {
 		const struct series_pt *pt = &w->pts[p];
 		fprintf(f, "%.3f,%llu,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,", (double)pt->t_ns / 1e9,
@@ -58,6 +75,8 @@ int iolat_report_write_csv(const struct iolat_report *r, unsigned i, FILE *f)
 				(unsigned long long)(pt->hold_ns / 1000000));
 		else if (r->adaptive)
 			fprintf(f, ",,,,,");
+		if (r->weights)
+			write_csv_share(f, pt);
 		fprintf(f, "\n");
 	}
 	return ferror(f) ? -EIO : 0;

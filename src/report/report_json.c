@@ -123,6 +123,12 @@ static void json_group(FILE *f, const struct iolat_report *r, unsigned i, uint64
 			fprintf(f, ",\n      \"unattainable\": %s,\n      \"sibling_limit_bps\": %llu",
 				row.unattainable ? "true" : "false",
 				(unsigned long long)row.sibling_limit_bps);
+		if (row.weighted)
+			fprintf(f, ",\n      \"weight\": %u,\n      \"hweight\": %.4f"
+				",\n      \"share_bps\": %llu,\n      \"use_bps\": %llu"
+				",\n      \"donated_bps\": %llu", row.weight, row.hweight,
+				(unsigned long long)row.share_bps, (unsigned long long)row.use_bps,
+				(unsigned long long)row.donated_bps);
 	}
 	json_faults(f, &w->c, "      ");
 	fprintf(f, ",\n      \"samples\": %zu\n    }", w->nr_pts);

@@ -32,6 +32,10 @@ struct series_pt {
 	 * (the limit of the group and its throttled siblings, decision, hold). */
 	uint32_t step, decision;
 	uint64_t pace_bps, limit_bps, hold_ns;
+	/* Weights: iolat_group_share() at the sample. */
+	unsigned weight;
+	double hweight;
+	uint64_t share_bps, use_bps, donated_bps, budget_bps;
 };
 
 struct io_counts {
@@ -74,6 +78,7 @@ struct iolat_report {
 	uint32_t nr_requests;
 	bool no_control;            /* the run had no controller */
 	bool adaptive;              /* adaptive columns in the CSV */
+	bool weights;               /* weights shown (table, JSON, CSV) */
 	pthread_mutex_t lock;
 	unsigned nr_rows;         /* nr_groups + 1 (root) */
 	struct row *rows;

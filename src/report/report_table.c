@@ -49,6 +49,28 @@ static void write_openloop(const struct iolat_report *r, FILE *f)
 	}
 }
 
+/*
+ * Weights (docs/weights.md): a line per bound group: its weight, and the
+ * means over the run's samples of its hweight, share, use and donated share.
+ */
+static void write_weights(const struct iolat_report *r, FILE *f, int namew)
+{
+	unsigned n = iolat_report_nr_rows(r);
+
+	fprintf(f, "weights (means of the samples, MiB/s):\n%-*s %7s %8s %9s %9s %9s\n", namew,
+		"group", "weight", "hweight", "share", "use", "donated");
+	for (unsigned i = 0; i < n; i++) {
+		struct iolat_report_row row;
+
+		iolat_report_row(r, i, &row);
+		if (!row.weighted)
+			continue;
+		fprintf(f, "%-*s %7u %8.3f %9.2f %9.2f %9.2f\n", namew, row.name, row.weight,
+			row.hweight, (double)row.share_bps / 1048576.0,
+			(double)row.use_bps / 1048576.0, (double)row.donated_bps / 1048576.0);
+	}
+}
+
 int iolat_report_write_table(const struct iolat_report *r, FILE *f)
 {
 	unsigned n = iolat_report_nr_rows(r);
@@ -99,6 +121,8 @@ int iolat_report_write_table(const struct iolat_report *r, FILE *f)
 				iolat_format_latency(row.lat_p90_ns, b[0], sizeof(b[0])),
 				(double)row.sibling_limit_bps / 1048576.0);
 	}
+	if (r->weights)
+		write_weights(r, f, namew);
 	write_openloop(r, f);
 	if (r->interrupted)
 		fprintf(f, "interrupted: the figures above cover the %.3f s that ran\n",

@@ -124,6 +124,8 @@ static int setup_controller(struct run *r, char *err, size_t errlen)
 		ret = iolat_group_create(r->ctl, parent, gr->name, &r->groups[i]);
 		if (!ret && gr->target_ns)
 			ret = iolat_group_set_target(r->groups[i], gr->target_ns);
+		if (!ret && gr->weight) /* any weight= turns the controller's weights on */
+			ret = iolat_group_set_weight(r->groups[i], gr->weight);
 		if (ret)
 			return iolat_errf(err, errlen, ret, "%s:%u: group '%s': %s", jf->file, gr->line,
 					  gr->path, strerror(-ret));
@@ -163,6 +165,7 @@ static int create_report(struct run *r)
 	rcfg.label = label;
 	rcfg.no_control = !control;
 	rcfg.adaptive = r->mode == IOLAT_CTL_MODE_ADAPTIVE;
+	rcfg.weights = iolat_jobfile_has_weights(r->jf);
 	rcfg.sample_interval_ns = r->res->sample_ns;
 	rcfg.nr_requests = r->res->nr_requests;
 	return iolat_report_create(&rcfg, &r->rep);

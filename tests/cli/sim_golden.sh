@@ -36,4 +36,7 @@ case_ bad-ssd-seed7.txt examples/sim-bad-ssd.ini --seed 7 --control article
 case_ release-compat.txt examples/sim-release.ini --kernel-compat
 # the default mode (adaptive) on the knee model
 case_ knee-default.txt examples/sim-knee.ini
+# weights (docs/weights.md): two writers 100:300, and four stacked workloads
+case_ weights.txt examples/sim-weights.ini
+case_ weights-stacked.json examples/sim-weights-stacked.ini --output-format=json
 exit $failed

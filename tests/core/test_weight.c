@@ -213,7 +213,7 @@ static void test_donation(void **state)
 	period(ctl);
 	sa = share(a);
 	sb = share(b);
-	pool = weight_mul_div(100 * MIB, 1000 + WEIGHT_HEADROOM_PM, 1000);
+	pool = 100 * MIB;
 	assert_int_equal(sb.budget_bps, weight_mul_div(10 * MIB, WEIGHT_DONOR_PM, 1000));
 	assert_int_equal(sb.donated_bps, sb.share_bps - sb.budget_bps);
 	assert_int_equal(sb.share_bps, 75 * MIB);
@@ -244,7 +244,7 @@ static void test_snap_back_at_the_gate(void **state)
 	assert_int_equal(iolat_group_pace_due(b, MIB, t_now), 0); /* not held back ... */
 	assert_true(share(b).budget_bps > reduced);               /* ... its part is back */
 	assert_int_equal(share(b).budget_bps,
-			 weight_mul_div(weight_mul_div(100 * MIB, 1000 + WEIGHT_HEADROOM_PM, 1000),
+			 weight_mul_div(100 * MIB,
 					300, 400));
 	/* At its whole part the gate holds it again: 1 MiB at ~78 MiB/s. */
 	t_advance(T_MS);
@@ -258,7 +258,7 @@ static void test_snap_back_from_served_reports(void **state)
 {
 	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
 	struct iolat_group *a = t_grp(ctl, NULL, "a", 0), *b = t_grp(ctl, NULL, "b", 0);
-	uint64_t reduced, pool = weight_mul_div(100 * MIB, 1000 + WEIGHT_HEADROOM_PM, 1000);
+	uint64_t reduced, pool = 100 * MIB;
 
 	assert_int_equal(iolat_group_set_weight(a, 100), 0);
 	assert_int_equal(iolat_group_set_weight(b, 300), 0);
@@ -275,6 +275,8 @@ static void test_snap_back_from_served_reports(void **state)
 	iolat_ctl_tick(ctl);
 	/* Busy: not a donor; it and a divide the pool 3:1. */
 	assert_int_equal(share(b).donated_bps, 0);
+	pool = share(b).capacity_bps; /* budgets all met: it grew by a step */
+	assert_int_equal(pool, weight_mul_div(100 * MIB, 1000 + 10, 1000)); /* +1 % */
 	assert_int_equal(share(b).budget_bps, weight_mul_div(pool, 300, 400));
 	assert_int_equal(share(a).budget_bps, weight_mul_div(pool, 100, 400));
 	iolat_ctl_destroy(ctl);
@@ -287,7 +289,7 @@ static void test_target_is_never_budgeted(void **state)
 	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
 	struct iolat_group *r = t_grp(ctl, NULL, "r", T_MS), *b = t_grp(ctl, NULL, "b", 0);
 	struct iolat_group *c = t_grp(ctl, NULL, "c", 0);
-	uint64_t pool = weight_mul_div(130 * MIB, 1000 + WEIGHT_HEADROOM_PM, 1000);
+	uint64_t pool = 130 * MIB;
 
 	assert_int_equal(iolat_group_set_weight(r, 1), 0);
 	assert_int_equal(iolat_group_set_weight(b, 100), 0);
@@ -381,6 +383,24 @@ static void test_divide_edges(void **state)
 	assert_int_equal(n[1].budget_bps + n[2].budget_bps, 1600 / WEIGHT_EXEMPT_FLOOR_DIV);
 }
 
+/* The capacity estimate: kept while nothing is budgeted, the device's total
+ * when it fell short of the budgets, growing by steps while they are met. */
+static void test_capacity_estimate(void **state)
+{
+	struct weight_cap c = { 0 };
+
+	assert_int_equal(weight_cap_update(&c, 1000, false, false), 1000); /* first */
+	assert_int_equal(weight_cap_update(&c, 100, false, false), 1000);  /* a lone group
+									    * that wants little */
+	assert_int_equal(weight_cap_update(&c, 900, true, true), 900);     /* short */
+	assert_int_equal(weight_cap_update(&c, 900, true, false), 909);    /* +1 % */
+	assert_int_equal(weight_cap_update(&c, 909, true, false), 927);    /* +2 % */
+	assert_int_equal(weight_cap_update(&c, 927, true, false), 964);    /* +4 % */
+	assert_int_equal(weight_cap_update(&c, 2000, true, false), 2000);  /* the total, if more */
+	assert_int_equal(weight_cap_update(&c, 1500, true, true), 1500);   /* short again */
+	assert_int_equal(weight_cap_update(&c, 1500, true, false), 1515);  /* from +1 % again */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_loop_shares_follow_weights),
 		cmocka_unit_test(test_loop_a_sibling_starts_and_stops),
 		cmocka_unit_test(test_divide_edges),
+		cmocka_unit_test(test_capacity_estimate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
