@@ -6,7 +6,8 @@
  *  - a miss watches the siblings (the gate counts them), two more give them
  *    a rate: 0.9 x what they did, through the cookie;
  *  - the gate spaces their I/O exactly at that rate (and I/Os per second);
- *  - two siblings share the limit by water-filling;
+ *  - two siblings share the limit by water-filling (by weight once weights
+ *    are on);
  *  - a sibling with a tighter target is spared, a looser one is not;
  *  - the gate lets go while the protected group idles; the tick releases;
  *  - bypass I/O of a paced group is charged as delay; it reads as congested;
@@ -246,6 +247,40 @@ static void test_shares_by_water_filling(void **state)
 	iolat_ctl_destroy(p.ctl);
 }
 
+/*
+ * Weights on: the limit is water-filled by weight. Both siblings want ~2000
+ * MiB/s and the limit is 0.9 x that together (3600): evenly, each would get
+ * 1800 and want more. Weighted 300:100, slow's part (2700) is above what it
+ * wants, so it keeps 1.25 x its use (~2500) and b, the lighter, gets the rest.
+ */
+static void test_shares_by_weight(void **state)
+{
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct iolat_group *b = t_grp(p.ctl, NULL, "b", 0), *sib[2] = { p.slow, b };
+	uint64_t gap[2] = { 500 * T_US, 500 * T_US }, limit, sa, sb;
+	unsigned through[2] = { 0, 0 };
+
+	(void)state;
+	assert_int_equal(iolat_group_set_weight(p.slow, 300), 0);
+	assert_int_equal(iolat_group_set_weight(b, 100), 0);
+	for (int i = 0; i < 3; i++)
+		assert_false(window_n(p.fast, sib, 2, gap, through, 2 * T_MS));
+	for (int i = 0; i < 12; i++)
+		window_n(p.fast, sib, 2, gap, through, T_MS / 2);
+	t_poke(p.slow);
+	t_poke(b);
+	limit = t_stat(p.root).limit_bps;
+	sa = t_stat(p.slow).pace_bps;
+	sb = t_stat(b).pace_bps;
+	print_message("limit %llu MiB/s: slow (300) %llu, b (100) %llu\n",
+		      (unsigned long long)(limit / MIB), (unsigned long long)(sa / MIB),
+		      (unsigned long long)(sb / MIB));
+	assert_true(sa > 2300 * MIB && sa < 2700 * MIB); /* 1.25 x ~2000 */
+	assert_true(sb < limit / 2 - 500 * MIB);          /* not the even split */
+	assert_true(sa + sb >= limit - 2 && sa + sb <= limit + 2);
+	iolat_ctl_destroy(p.ctl);
+}
+
 static void test_tighter_target_spared(void **state)
 {
 	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
@@ -355,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_gate_late_callers_keep_the_rate),
 		cmocka_unit_test(test_iops_bound),
 		cmocka_unit_test(test_shares_by_water_filling),
+		cmocka_unit_test(test_shares_by_weight),
 		cmocka_unit_test(test_tighter_target_spared),
 		cmocka_unit_test(test_gate_lets_go_while_protected_idle),
 		cmocka_unit_test(test_bypass_of_paced_group_is_delay),

@@ -218,6 +218,22 @@ static void test_inheritance_and_keys(void **state)
 	iolat_jobfile_free(jf);
 }
 
+/* weight= in a [group:PATH] section; none given: 0, and no weights for the run. */
+static void test_group_weight(void **state)
+{
+	(void)state;
+	struct iolat_jobfile *jf = t_parse_ok("[group:a]\nweight=300\n[group:b]\n"
+					      "[j]\ngroup=a\n[k]\ngroup=b\n");
+
+	assert_int_equal(jf->groups[iolat_jobfile_find_group(jf, "a")].weight, 300);
+	assert_int_equal(jf->groups[iolat_jobfile_find_group(jf, "b")].weight, 0);
+	assert_true(iolat_jobfile_has_weights(jf));
+	iolat_jobfile_free(jf);
+	jf = t_parse_ok("[group:a]\ntarget=5ms\n[j]\ngroup=a\n");
+	assert_false(iolat_jobfile_has_weights(jf));
+	iolat_jobfile_free(jf);
+}
+
 static void test_global_device_keys(void **state)
 {
 	(void)state;
@@ -308,6 +324,9 @@ static const struct err_case err_cases[] = {
 	{ "[global]\ntarget=5ms\n[j]\n", 2, "target", "only in a [group:PATH] section" },
 	{ "[group:a]\ntarget=5xs\n[j]\n", 2, "target", "latency target" },
 	{ "[group:a]\nbs=4k\n[j]\n", 2, "bs", "only target" },
+	{ "[group:a]\nweight=0\n[j]\n", 2, "weight", "from 1 to 10000" },
+	{ "[group:a]\nweight=10001\n[j]\n", 2, "weight", "from 1 to 10000" },
+	{ "[j]\nweight=100\n", 2, "weight", "only in a [group:PATH] section" },
 	{ "[j]\ndevice=ssd\n", 2, "device", "only in [global]" },
 	{ "[j]\nhdd_seek_ms=3\n", 2, "hdd_seek_ms", "only in [global]" },
 	{ "[global]\nhdd_seek_ms=\n[j]\n", 2, "hdd_seek_ms", "a value of 1 to" },
@@ -647,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_inheritance_and_keys),
 		cmocka_unit_test(test_global_device_keys),
+		cmocka_unit_test(test_group_weight),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_errors_huge_input),
 		cmocka_unit_test(test_sizes),
