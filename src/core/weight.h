@@ -20,6 +20,7 @@
 #define WEIGHT_PERIOD_NS  1000000000ull /* a period: shares decided this often */
 #define WEIGHT_SHORT_PM         980u /* the device delivered under 0.98 x what the budgets
 					* allowed: it was the limit, the estimate is what it did */
+#define WEIGHT_SLACK_NS     2000000ull /* the gate's virtual time may lag now by 2 ms */
 #define WEIGHT_GROW_LEVELS        6u /* budgets all met: the estimate grows by a step ... */
 #define WEIGHT_GROW_STEPS_PM { 10u, 20u, 40u, 80u, 160u, 250u } /* ... +1, 2, 4, 8, 16, 25 % */
 #define WEIGHT_BUSY_PM          900u /* busy: used >= 0.9 x its budget (or waited at the gate) */

@@ -151,7 +151,7 @@ void iolat_weight_charge(struct iolat_group *g, uint64_t bytes, uint64_t now)
 {
 	for (struct iolat_group *lvl = g; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
 		struct iolat_weight_grp *w = &lvl->w;
-		uint64_t bps, ni, cost;
+		uint64_t bps, ni, cost, lag;
 
 		atomic_fetch_add_explicit(&w->bytes, bytes, memory_order_relaxed);
 		atomic_fetch_add_explicit(&w->ios, 1, memory_order_relaxed);
@@ -159,10 +159,13 @@ void iolat_weight_charge(struct iolat_group *g, uint64_t bytes, uint64_t now)
 		if (bps == WEIGHT_UNLIMITED)
 			continue;
 		cost = cost_ns(bytes, bps ? bps : 1);
+		lag = cost > WEIGHT_SLACK_NS ? cost : WEIGHT_SLACK_NS;
+		lag = lag < now ? lag : now;
 		ni = atomic_load_explicit(&w->next_issue, memory_order_relaxed);
-		/* As the pace gate: a caller up to one cost late loses nothing. */
+		/* A caller up to max(one cost, the slack) late loses nothing: a
+		 * thread that sleeps coarsely still gets its budget. */
 		while (!atomic_compare_exchange_weak_explicit(&w->next_issue, &ni,
-							      (ni + cost > now ? ni : now - cost) + cost,
+							      (ni > now - lag ? ni : now - lag) + cost,
 							      memory_order_relaxed, memory_order_relaxed))
 			;
 	}
@@ -273,12 +276,13 @@ static void run_period(struct iolat_ctl *ctl, uint64_t from, uint64_t now)
 			continue;
 		total += g->w.use_bps;
 		budget = atomic_load(&g->w.budget_bps);
-		if (budget == WEIGHT_UNLIMITED || atomic_load(&g->w.donor) || !g->w.active) {
+		if (budget == WEIGHT_UNLIMITED || !g->w.active) {
 			allowed += g->w.use_bps;
 			continue;
 		}
 		budgeted = true;
-		allowed += budget;
+		/* A donor: what it used is what it wanted. */
+		allowed += atomic_load(&g->w.donor) ? g->w.use_bps : budget;
 	}
 	short_ = budgeted && total < weight_mul_div(allowed, WEIGHT_SHORT_PM, 1000);
 	ctl->weight_cap_bps = weight_cap_update(&ctl->weight_cap, total, budgeted, short_);
