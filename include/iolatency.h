@@ -434,6 +434,10 @@ struct iolat_group_stat {          /* a snapshot */
 	uint64_t best_mean_ns;           /* unattainable: the asker's best mean latency */
 	uint64_t probe_hold_ns;          /* time to the next probe, at cruise */
 	uint64_t probes, probe_fails, backoffs;
+	/* ... and as a protected group: windows closed while its I/O stalled
+	 * (outstanding, none completed for longer than its target), counted
+	 * missed with the stalled I/O late (windows_missed counts them too). */
+	uint64_t stalled_windows;
 };
 
 /* Why an adaptive group's rate or a parent's limit last moved. */
@@ -575,6 +579,23 @@ int iolat_group_observe_applied(struct iolat_group *g, uint64_t bps, uint64_t io
  */
 int iolat_group_observe_served(struct iolat_group *g, uint64_t bytes, uint64_t ios,
 			       uint64_t now_ns);
+
+/**
+ * iolat_group_observe_inflight() - @g (its whole subtree) has @n requests
+ * submitted and not completed at @now_ns, as the caller counts them (iolatd:
+ * the bytes the block layer's per-cgroup counters saw submitted minus those
+ * BPF saw complete). IOLAT_CTL_ADAPTIVE: a protected group with requests
+ * outstanding is stalled, not idle: the limit on its siblings holds (the
+ * pace gate and the tick do not let go), and once nothing of it has
+ * completed for longer than its target, a window overdue closes as missed
+ * with the @n requests counted late (iolat_group_stat's stalled_windows).
+ * Report every control round (0 when nothing is outstanding); from the
+ * first call on, this count replaces @g's own count of admitted I/O. A stall
+ * is believed for 30 s at most. The other modes only store the count.
+ * Return: 0, -EINVAL (no group, or the root).
+ * Context: any thread; lock-free except a window's close (as a completion's).
+ */
+int iolat_group_observe_inflight(struct iolat_group *g, uint32_t n, uint64_t now_ns);
 
 /*
  * Weights (docs/weights.md): proportional shares, io.weight's hweight and

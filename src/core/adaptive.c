@@ -23,7 +23,8 @@
  *  - A paced child has use_delay 1: its bypassed (swap, metadata) work is
  *    charged as delay and it reads as congested, as the kernel's groups
  *    pushed below depth 1.
- *  - The tick releases as the article's mode does (asker quiet: reset).
+ *  - The tick releases as the article's mode does (asker quiet: reset),
+ *    but not while the asker has I/O outstanding (stalled, not idle).
  *
  * Context: as mode.h says of each operation; the parent's functions under
  * its child_lock, the child's lock-free.
@@ -438,13 +439,14 @@ static void adaptive_window_decide(struct iolat_group *p, struct iolat_group *g,
 	}
 }
 
-/* The article's release: the asker completed nothing since the last tick. */
+/* The article's release: the asker completed nothing since the last tick,
+ * and has nothing outstanding (a stall is not idleness: stall.c). */
 static bool adaptive_tick_parent(struct iolat_group *p, uint64_t now)
 {
 	uint32_t asker = atomic_load_explicit(&p->scale_grp, memory_order_relaxed);
 
-	(void)now;
-	if (asker != IOLAT_NO_GROUP && iolat_active_since_last_tick(grp_at(p->ctl, asker)))
+	if (asker != IOLAT_NO_GROUP && (iolat_active_since_last_tick(grp_at(p->ctl, asker)) ||
+					iolat_stall_busy(grp_at(p->ctl, asker), now, false)))
 		return false;
 	iolat_child_lat_reset_locked(p);
 	return true;

@@ -115,6 +115,11 @@ static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t pa
 	atomic_store_explicit(&g->windows_missed, 0, rlx);
 	atomic_store_explicit(&g->obs_nr, 0, rlx);
 	atomic_store_explicit(&g->obs_bytes, 0, rlx);
+	atomic_store_explicit(&g->obs_inflight, 0, rlx);
+	atomic_store_explicit(&g->obs_inflight_fed, 0, rlx);
+	atomic_store_explicit(&g->stall_since, 0, rlx);
+	atomic_store_explicit(&g->stall_done, 0, rlx);
+	atomic_store_explicit(&g->stalled_windows, 0, rlx);
 	g->cur_stat.nr = g->cur_stat.sum_ns = g->cur_stat.missed = 0;
 	atomic_store_explicit(&g->nr_samples, 0, rlx);
 	atomic_store_explicit(&g->bypass_throttled, 0, rlx);

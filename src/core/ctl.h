@@ -179,6 +179,11 @@ struct iolat_group {
 	_Atomic uint64_t tick_nr;      /* recorded samples when a tick last looked; tick_lock */
 	_Atomic uint64_t tick_seq;     /* which tick that was; tick_lock */
 	_Atomic uint64_t obs_nr, obs_bytes; /* completions observed elsewhere (observe.c) */
+	/* stall.c: I/O outstanding as a caller reports it (fed: it ever did),
+	 * the stall's record (its time, the completions then), windows closed
+	 * by a stall. */
+	_Atomic uint32_t obs_inflight, obs_inflight_fed;
+	_Atomic uint64_t stall_since, stall_done, stalled_windows;
 
 	/* This group as a parent: its cookie and asking group (docs/controller.md, Words). */
 	alignas(IOLAT_CACHELINE) _Atomic uint32_t child_cookie; /* written under child_lock */
@@ -323,8 +328,17 @@ void iolat_grp_sum_slots(const struct iolat_group *g, struct iolat_win_stat *sum
 void iolat_check_scale_change(struct iolat_group *g);
 void iolat_wake(struct iolat_group *g, bool all);
 
-/* window.c: the slow path at a window's end. */
+/* window.c: the slow path at a window's end (@extra: I/O not completed,
+ * counted in the window's verdict; stall.c). */
 void iolat_check_latencies(struct iolat_group *g, uint64_t now);
+void iolat_check_latencies_with(struct iolat_group *g, uint64_t now,
+				const struct iolat_win_stat *extra);
+
+/* stall.c: has @g (a protected group) I/O outstanding at @now, i.e. is it
+ * stalled rather than idle? With @close, a window overdue whose stalled I/O
+ * is older than the target closes as missed (not under the parent's
+ * child_lock). Adaptive mode only. */
+bool iolat_stall_busy(struct iolat_group *g, uint64_t now, bool close);
 
 /* delay.c */
 void iolat_delay_use(struct iolat_group *g);

@@ -13,7 +13,9 @@
  *
  * The same caller acts for the adaptive mode: it says which rate it put in
  * force for a group and what the group was served (the throttle's own
- * counters); the parent's decision (adaptive.c, knee.c) then uses those.
+ * counters); the parent's decision (adaptive.c, knee.c) then uses those;
+ * and how many of a group's requests are outstanding (stall.c: a stall is
+ * not idleness).
  *
  * Context: any thread, concurrently with everything but iolat_ctl_destroy();
  * lock-free except the window close (the parent's child_lock).
@@ -138,5 +140,16 @@ int iolat_group_observe_served(struct iolat_group *g, uint64_t bytes, uint64_t i
 	atomic_fetch_add(&g->ad.served_bytes, bytes);
 	atomic_fetch_add(&g->ad.served_ios, ios);
 	atomic_fetch_or(&g->ad.fed, IOLAT_FED_SERVED);
+	return 0;
+}
+
+int iolat_group_observe_inflight(struct iolat_group *g, uint32_t n, uint64_t now_ns)
+{
+	if (!g || g->idx == IOLAT_ROOT_IDX)
+		return -EINVAL;
+	atomic_store(&g->obs_inflight, n);
+	atomic_store(&g->obs_inflight_fed, 1);
+	if (ctl_adaptive(g->ctl) && atomic_load_explicit(&g->target_ns, memory_order_relaxed))
+		iolat_stall_busy(g, now_ns, true); /* a stalled window closes as missed */
 	return 0;
 }

@@ -15,7 +15,8 @@
  * A level is not paced while the group it protects (its parent's asking
  * group) has closed no window for 250 ms past its window length: the
  * protected group is idle, the throttle has no reason (wbt's close_io); the
- * tick then releases the episode.
+ * tick then releases the episode. Not while it has I/O outstanding: that is
+ * a stall behind the siblings, not idleness (stall.c).
  *
  * Context: any thread, lock-free (loads, adds, and a CAS per paced level).
  */
@@ -38,10 +39,12 @@ static uint64_t pace_cost_ns(uint64_t bytes, uint64_t bps, uint64_t iops)
 	return by_bytes > by_ios ? by_bytes : by_ios;
 }
 
-/* Is the group that @lvl is throttled for idle at @now? */
+/* Is the group that @lvl is throttled for idle at @now? A window overdue
+ * with I/O outstanding is a stall, not idleness (stall.c: it may close). */
 static bool protected_idle(const struct iolat_group *lvl, uint64_t now)
 {
-	const struct iolat_group *p = grp_parent(lvl), *asker;
+	const struct iolat_group *p = grp_parent(lvl);
+	struct iolat_group *asker;
 	uint32_t a;
 	uint64_t start, win;
 
@@ -53,7 +56,9 @@ static bool protected_idle(const struct iolat_group *lvl, uint64_t now)
 	asker = grp_at(lvl->ctl, a);
 	start = atomic_load_explicit(&asker->window_start, memory_order_relaxed);
 	win = atomic_load_explicit(&asker->win_ns, memory_order_relaxed);
-	return now > start && now - start > win + PACE_IDLE_NS;
+	if (now <= start || now - start < win || iolat_stall_busy(asker, now, true))
+		return false;
+	return now - start > win + PACE_IDLE_NS;
 }
 
 /* Does the gate hold I/O of @lvl back at @now? */

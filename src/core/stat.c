@@ -38,6 +38,7 @@ int iolat_group_stat(const struct iolat_group *g, struct iolat_group_stat *st)
 	st->congested = iolat_group_congested(g);
 	st->windows_ok = atomic_load(&g->windows_ok);
 	st->windows_missed = atomic_load(&g->windows_missed);
+	st->stalled_windows = atomic_load(&g->stalled_windows);
 	st->scale_downs = atomic_load(&g->scale_downs);
 	st->scale_ups = atomic_load(&g->scale_ups);
 	st->last_window_mean_ns = atomic_load(&g->last_mean_ns);

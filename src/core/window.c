@@ -7,7 +7,10 @@
  * parent's lock, let the mode decide what the parent's scale cookie does
  * (mode.h: window_decide).
  *
- * Context: called from iolat_done*() by the single thread that won the CAS
+ * A window closed by a stall (stall.c) has the I/O still outstanding added
+ * to its figures, late.
+ *
+ * Context: called from iolat_done*() (or stall.c) by the single thread that won the CAS
  * on the group's window_start; takes the parent's child_lock. Never blocks.
  */
 #include "core/ctl.h"
@@ -62,6 +65,12 @@ bool iolat_window_within(const struct iolat_group *g, const struct iolat_win_sta
 
 void iolat_check_latencies(struct iolat_group *g, uint64_t now)
 {
+	iolat_check_latencies_with(g, now, NULL);
+}
+
+void iolat_check_latencies_with(struct iolat_group *g, uint64_t now,
+				const struct iolat_win_stat *extra)
+{
 	struct iolat_group *p = grp_parent(g);
 	struct iolat_win_stat stat;
 	uint64_t target = atomic_load_explicit(&g->target_ns, memory_order_relaxed);
@@ -71,6 +80,11 @@ void iolat_check_latencies(struct iolat_group *g, uint64_t now)
 	take_window(g, &stat);
 	if (!p)
 		return;
+	if (extra) { /* I/O still outstanding, late (stall.c) */
+		stat.nr += extra->nr;
+		stat.missed += extra->missed;
+		stat.sum_ns += extra->sum_ns;
+	}
 	mean = stat_mean(&stat);
 	atomic_store_explicit(&g->last_mean_ns, mean, memory_order_relaxed);
 	if (g->ctl->rotational)

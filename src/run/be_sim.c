@@ -122,6 +122,7 @@ static void take_sample(struct sim *s, uint64_t now)
 				sm->scale_ups = st.scale_ups;
 				sm->windows_ok = st.windows_ok;
 				sm->windows_missed = st.windows_missed;
+				sm->stalled_windows = st.stalled_windows;
 			}
 		}
 		iolat_hist_reset(&row->hs);

@@ -49,6 +49,7 @@ struct iolat_sim_sample {
 	uint64_t p90_ns, mean_ns, max_ns;
 	uint64_t throttled_ns, delay_ns, slept_ns;   /* cumulative, controller's */
 	uint64_t scale_downs, scale_ups, windows_ok, windows_missed; /* cumulative */
+	uint64_t stalled_windows; /* cumulative: closed while its I/O stalled (adaptive) */
 };
 
 /* One latency window of a group with a target, on a fixed grid from the start

@@ -10,6 +10,8 @@
  *    are on);
  *  - a sibling with a tighter target is spared, a looser one is not;
  *  - the gate lets go while the protected group idles; the tick releases;
+ *  - but not while it stalls (I/O outstanding, admitted or reported): the
+ *    overdue window closes as missed with the stalled I/O late;
  *  - bypass I/O of a paced group is charged as delay; it reads as congested;
  *  - completions observed elsewhere (iolatd's path) drive the same loop;
  *  - a caller acting for the controller: served bytes and the limit in force;
@@ -326,6 +328,133 @@ static void test_gate_lets_go_while_protected_idle(void **state)
 	iolat_ctl_destroy(p.ctl);
 }
 
+/*
+ * A stall is not idleness: fast's read is submitted and does not complete
+ * (the disk stalls behind slow). Its windows stop closing, but the gate
+ * keeps slow paced, the overdue window closes as missed with the stalled
+ * read late, and the tick does not end the episode. Once the read completes
+ * and fast goes quiet, the gate lets go and the tick releases as before.
+ */
+static void test_stalled_reader_keeps_the_limit(void **state)
+{
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct iolat_observe_stat ob;
+	uint64_t missed0, idle_at, through = 0;
+	struct iolat_io io;
+
+	(void)state;
+	limited(&p);
+	missed0 = t_stat(p.fast).windows_missed;
+	assert_int_equal(t_submit(p.fast, 0, &io, NULL), 0); /* stuck */
+	/* slow offers 1 MiB every 100 us (10 GiB/s) for 500 ms; its limit is
+	 * ~900 MiB/s. Past fast's window + 250 ms it would be let go. */
+	idle_at = t_now + 100 * T_MS + 260 * T_MS;
+	for (uint64_t end = t_now + 500 * T_MS; t_now < end; t_advance(100 * T_US))
+		if (iolat_group_pace_due(p.slow, MIB, t_now) == 0 && t_now >= idle_at)
+			through++;
+	assert_true(through < 200);                        /* still held back (1400: not) */
+	assert_int_equal(iolat_group_observe_stat(p.slow, &ob), 0);
+	assert_true(ob.pace_bps > 0);
+	assert_true(t_stat(p.fast).stalled_windows >= 1); /* the overdue window: missed */
+	assert_true(t_stat(p.fast).windows_missed > missed0);
+	/* The tick does not end the episode while the read is outstanding. */
+	iolat_ctl_tick(p.ctl);
+	t_advance(T_S);
+	iolat_ctl_tick(p.ctl);
+	assert_true(t_cookie_of(p.root) != T_D);
+	assert_int_equal(watchers(&p), 1);
+	/* The read completes; fast goes quiet: idle, as before. */
+	t_done(&io);
+	t_advance(100 * T_MS + 251 * T_MS);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(iolat_group_pace_due(p.slow, MIB, t_now), 0);
+	iolat_ctl_tick(p.ctl);
+	t_advance(T_S);
+	iolat_ctl_tick(p.ctl);
+	t_poke(p.slow);
+	assert_int_equal(t_cookie_of(p.root), T_D);
+	assert_int_equal(watchers(&p), 0);
+	iolat_ctl_destroy(p.ctl);
+}
+
+/*
+ * iolatd's path: fast's completions are observed, and the caller reports
+ * what is outstanding each 100 ms round. A report of requests outstanding
+ * while nothing completes keeps slow's rate, closes fast's overdue window
+ * as missed (the emergency sees it: a cut); a report of 0 lets go.
+ */
+static void test_observed_stall(void **state)
+{
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct iolat_observe_stat ob;
+	uint64_t limit;
+
+	(void)state;
+	assert_int_equal(iolat_group_observe_inflight(p.root, 1, t_now), -EINVAL);
+	assert_int_equal(iolat_group_observe_inflight(NULL, 1, t_now), -EINVAL);
+	limited(&p);
+	/* Settle at the limit: windows within, slow using it. */
+	for (int w = 0; w < 3; w++)
+		assert_true(window(&p, 100 * T_US, T_MS, NULL));
+	limit = t_stat(p.root).limit_bps;
+	for (int r = 0; r < 5; r++) { /* 500 ms: no completion, 2 outstanding */
+		t_advance(100 * T_MS);
+		/* slow is delivered its limit (~900 MiB/s): the limit binds. */
+		assert_int_equal(iolat_observe_done_at(p.slow, 300 * T_US, 100 * MIB, 0, t_now), 0);
+		assert_int_equal(iolat_group_observe_inflight(p.fast, 2, t_now), 0);
+	}
+	assert_int_equal(iolat_group_observe_stat(p.slow, &ob), 0);
+	assert_true(ob.pace_bps > 0);                      /* not idle */
+	assert_true(t_stat(p.fast).stalled_windows >= 1);
+	assert_true(t_stat(p.root).limit_bps < limit);     /* the emergency cut */
+	assert_int_equal(t_stat(p.root).last_decision, IOLAT_STEP_BACKOFF);
+	/* Nothing outstanding any more, nothing completes: idle. */
+	for (int r = 0; r < 4; r++) {
+		t_advance(100 * T_MS);
+		assert_int_equal(iolat_group_observe_inflight(p.fast, 0, t_now), 0);
+	}
+	assert_int_equal(iolat_group_observe_stat(p.slow, &ob), 0);
+	assert_int_equal(ob.pace_bps, 0);
+	iolat_ctl_destroy(p.ctl);
+}
+
+/* A stall is believed for 30 s at most: a count gone wrong lets go then. */
+static void test_stall_is_believed_30s_at_most(void **state)
+{
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct iolat_observe_stat ob;
+
+	(void)state;
+	limited(&p);
+	for (int r = 0; r < 310; r++) {
+		t_advance(100 * T_MS);
+		assert_int_equal(iolat_observe_done_at(p.slow, 300 * T_US, 100 * MIB, 0, t_now), 0);
+		assert_int_equal(iolat_group_observe_inflight(p.fast, 1, t_now), 0);
+		if (r == 290) {
+			assert_int_equal(iolat_group_observe_stat(p.slow, &ob), 0);
+			assert_true(ob.pace_bps > 0);
+		}
+	}
+	assert_int_equal(iolat_group_observe_stat(p.slow, &ob), 0);
+	assert_int_equal(ob.pace_bps, 0);
+	iolat_ctl_destroy(p.ctl);
+}
+
+/* The other modes only store the count: nothing closes, nothing holds. */
+static void test_article_ignores_inflight(void **state)
+{
+	struct t_trio p = setup(0);
+
+	(void)state;
+	t_miss(p.fast);
+	for (int r = 0; r < 10; r++) {
+		t_advance(100 * T_MS);
+		assert_int_equal(iolat_group_observe_inflight(p.fast, 3, t_now), 0);
+	}
+	assert_int_equal(t_stat(p.fast).stalled_windows, 0);
+	iolat_ctl_destroy(p.ctl);
+}
+
 static void test_bypass_of_paced_group_is_delay(void **state)
 {
 	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
@@ -393,6 +522,10 @@ int main(void)
 		cmocka_unit_test(test_shares_by_weight),
 		cmocka_unit_test(test_tighter_target_spared),
 		cmocka_unit_test(test_gate_lets_go_while_protected_idle),
+		cmocka_unit_test(test_stalled_reader_keeps_the_limit),
+		cmocka_unit_test(test_observed_stall),
+		cmocka_unit_test(test_stall_is_believed_30s_at_most),
+		cmocka_unit_test(test_article_ignores_inflight),
 		cmocka_unit_test(test_bypass_of_paced_group_is_delay),
 		cmocka_unit_test(test_observed_completions),
 		cmocka_unit_test(test_article_never_watches),

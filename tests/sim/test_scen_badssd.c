@@ -4,7 +4,8 @@
  * the drive stalls for 100 ms-1 s under write load; during stalls the reader
  * misses and the writer is clamped down to depth 1; after each stall the
  * writer's depth climbs back: no stretch at depth 1 lasts long, and the run
- * does not end with the writer stuck at depth 1. Two seeds.
+ * does not end with the writer stuck at depth 1. Two seeds. In the adaptive
+ * mode the stalls close the reader's windows as missed (stall.c).
  * Context: single-threaded cmocka program, run from the repository root.
  */
 #include <setjmp.h>
@@ -79,10 +80,38 @@ static void test_bad_ssd_recovers(void **state)
 	iolat_jobfile_free(jf);
 }
 
+/*
+ * The drive's stalls hold the reader's reads for 0.1-1 s: in the adaptive
+ * mode its windows overdue close as missed while they wait (the stalled
+ * reads counted late), rather than the reader being taken for idle and the
+ * writer let go.
+ */
+static void test_bad_ssd_stall_is_not_idle(void **state)
+{
+	struct iolat_jobfile *jf = t_load("sim-bad-ssd.ini");
+	struct iolat_sim_opts o = { .control = 1, .kernel_compat = -1, .seed = 1, .seed_set = true,
+				    .mode = IOLAT_CTL_MODE_ADAPTIVE };
+	struct iolat_sim_result *r = NULL;
+	char err[256];
+	uint64_t stalled;
+
+	(void)state;
+	assert_non_null(jf);
+	assert_int_equal(iolat_sim_run(jf, &o, &r, err, sizeof(err)), 0);
+	stalled = t_last(r, t_grp(r, "main"))->stalled_windows;
+	printf("adaptive, seed 1: %llu of the reader's windows closed by a stall\n",
+	       (unsigned long long)stalled);
+	assert_true(stalled >= 1);
+	assert_int_equal(t_last(r, t_grp(r, "system"))->stalled_windows, 0); /* no target */
+	iolat_sim_result_free(r);
+	iolat_jobfile_free(jf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_ssd_recovers),
+		cmocka_unit_test(test_bad_ssd_stall_is_not_idle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
