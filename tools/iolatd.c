@@ -271,6 +271,8 @@ static int run(struct daemon *dm)
 		n = iolatd_bpf_source_poll(dm->src, POLL_MS);
 		if (n < 0 || !iolatd_bpf_source_alive(dm->src))
 			source_lost(dm, n < 0 ? n : -ENOLINK, mono_ns());
+		else
+			iolatd_note_dropped(dm->d, iolatd_bpf_source_dropped(dm->src));
 		iolatd_period(dm->d, mono_ns());
 	}
 }

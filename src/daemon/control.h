@@ -101,6 +101,11 @@ int iolatd_write_status(struct iolatd *d, uint64_t now_ns);
 /* Note in the status file that the BPF source is lost (@lost) or back. */
 void iolatd_set_source_lost(struct iolatd *d, bool lost);
 
+/* The BPF source's count of completions it lost (full rings), summed since
+ * it opened: when it moves, the counts of requests outstanding start afresh
+ * (control_served.c). */
+void iolatd_note_dropped(struct iolatd *d, uint64_t dropped);
+
 /*
  * iolatd_source_lost() - the BPF measurement is gone: without it the daemon
  * is blind, so every limit it set is removed now (the administrator's own are

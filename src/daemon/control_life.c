@@ -443,6 +443,14 @@ void iolatd_note_pid(struct iolatd *d)
 void iolatd_set_source_lost(struct iolatd *d, bool lost)
 {
 	d->source_lost = lost;
+	d->measure_gen++; /* completions were not seen meanwhile */
+}
+
+void iolatd_note_dropped(struct iolatd *d, uint64_t dropped)
+{
+	if (dropped != d->dropped)
+		d->measure_gen++;
+	d->dropped = dropped;
 }
 
 int iolatd_source_lost(struct iolatd *d, uint64_t now)
@@ -450,6 +458,7 @@ int iolatd_source_lost(struct iolatd *d, uint64_t now)
 	int ret;
 
 	d->source_lost = true;
+	d->measure_gen++;
 	ret = release_all(d, now);
 	iolatd_write_status(d, now);
 	return ret;

@@ -72,6 +72,12 @@ struct node_dev {
 		bool valid;
 	} served;                     /* the last control round's */
 	bool served_error_logged;
+	/* Adaptive: its requests outstanding, as bytes submitted (the counters
+	 * above) minus bytes completed (BPF) since a common base (control_served.c). */
+	uint64_t infl_sub_base, infl_done_base; /* the base */
+	uint64_t infl_gen;            /* d->measure_gen at the base */
+	bool infl_based;
+	uint32_t inflight;            /* the last count fed to the core */
 };
 
 struct dev_ctl {
@@ -125,6 +131,8 @@ struct iolatd {
 	bool group_present[IOLATD_MAX_GROUPS];/* each configured group's cgroup, at the last scan */
 	bool group_checked[IOLATD_MAX_GROUPS];
 	bool state_error_logged, full_logged, source_lost, table_full_logged, textfile_logged;
+	uint64_t dropped;                     /* the BPF source's lost completions (iolatd_note_dropped) */
+	uint64_t measure_gen;                 /* moves when completions may have been lost */
 };
 
 /* control.c: look at the tree again (nodes added and removed, groups found or waited for). */

@@ -8,10 +8,26 @@
  * the device and did not go backwards (a cgroup recreated, stats reset):
  * otherwise the reading is only the base of the next one. The adaptive core
  * can be told the rate a limited node was delivered from here instead of
- * the BPF completions, and, on v1 where the counters count bios as they
- * enter the throttle, that a protected group is submitting while nothing
- * completes (stalled, not idle). A node's first failed reading is logged
- * once.
+ * the BPF completions. A node's first failed reading is logged once.
+ *
+ * The same counters tell the adaptive core how many of a protected node's
+ * requests are outstanding (iolat_group_observe_inflight(): a stall is not
+ * idleness). Both v2 io.stat and v1 blkio.throttle.io_service_bytes count a
+ * bio when it is submitted, BPF a request when it completes; bios merge
+ * into requests, so their counts do not compare, but their bytes do: bytes
+ * submitted minus bytes completed since a common base are the bytes
+ * outstanding, turned into requests by the node's mean completed size. Read
+ * once a round at no extra cost (the counters are read anyway), exact for
+ * reads and writes with data; what it cannot see (a discard, counted apart
+ * by io.stat) completes more than it submits and is rebased to 0, the safe
+ * side: idle, as before. Completions BPF lost (a full ring, the source
+ * gone) would leave bytes that never complete: the base is taken afresh
+ * when that happens, and the core believes a stall for 30 s at most. The
+ * other choices: /sys/block/DEV/inflight is per device, not per cgroup, and
+ * counts only requests issued to the driver (a read queued in the
+ * scheduler behind the writer is missed); a BPF count of issue against
+ * completion per cgroup would be exact but needs a map and a second
+ * program, and misses the same queued requests at block_rq_issue.
  * Context: one thread for every call on one struct iolatd.
  */
 #include <errno.h>
@@ -26,6 +42,32 @@ static bool wants_served(const struct iolatd *d, int i, unsigned k)
 	const struct node_dev *nd = &d->nd[i][k];
 
 	return !iolatd_limits_empty(&nd->want) || iolatd_target_of(d, i, k) != 0;
+}
+
+/* Adaptive mode: node @i's requests outstanding on device @k, to the core
+ * (see the top); its counters were just read into served_last. */
+static void feed_inflight(struct iolatd *d, int i, unsigned k, uint64_t now)
+{
+	struct node_dev *nd = &d->nd[i][k];
+	uint64_t sub = nd->served_last.bytes[0] + nd->served_last.bytes[1];
+	uint64_t done = nd->bytes_total[RATE_READ] + nd->bytes_total[RATE_WRITE];
+	uint64_t ios = nd->ios_total[RATE_READ] + nd->ios_total[RATE_WRITE], out, size;
+
+	if (d->cfg.mode != IOLAT_CTL_MODE_ADAPTIVE || !nd->g || !iolatd_target_of(d, i, k))
+		return;
+	if (!nd->infl_based || nd->infl_gen != d->measure_gen || sub < nd->infl_sub_base ||
+	    sub - nd->infl_sub_base < done - nd->infl_done_base) {
+		nd->infl_sub_base = sub; /* afresh, or more completed than submitted: 0 */
+		nd->infl_done_base = done;
+		nd->infl_gen = d->measure_gen;
+		nd->infl_based = true;
+	}
+	out = (sub - nd->infl_sub_base) - (done - nd->infl_done_base);
+	size = ios ? (done ? done / ios : 0) : 0;
+	size = size ? size : 4096;
+	out = (out + size - 1) / size;
+	nd->inflight = out > UINT32_MAX ? UINT32_MAX : (uint32_t)out;
+	iolat_group_observe_inflight(nd->g, nd->inflight, now);
 }
 
 static void read_node(struct iolatd *d, int i, unsigned k, uint64_t now)
@@ -57,6 +99,10 @@ static void read_node(struct iolatd *d, int i, unsigned k, uint64_t now)
 	}
 	nd->served_last = cur;
 	nd->served_last_ns = err ? 0 : now;
+	if (!err)
+		feed_inflight(d, i, k, now);
+	else
+		nd->infl_based = false;
 }
 
 void iolatd_served_round(struct iolatd *d, unsigned k, uint64_t now)

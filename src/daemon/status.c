@@ -120,17 +120,20 @@ static const char *rule_from(const struct iolatd *d, const struct dev_ctl *c)
 /*
  * The adaptive mode's view of group @g: the rate it is paced at, and - when
  * it is the group its parent protects - the parent's last decision, the
- * siblings' limit and whether the target was found unattainable.
+ * siblings' limit and whether the target was found unattainable; its
+ * requests outstanding as last told to the core, and its windows closed by
+ * a stall (control_served.c, src/core/stall.c).
  */
-static void write_adaptive(FILE *f, struct iolat_group *g, const struct iolat_group_stat *st)
+static void write_adaptive(FILE *f, const struct node_dev *nd, const struct iolat_group_stat *st)
 {
-	struct iolat_group *p = iolat_group_parent(g);
+	struct iolat_group *p = iolat_group_parent(nd->g);
 	struct iolat_group_stat ps;
-	bool asker = p && iolat_group_scale_grp(p) == g && !iolat_group_stat(p, &ps);
+	bool asker = p && iolat_group_scale_grp(p) == nd->g && !iolat_group_stat(p, &ps);
 
 	fprintf(f, " pace_bps=%" PRIu64 " decision=%s sibling_limit_bps=%" PRIu64 " unattainable=%d",
 		st->pace_bps, asker ? iolat_step_name(ps.last_decision) : "-",
 		asker ? ps.limit_bps : 0, asker && ps.unattainable);
+	fprintf(f, " inflight=%" PRIu32 " stalled_windows=%" PRIu64, nd->inflight, st->stalled_windows);
 }
 
 /* What the throttle's counters say the node was served over the last round, bytes/s (0: unknown). */
@@ -182,7 +185,7 @@ static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint
 		nd->eff.ineffective_secs, nd->outside_misses, writes, errors, ago);
 	fprintf(f, " served_rbps=%" PRIu64 " served_wbps=%" PRIu64, served_rate(nd, 0), served_rate(nd, 1));
 	if (d->cfg.mode == IOLAT_CTL_MODE_ADAPTIVE)
-		write_adaptive(f, nd->g, &st);
+		write_adaptive(f, nd, &st);
 	fprintf(f, " disk=%s", d->devs[k].disk);
 	write_totals(f, nd);
 	fprintf(f, "\n");

@@ -19,6 +19,8 @@
  * device are refused with one line; what the throttle's own counters say
  * each limited or protected group was served over a period is in the
  * status (unknown when they go backwards, one line when they cannot be read);
+ * in the adaptive mode, a reader whose submitted bytes do not complete is
+ * stalled, not idle: the writer's limit holds;
  * a run directory on a controlled disk is warned about at start.
  * Context: single-threaded cmocka program.
  */
@@ -723,6 +725,63 @@ static void test_served_from_throttle_counters(void **state)
 	iolatd_destroy(d);
 }
 
+/* One 10 ms step of the adaptive stall test: the writer writes 5 MB (and its
+ * counters say so); the reader completes @reads 4 KiB reads at 3 ms and its
+ * counters say @rb bytes were submitted. */
+static void stall_step(struct iolatd *d, uint64_t *wb, uint64_t rb, unsigned reads)
+{
+	*wb += 5000000;
+	t_fakecg_set_served(&f, "app/writer", "254:0", 0, *wb, 0, *wb >> 20);
+	t_fakecg_set_served(&f, "app/reader", "254:0", rb, 0, rb >> 12, 0);
+	t_fakecg_set_served(&f, "app", "254:0", rb, *wb, 0, 0);
+	vnow += 10 * MS;
+	for (unsigned i = 0; i < reads; i++)
+		iolatd_observe(d, ino("app/reader"), makedev(254, 0), 3 * MS, 4096, false, 0, vnow);
+	for (int i = 0; i < 10; i++)
+		iolatd_observe(d, ino("app/writer"), makedev(254, 0), 4 * MS, 1 << 20, true, 0, vnow);
+	iolatd_period(d, vnow);
+}
+
+/*
+ * control=adaptive, a reader stalled behind the writer: its counters say 8 KiB
+ * were submitted, BPF sees nothing complete for 1.5 s. That is a stall, not
+ * idleness: the writer's limit stays, the status says 2 requests outstanding
+ * and the reader's windows closed by the stall. Once the reads complete and
+ * the reader goes quiet, the limit is lifted as before.
+ */
+static void test_adaptive_stalled_reader(void **state)
+{
+	struct iolatd *d;
+	uint64_t wb = 0, rb = 0;
+
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\n"
+		 "control=adaptive\ncgroup_root=%s\n[group:app/reader]\ntarget=1ms\n", f.root);
+	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
+	d = start(false);
+	for (int t = 0; t < 300; t++) { /* 3 s: the reader misses, the writer is limited */
+		rb += 5 * 4096;
+		stall_step(d, &wb, rb, 5);
+	}
+	assert_true(limit("app/writer", WBPS) < ADMIN_WBPS);
+	assert_int_equal(status_num("app/reader", "inflight"), 0);
+	rb += 2 * 4096; /* two reads submitted that do not complete */
+	for (int t = 0; t < 150; t++) {
+		stall_step(d, &wb, rb, 0);
+		assert_true(limit("app/writer", WBPS) < ADMIN_WBPS);
+	}
+	iolatd_write_status(d, vnow);
+	assert_int_equal(status_num("app/reader", "inflight"), 2);
+	assert_true(status_num("app/reader", "stalled_windows") >= 1);
+	stall_step(d, &wb, rb, 2); /* they complete; then the reader is quiet */
+	for (int t = 0; t < 300; t++)
+		stall_step(d, &wb, rb, 0);
+	iolatd_write_status(d, vnow);
+	assert_int_equal(status_num("app/reader", "inflight"), 0);
+	assert_int_equal(limit("app/writer", WBPS), ADMIN_WBPS);
+	assert_int_equal(iolatd_stop(d, vnow), 0);
+	iolatd_destroy(d);
+}
+
 /* Start on @dev ("MAJ:MIN") with the usual groups; the start-up log in logbuf. */
 static void start_on(const char *dev)
 {
@@ -774,6 +833,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_misses_from_elsewhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_adaptive_rate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_served_from_throttle_counters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_adaptive_stalled_reader, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_dir_on_controlled_disk, setup, teardown),
 	};
 
