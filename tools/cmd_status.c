@@ -152,6 +152,10 @@ static void print_header(const struct status_file *s)
 			       get(r, "nr_requests"), (double)num(r, "unattributed_bps") / (1 << 20));
 		else if (!strcmp(r->kind, "waiting"))
 			printf("waiting for %s to appear (no such cgroup yet)\n", get(r, "path"));
+		else if (!strcmp(r->kind, "exempt"))
+			printf("exempt, never limited: %s (%s)\n", get(r, "path"),
+			       !strcmp(get(r, "reason"), "self") ? "iolatd's own cgroup" :
+			       !strcmp(get(r, "reason"), "journald") ? "the system's logger" : "exempt= in the configuration");
 	}
 }
 
@@ -287,6 +291,7 @@ static void print_json(const struct status_file *s)
 	json_array(s, "groups", "group");
 	json_array(s, "limits", "limit");
 	json_array(s, "waiting", "waiting");
+	json_array(s, "exempt", "exempt");
 	printf("}\n");
 }
 

@@ -29,6 +29,7 @@
 #define CFG_KERNEL_COMPAT IOLAT_OPT_USER2  /* kernel_compat=0|1 */
 #define CFG_ABSDIR        IOLAT_OPT_USER3  /* an absolute directory */
 #define CFG_PROMFILE      IOLAT_OPT_USER4  /* an absolute path ending in .prom */
+#define CFG_EXEMPT        IOLAT_OPT_USER5  /* exempt=: cgroup paths or unit names, comma-separated, added up */
 
 #define GLOBAL(f) .where = IOLAT_OPT_IN_GLOBAL, .off = offsetof(struct iolatd_config, f), \
 		  .fsize = sizeof(((struct iolatd_config *)0)->f)
@@ -59,6 +60,9 @@ static const struct iolat_opt iolatd_opts[] = {
 	  .help = "1: units' IODeviceLatencyTargetSec= make protected groups" },
 	{ .name = "textfile", .type = CFG_PROMFILE, GLOBAL(textfile),
 	  .help = "node_exporter's textfile, rewritten every second" },
+	{ .name = "exempt", .type = CFG_EXEMPT, GLOBAL(exempt),
+	  .help = "cgroups (a/b) or units (x.service) never limited, besides iolatd's own cgroup and "
+		  "systemd-journald.service; comma-separated or repeated" },
 	{ .name = "target", .type = IOLAT_OPT_TARGET, GROUP(target_ns), .max = IOLATD_MAX_TARGET_NS,
 	  .expect = "a duration up to 10s such as 5ms, 750us, or max",
 	  .help = "the group's latency target (max or 0: none)" },
@@ -157,6 +161,30 @@ static bool valid_path(const char *s)
 	return true;
 }
 
+/* exempt=a/b,x.service: added to the list (daemon/exempt.c matches them). */
+static int add_exempt(struct cfg_parser *p, const char *key, char *v)
+{
+	struct iolatd_config *c = p->cfg;
+
+	if (!c->exempt_line)
+		c->exempt_line = p->at.line;
+	for (char *save = NULL, *tok = strtok_r(v, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		tok = trim(tok);
+		while (*tok == '/')
+			tok++;
+		if (!valid_path(tok))
+			return fail(p, key, "expected a cgroup path under cgroup_root (system.slice/backup.service) "
+				    "or a unit name (backup.service), got '%s'", tok);
+		for (unsigned i = 0; i < c->nr_exempt; i++)
+			if (!strcmp(c->exempt[i], tok))
+				return fail(p, key, "'%s' given twice", tok);
+		if (c->nr_exempt == IOLATD_MAX_EXEMPT)
+			return fail(p, key, "at most %d exempt groups", IOLATD_MAX_EXEMPT);
+		snprintf(c->exempt[c->nr_exempt++], sizeof(c->exempt[0]), "%s", tok);
+	}
+	return 0;
+}
+
 static int add_devices(struct cfg_parser *p, const char *key, char *v)
 {
 	for (char *save = NULL, *tok = strtok_r(v, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -236,6 +264,8 @@ static int own_key(struct cfg_parser *p, const struct iolat_opt *o, const char *
 		return parse_control(p, k, v);
 	case CFG_KERNEL_COMPAT:
 		return parse_kernel_compat(p, k, v);
+	case CFG_EXEMPT:
+		return add_exempt(p, k, v);
 	default:
 		return set_path(p, o, k, v);
 	}

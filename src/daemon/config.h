@@ -19,6 +19,8 @@
  *   strict=0              ; 1: a configured group whose cgroup is missing is an error
  *   systemd=1             ; protect units by their IODeviceLatencyTargetSec= (systemctl show)
  *   textfile=/var/lib/prometheus/node-exporter/iolatd.prom  ; metrics for node_exporter
+ *   exempt=backup.service,sys/agent ; never limited (besides iolatd's own cgroup and
+ *                         ; systemd-journald.service, always exempt): units or cgroup paths
  *
  *   [group:web/frontend]  ; a cgroup path relative to that root
  *   target=5ms            ; up to 10 s (IOLATD_MAX_TARGET_NS)
@@ -40,6 +42,7 @@
 
 #define IOLATD_MAX_DEVICES 8
 #define IOLATD_MAX_GROUPS 64
+#define IOLATD_MAX_EXEMPT 16
 #define IOLATD_PATH_MAX 256
 #define IOLATD_DEVNAME_MAX 32
 #define IOLATD_ERR_MAX 512
@@ -72,10 +75,12 @@ struct iolatd_config {
 	uint64_t min_bps, min_iops;
 	char cgroup_root[IOLATD_PATH_MAX]; /* "": found automatically */
 	char textfile[IOLATD_PATH_MAX];    /* "": none; else node_exporter's textfile, rewritten every second */
+	char exempt[IOLATD_MAX_EXEMPT][IOLATD_PATH_MAX]; /* exempt=: cgroup paths or unit names */
+	unsigned nr_exempt;
 	struct iolatd_group_cfg groups[IOLATD_MAX_GROUPS];
 	unsigned nr_groups;
 	/* Where keys were given (0: not given), for messages about their values (checkconf.c). */
-	unsigned device_line, cgroup_root_line, textfile_line;
+	unsigned device_line, cgroup_root_line, textfile_line, exempt_line;
 };
 
 /* Parse @text (named @file in messages). Return: 0 or -EINVAL with @err set. */

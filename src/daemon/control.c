@@ -62,14 +62,27 @@ uint64_t iolatd_target_of(const struct iolatd *d, int node, unsigned k)
 	return g->per_device ? g->dev_target_ns[k] : g->target_ns;
 }
 
+static const char *exempt_words(enum iolatd_exempt why)
+{
+	return why == EXEMPT_SELF ? "iolatd's own cgroup" :
+	       why == EXEMPT_JOURNALD ? "the system's logger" : "exempt= in the configuration";
+}
+
 static void node_added(void *ctx, int i)
 {
 	struct iolatd *d = ctx;
 	const struct disc_node *n = &d->disc->nodes[i];
+	enum iolatd_exempt why = iolatd_exempt_why(&d->cfg, d->self_cg, n->rel);
 
 	d->nd[i] = calloc(d->nr_devs, sizeof(*d->nd[i]));
 	if (!d->nd[i]) {
 		iolatd_log_at(d, LOG_ERR, "%s: out of memory", n->rel);
+		return;
+	}
+	if (why != EXEMPT_NONE) { /* exempt.c: no controller group, never limited */
+		for (unsigned k = 0; k < d->nr_devs; k++)
+			d->nd[i][k].exempt = why;
+		iolatd_logf(d, "%s: exempt (%s): never limited", n->rel, exempt_words(why));
 		return;
 	}
 	for (unsigned k = 0; k < d->nr_devs; k++) {
@@ -456,6 +469,29 @@ static void apply_limits(struct iolatd *d, unsigned k, uint64_t now)
 	}
 }
 
+/*
+ * v2: a limit on node @i covers every cgroup below it (io.max is
+ * hierarchical), an exempt one or iolatd's own too: said once per node.
+ */
+static void warn_exempt_below(struct iolatd *d, int i)
+{
+	const char *rel = d->disc->nodes[i].rel, *below = NULL;
+
+	if (d->root.version != 2 || d->exempt_v2_logged[i])
+		return;
+	if (iolatd_exempt_above(rel, d->self_cg))
+		below = d->self_cg;
+	for (int j = 0; !below && j < DISC_MAX_NODES; j++)
+		if (d->nd[j] && d->nd[j][0].exempt != EXEMPT_NONE &&
+		    iolatd_exempt_above(rel, d->disc->nodes[j].rel))
+			below = d->disc->nodes[j].rel;
+	if (!below)
+		return;
+	d->exempt_v2_logged[i] = true;
+	iolatd_log_at(d, LOG_WARNING, "%s: limited: on cgroup v2 its limit also covers %s below it, which is exempt "
+		      "(io.max is hierarchical)", rel, below);
+}
+
 /* Each node's episodes of being limited, and their log lines. */
 static void note_transitions(struct iolatd *d, unsigned k, uint64_t now)
 {
@@ -473,6 +509,7 @@ static void note_transitions(struct iolatd *d, unsigned k, uint64_t now)
 		if (now_limited) {
 			nd->limited_since = now;
 			log_limits(d, i, k);
+			warn_exempt_below(d, i);
 		} else {
 			nd->limited_ns += now - nd->limited_since;
 			iolatd_effect_reset(&nd->eff);

@@ -38,6 +38,7 @@ struct iolatd_opts {
 	bool direct_limits;                /* write every limit at once: this kernel's throttle keeps no
 					      unsigned carry (iolatd_bpf_throttle_carry()); false: 6.1's staging */
 	const char *direct_why;            /* how that was decided, for the start-up log (NULL: not said) */
+	const char *self_cgroup;           /* NULL: /proc/self/cgroup (tests: a fake): its own cgroup is exempt */
 };
 
 #define IOLATD_PERIOD_NS 100000000ull   /* control round: depth -> limits */

@@ -190,6 +190,18 @@ static void log_devices(struct iolatd *d)
 	}
 }
 
+/* iolatd's own cgroup, exempt (exempt.c); a file that cannot be read: said, none. */
+static void read_self(struct iolatd *d, const char *file)
+{
+	int err = iolatd_exempt_self(file, d->root.version, d->self_cg, sizeof(d->self_cg));
+
+	if (err)
+		iolatd_log_at(d, LOG_WARNING, "%s: %s: iolatd's own cgroup is not known, so not exempt", file,
+			      strerror(-err));
+	else if (d->self_cg[0])
+		iolatd_logf(d, "own cgroup %s: exempt, never limited", d->self_cg);
+}
+
 int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opts,
 		  struct iolatd **out, char *err, size_t errlen)
 {
@@ -255,6 +267,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 	if (opts->direct_why)
 		iolatd_logf(d, "limits: %s", opts->direct_why);
 	warn_run_dir(d);
+	read_self(d, opts->self_cgroup ? opts->self_cgroup : "/proc/self/cgroup");
 	iolatd_disc_init(d->disc, &d->root);
 	d->started_ns = d->last_period = d->last_second = d->last_resolve = iolat_ctl_now(d->devs[0].ctl);
 	d->started_wall = (int64_t)time(NULL);
@@ -290,6 +303,11 @@ int iolatd_reload(struct iolatd *d, const struct iolatd_config *cfg, char *err, 
 		same = !strcmp(cfg->devices[k], d->user.devices[k]);
 	if (!same) {
 		snprintf(err, errlen, "device= and cgroup_root= cannot change on reload: restart iolatd");
+		return -EINVAL;
+	}
+	if (cfg->nr_exempt != d->user.nr_exempt ||
+	    memcmp(cfg->exempt, d->user.exempt, sizeof(cfg->exempt[0]) * cfg->nr_exempt)) {
+		snprintf(err, errlen, "exempt= cannot change on reload: restart iolatd");
 		return -EINVAL;
 	}
 	if (cfg->mode != d->user.mode || cfg->nr_requests != d->user.nr_requests ||

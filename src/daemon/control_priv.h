@@ -14,6 +14,7 @@
 #include "daemon/control.h"
 #include "daemon/discover.h"
 #include "daemon/effect.h"
+#include "daemon/exempt.h"
 #include "daemon/limtab.h"
 #include "daemon/placement.h"
 #include "daemon/ratelimit.h"
@@ -78,6 +79,7 @@ struct node_dev {
 	uint64_t infl_gen;            /* d->measure_gen at the base */
 	bool infl_based;
 	uint32_t inflight;            /* the last count fed to the core */
+	enum iolatd_exempt exempt;    /* exempt.h: never limited, no controller group (g NULL) */
 };
 
 struct dev_ctl {
@@ -133,6 +135,8 @@ struct iolatd {
 	bool state_error_logged, full_logged, source_lost, table_full_logged, textfile_logged;
 	uint64_t dropped;                     /* the BPF source's lost completions (iolatd_note_dropped) */
 	uint64_t measure_gen;                 /* moves when completions may have been lost */
+	char self_cg[IOLATD_PATH_MAX];        /* iolatd's own cgroup under the root ("": at the root) */
+	bool exempt_v2_logged[DISC_MAX_NODES];/* a limited parent of an exempt cgroup was said (v2) */
 };
 
 /* control.c: look at the tree again (nodes added and removed, groups found or waited for). */

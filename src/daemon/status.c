@@ -236,6 +236,18 @@ static void write_waiting(FILE *f, const struct iolatd *d)
 	}
 }
 
+/* The groups never limited (exempt.c) and why: iolatd's own cgroup, and every exempt node. */
+static void write_exempt(FILE *f, const struct iolatd *d)
+{
+	if (d->self_cg[0])
+		fprintf(f, "exempt path=%s reason=%s\n", d->self_cg, iolatd_exempt_name(EXEMPT_SELF));
+	for (int i = 0; i < DISC_MAX_NODES; i++)
+		if (d->nd[i] && d->nd[i][0].exempt != EXEMPT_NONE &&
+		    strcmp(d->disc->nodes[i].rel, d->self_cg))
+			fprintf(f, "exempt path=%s reason=%s\n", d->disc->nodes[i].rel,
+				iolatd_exempt_name(d->nd[i][0].exempt));
+}
+
 /* The daemon record's tail: version, start, the metrics histogram's edges (us). */
 static void write_build(FILE *f, const struct iolatd *d)
 {
@@ -281,6 +293,7 @@ int iolatd_write_status(struct iolatd *d, uint64_t now)
 	write_build(af.f, d);
 	write_devices(af.f, d);
 	write_waiting(af.f, d);
+	write_exempt(af.f, d);
 	for (int i = 0; i < DISC_MAX_NODES; i++)
 		for (unsigned k = 0; d->nd[i] && k < d->nr_devs; k++)
 			write_group(af.f, d, i, k, now);

@@ -126,7 +126,7 @@ static void test_bad_input_one_line(void **state)
 		{ "[global] x\n", "t.conf:1: section '[global] x': expected nothing after ']'" },
 		{ "[global]\ndevice=vda\nstirct=1\n",
 		  "t.conf:3: key 'stirct': unknown key in [global] (device, control, kernel_compat, nr_requests, "
-		  "rotational, min_bps, min_iops, cgroup_root, strict, systemd, textfile); did you mean 'strict'?" },
+		  "rotational, min_bps, min_iops, cgroup_root, strict, systemd, textfile, exempt); did you mean 'strict'?" },
 		{ "[global]\ndevice=vda\n[group:a]\ntraget=1ms\n",
 		  "t.conf:4: key 'traget': unknown key in a [group:] section (target); did you mean 'target'?" },
 		{ "[global]\ndevice=vda\n[group:a]\nstrict=1\n",
@@ -139,6 +139,13 @@ static void test_bad_input_one_line(void **state)
 		{ "[group:a]\ntarget=1ms\n", "key 'device': missing" },
 		{ "[global]\ndevice=vda\n", "no [group:PATH] section" },
 		{ "[global]\ndevice=vda\n[group:a]\n[group:b]\ntarget=max\n", "t.conf:3: key 'target': no group has a target" },
+		{ "[global]\ndevice=vda\nexempt=a,../b\n[group:a]\ntarget=1ms\n",
+		  "t.conf:3: key 'exempt': expected a cgroup path under cgroup_root (system.slice/backup.service) "
+		  "or a unit name (backup.service), got '../b'" },
+		{ "[global]\ndevice=vda\nexempt=x.service\nexempt=x.service\n[group:a]\ntarget=1ms\n",
+		  "t.conf:4: key 'exempt': 'x.service' given twice" },
+		{ "[global]\ndevice=vda\nexempt=a0,a1,a2,a3,a4,a5,a6,a7,a8,a9,b0,b1,b2,b3,b4,b5,b6\n[group:a]\ntarget=1ms\n",
+		  "t.conf:3: key 'exempt': at most 16 exempt groups" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -187,7 +194,7 @@ static void test_check_tells_every_problem(void **state)
 	assert_string_equal(out,
 		"c.conf:2: key 'device': expected a disk name (vda) or MAJ:MIN, got '/dev/vda'\n"
 		"c.conf:3: key 'stirct': unknown key in [global] (device, control, kernel_compat, "
-		"nr_requests, rotational, min_bps, min_iops, cgroup_root, strict, systemd, textfile); "
+		"nr_requests, rotational, min_bps, min_iops, cgroup_root, strict, systemd, textfile, exempt); "
 		"did you mean 'strict'?\n"
 		"c.conf:4: key 'min_bps': expected a positive rate in bytes/s like 1m (got '0')\n"
 		"c.conf:5: section [jobs]: expected [global] or [group:CGROUP/PATH]\n"
@@ -208,6 +215,22 @@ static void test_check_tells_every_problem(void **state)
 	assert_non_null(strstr(out, "/nonexistent/iolatd.conf: cannot open"));
 }
 
+/* exempt=: paths and unit names, comma-separated and repeated, added up; a
+ * leading '/' is dropped; none by default (iolatd's own cgroup and journald
+ * are exempt without it). */
+static void test_exempt_list(void **state)
+{
+	assert_int_equal(parse("[global]\ndevice=vda\n[group:a]\ntarget=1ms\n"), 0);
+	assert_int_equal(cfg.nr_exempt, 0);
+	assert_int_equal(parse("[global]\ndevice=vda\nexempt=backup.service, /sys/agent\n"
+			       "exempt=x@1.service\n[group:a]\ntarget=1ms\n"), 0);
+	assert_int_equal(cfg.nr_exempt, 3);
+	assert_string_equal(cfg.exempt[0], "backup.service");
+	assert_string_equal(cfg.exempt[1], "sys/agent");
+	assert_string_equal(cfg.exempt[2], "x@1.service");
+	assert_int_equal(cfg.exempt_line, 3);
+}
+
 static void test_load_missing_file(void **state)
 {
 	assert_int_equal(iolatd_config_load("/nonexistent/iolatd.conf", &cfg, err, sizeof(err)), -ENOENT);
@@ -224,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_limits_and_strict),
 		cmocka_unit_test(test_new_spellings),
 		cmocka_unit_test(test_check_tells_every_problem),
+		cmocka_unit_test(test_exempt_list),
 		cmocka_unit_test(test_load_missing_file),
 	};
 
