@@ -78,10 +78,12 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["virtual_t
 	"$dir/real.json" || fail "calibrate DIR: bad JSON"
 [ -z "$(ls -A "$dir/files")" ] || fail "calibrate DIR left $(ls -A "$dir/files")"
 
-# Stopped by SIGTERM after a few seconds: exit 143, what ran printed, no file left.
+# Stopped by SIGTERM once its first phase ran (a slow build on a busy machine may
+# still be laying out after 5 s): exit 143, what ran printed, no file left.
 "$IOLAT" calibrate "$dir/files" --step 1s >"$dir/out" 2>"$dir/err" &
 pid=$!
-sleep 5
+for _ in $(seq 600); do grep -q "calibrate: solo " "$dir/err" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+grep -q "calibrate: solo " "$dir/err" || fail "no solo phase within 60 s: $(cat "$dir/err")"
 kill -TERM "$pid"
 wait "$pid"; rc=$?; pid=
 [ $rc -eq 143 ] || fail "SIGTERM: exit $rc, want 143: $(cat "$dir/err")"
