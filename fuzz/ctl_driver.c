@@ -266,7 +266,7 @@ static void check_queue(struct cd *d, int m, uint32_t nwait, unsigned *seen)
 	struct iolat_group *g = d->grp[m].g;
 	uint32_t n = 0;
 
-	for (struct iolat_waiter *w = g->wq_head; w; w = w->next_) {
+	for (struct iolat_waiter *w = g->wq.head; w; w = w->next_) {
 		struct cd_io *c = io_of_waiter(d, w);
 
 		if (++n > CD_MAX_IOS) {
@@ -285,10 +285,10 @@ static void check_queue(struct cd *d, int m, uint32_t nwait, unsigned *seen)
 		      (int)(c - d->io), atomic_load(&c->io.wait_level_));
 		seen[c - d->io]++;
 		if (!w->next_)
-			CHECK(g->wq_tail == w, "group %d: wq_tail is not the last waiter", m);
+			CHECK(g->wq.tail == w, "group %d: wq_tail is not the last waiter", m);
 	}
-	if (!g->wq_head)
-		CHECK(g->wq_tail == NULL, "group %d: empty queue with a tail", m);
+	if (!g->wq.head)
+		CHECK(g->wq.tail == NULL, "group %d: empty queue with a tail", m);
 	CHECK(n == nwait, "group %d: %u waiters in the queue, nwait %u", m, n, nwait);
 }
 

@@ -170,29 +170,25 @@ static void continue_admission(struct iolat_io *io, struct iolat_group *lvl)
  */
 void iolat_wake(struct iolat_group *g, bool all)
 {
-	struct iolat_waiter *list = NULL, **tail = &list, *w;
+	struct iolat_waitq list; /* granted here, continued after the unlock */
+	struct iolat_waiter *w;
 
 	if (!atomic_load(&g->nwait))
 		return;
+	iolat_waitq_init(&list);
 	iolat_spin_lock(&g->wq_lock);
-	while ((w = g->wq_head) && slot_try_get(g)) {
-		g->wq_head = w->next_;
-		if (!g->wq_head)
-			g->wq_tail = NULL;
+	while (!iolat_waitq_empty(&g->wq) && slot_try_get(g)) {
+		w = iolat_waitq_pop(&g->wq);
 		atomic_fetch_sub(&g->nwait, 1);
 		atomic_store(&w->io_->wait_level_, IOLAT_NO_GROUP);
-		w->next_ = NULL;
-		*tail = w;
-		tail = &w->next_;
+		iolat_waitq_push(&list, w);
 		if (!all)
 			break;
 	}
 	iolat_spin_unlock(&g->wq_lock);
-	while (list) {
-		w = list;
-		list = w->next_; /* read before the waiter may be reused */
+	/* pop reads the link before the waiter may be reused */
+	while ((w = iolat_waitq_pop(&list)))
 		continue_admission(w->io_, g);
-	}
 }
 
 /* Queue @io at @lvl, unless (first in line) the slot freed meanwhile. */
@@ -202,18 +198,13 @@ static bool enqueue(struct iolat_group *lvl, struct iolat_io *io)
 
 	iolat_spin_lock(&lvl->wq_lock);
 	atomic_fetch_add(&lvl->nwait, 1); /* publish, then re-check: see top */
-	if (!lvl->wq_head && slot_try_get(lvl)) {
+	if (iolat_waitq_empty(&lvl->wq) && slot_try_get(lvl)) {
 		atomic_fetch_sub(&lvl->nwait, 1);
 		iolat_spin_unlock(&lvl->wq_lock);
 		return false;
 	}
-	w->next_ = NULL;
 	w->io_ = io;
-	if (lvl->wq_tail)
-		lvl->wq_tail->next_ = w;
-	else
-		lvl->wq_head = w;
-	lvl->wq_tail = w;
+	iolat_waitq_push(&lvl->wq, w);
 	io->state_ |= IO_QUEUED;
 	atomic_store(&io->wait_level_, lvl->idx);
 	iolat_spin_unlock(&lvl->wq_lock);
@@ -360,7 +351,6 @@ int iolat_throttle_cancel(struct iolat_io *io)
 	for (;;) {
 		uint32_t idx = atomic_load(&io->wait_level_);
 		struct iolat_group *lvl;
-		struct iolat_waiter **pp;
 
 		if (idx == IOLAT_NO_GROUP)
 			return -EALREADY; /* granted, or moving up between levels */
@@ -370,16 +360,7 @@ int iolat_throttle_cancel(struct iolat_io *io)
 			iolat_spin_unlock(&lvl->wq_lock);
 			continue; /* a waker moved it meanwhile */
 		}
-		for (pp = &lvl->wq_head; *pp != io->waiter_; pp = &(*pp)->next_)
-			;
-		*pp = io->waiter_->next_;
-		if (lvl->wq_tail == io->waiter_) {
-			struct iolat_waiter *t = lvl->wq_head;
-
-			while (t && t->next_)
-				t = t->next_;
-			lvl->wq_tail = t;
-		}
+		iolat_waitq_remove(&lvl->wq, io->waiter_);
 		atomic_fetch_sub(&lvl->nwait, 1);
 		atomic_store(&io->wait_level_, IOLAT_NO_GROUP);
 		iolat_spin_unlock(&lvl->wq_lock);

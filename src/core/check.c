@@ -7,7 +7,7 @@
  *  - no counter wrapped ("negative"): the in-flight count (inflight plus the
  *    per-thread locals, folded exactly: inflight.c), nwait below 2^30, delay
  *    below 2^62;
- *  - nwait equals the wait queue's length (under wq_lock), wq_tail is its last
+ *  - nwait equals the wait queue's length (under wq_lock), wq.tail is its last
  *    waiter, and each queued waiter belongs to a tracked I/O of this controller
  *    that waits at this level and was issued in this group's subtree;
  *  - the root never holds a slot, has no waiter, is never clamped;
@@ -179,7 +179,7 @@ static void check_queue(struct check *c, struct iolat_group *g)
 
 	iolat_spin_lock(&g->wq_lock);
 	nwait = atomic_load(&g->nwait);
-	for (w = g->wq_head; w && !c->bad; w = w->next_) {
+	for (w = iolat_waitq_peek(&g->wq); w && !c->bad; w = w->next_) {
 		const struct iolat_io *io = w->io_;
 
 		if (++cnt > nwait) {
@@ -200,7 +200,7 @@ static void check_queue(struct check *c, struct iolat_group *g)
 	}
 	if (!c->bad && !w && cnt != nwait)
 		fail(c, g, "nwait differs from the wait queue's length", true, cnt);
-	if (!c->bad && !w && g->wq_tail != last)
+	if (!c->bad && !w && g->wq.tail != last)
 		fail(c, g, "wq_tail is not the last waiter", false, 0);
 	iolat_spin_unlock(&g->wq_lock);
 }

@@ -99,7 +99,7 @@ static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t pa
 	atomic_store_explicit(&g->scale_cookie, parent == IOLAT_NO_GROUP ? IOLAT_DEFAULT_COOKIE :
 			      atomic_load(&grp_at(ctl, parent)->child_cookie), rlx);
 	iolat_spin_lock(&g->wq_lock);
-	g->wq_head = g->wq_tail = NULL;
+	iolat_waitq_init(&g->wq);
 	atomic_store_explicit(&g->nwait, 0, rlx);
 	iolat_spin_unlock(&g->wq_lock);
 

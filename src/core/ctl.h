@@ -27,7 +27,11 @@
 #include "core/mode.h"
 #include "core/spin.h"
 #include "core/weight.h"
+#include "util/fifo.h"
 #include "util/units.h"
+
+/* A level's wait queue: the waiters linked through their next_ (util/fifo.h). */
+IOLAT_FIFO(iolat_waitq, struct iolat_waiter, next_)
 
 #define IOLAT_NO_GROUP UINT32_MAX
 #define IOLAT_ROOT_IDX 0u
@@ -147,8 +151,8 @@ struct iolat_group {
 	_Atomic uint32_t nwait;        /* waiters queued; changed under wq_lock */
 	_Atomic uint32_t mode;         /* IOLAT_MODE_*; written under depth_lock */
 	struct iolat_spin depth_lock;  /* max_depth and mode changes; a leaf lock */
-	struct iolat_spin wq_lock;     /* guards wq_head/wq_tail */
-	struct iolat_waiter *wq_head, *wq_tail;
+	struct iolat_spin wq_lock;     /* guards wq */
+	struct iolat_waitq wq;         /* the waiters, in FIFO order */
 
 	/* Target and window. */
 	_Atomic uint64_t target_ns;    /* set_target, under tree_lock */

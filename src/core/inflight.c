@@ -127,7 +127,7 @@ void iolat_inflight_relax(struct iolat_group *g)
 	iolat_depth_lock(g);
 	/* The queue under its lock: an enqueue in progress has nwait raised. */
 	iolat_spin_lock(&g->wq_lock);
-	if (atomic_load(&g->max_depth) == IOLAT_DEPTH_MAX && !g->wq_head &&
+	if (atomic_load(&g->max_depth) == IOLAT_DEPTH_MAX && iolat_waitq_empty(&g->wq) &&
 	    !atomic_load(&g->nwait))
 		/* Sequentially consistent (at least release): the locals were
 		 * zeroed by the fold, under this lock, before. */

@@ -40,7 +40,7 @@ struct faulty_priv {
 	uint64_t countdown;
 	uint64_t injected;
 	uint64_t stall_until;       /* clock ns; 0: none */
-	struct iolat_eng_req *out_head, *out_tail;
+	struct iolat_eng_reqq out;  /* completions held until their release time (priv_) */
 	struct iolat_eng_req **tmp; /* depth pointers for inner reaps */
 	atomic_bool woken;
 	struct iolat_eng_fault_stats st;
@@ -150,12 +150,7 @@ static int faulty_open(struct iolat_eng *e, unsigned idx)
 static void out_push(struct faulty_priv *p, struct iolat_eng_req *req, uint64_t release)
 {
 	req->priv_ = release;
-	req->next_ = NULL;
-	if (p->out_tail)
-		p->out_tail->next_ = req;
-	else
-		p->out_head = req;
-	p->out_tail = req;
+	iolat_eng_reqq_push(&p->out, req);
 }
 
 /* Half the length, kept aligned; 0 when it cannot be shortened. */
@@ -254,7 +249,7 @@ static int faulty_queue(struct iolat_eng *e, struct iolat_eng_req *req)
 	case IOLAT_FAULT_STALL:
 		p->stall_until = iolat_eng_now(e) + p->o.hold_ns;
 		/* Completions already waiting are held too. */
-		for (struct iolat_eng_req *r = p->out_head; r; r = r->next_) {
+		for (struct iolat_eng_req *r = iolat_eng_reqq_peek(&p->out); r; r = r->next_) {
 			if (r->priv_ < p->stall_until) {
 				if (!r->priv_)
 					p->st.held++;
@@ -303,7 +298,8 @@ static int faulty_commit(struct iolat_eng *e)
 static unsigned release_out(struct faulty_priv *p, struct iolat_eng_req **out,
 			    unsigned max, uint64_t now, uint64_t *next)
 {
-	struct iolat_eng_req *r = p->out_head, *nxt, *head = NULL, *tail = NULL;
+	struct iolat_eng_reqq keep; /* those still held, in order */
+	struct iolat_eng_req *r;
 	unsigned got = 0;
 
 	*next = UINT64_MAX;
@@ -311,9 +307,8 @@ static unsigned release_out(struct faulty_priv *p, struct iolat_eng_req **out,
 		*next = p->stall_until;
 		return 0;
 	}
-	for (; r; r = nxt) {
-		nxt = r->next_;
-		r->next_ = NULL;
+	iolat_eng_reqq_init(&keep);
+	while ((r = iolat_eng_reqq_pop(&p->out))) {
 		if (got < max && r->priv_ <= now) {
 			if (r->priv_)
 				r->done_ns = now;   /* the application sees it now */
@@ -323,14 +318,9 @@ static unsigned release_out(struct faulty_priv *p, struct iolat_eng_req **out,
 		}
 		if (r->priv_ < *next)
 			*next = r->priv_;
-		if (tail)
-			tail->next_ = r;
-		else
-			head = r;
-		tail = r;
+		iolat_eng_reqq_push(&keep, r);
 	}
-	p->out_head = head;
-	p->out_tail = tail;
+	p->out = keep;
 	return got;
 }
 

@@ -17,7 +17,7 @@
 #include <time.h>
 
 struct null_priv {
-	struct iolat_eng_req *head, *tail;  /* loop thread: queued, complete */
+	struct iolat_eng_reqq done;         /* loop thread: queued, complete */
 	pthread_mutex_t lock;               /* for waiting only */
 	pthread_cond_t cv;
 	bool woken;                         /* under lock */
@@ -44,12 +44,7 @@ static int null_queue(struct iolat_eng *e, struct iolat_eng_req *req)
 		req->done_ns = iolat_eng_now(e);
 		return IOLAT_Q_COMPLETED;
 	}
-	req->next_ = NULL;
-	if (p->tail)
-		p->tail->next_ = req;
-	else
-		p->head = req;
-	p->tail = req;
+	iolat_eng_reqq_push(&p->done, req);
 	return IOLAT_Q_QUEUED;
 }
 
@@ -83,22 +78,18 @@ static int null_reap(struct iolat_eng *e, struct iolat_eng_req **out, unsigned m
 	unsigned got = 0;
 	uint64_t now;
 
-	if (!p->head) {
+	if (iolat_eng_reqq_empty(&p->done)) {
 		if (min)
 			null_wait(p, timeout_ns);
 		return 0;
 	}
 	now = iolat_eng_now(e);
-	while (got < max && p->head) {
-		struct iolat_eng_req *req = p->head;
+	while (got < max && !iolat_eng_reqq_empty(&p->done)) {
+		struct iolat_eng_req *req = iolat_eng_reqq_pop(&p->done);
 
-		p->head = req->next_;
-		req->next_ = NULL;
 		req->done_ns = now;
 		out[got++] = req;
 	}
-	if (!p->head)
-		p->tail = NULL;
 	return (int)got;
 }
 

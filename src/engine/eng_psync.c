@@ -27,7 +27,7 @@
 #define PSYNC_THREADS_MAX 64u
 
 struct req_list {
-	struct iolat_eng_req *head, *tail;
+	struct iolat_eng_reqq q;
 	unsigned n;
 };
 
@@ -48,40 +48,24 @@ struct psync_priv {
 
 static void list_push(struct req_list *l, struct iolat_eng_req *r)
 {
-	r->next_ = NULL;
-	if (l->tail)
-		l->tail->next_ = r;
-	else
-		l->head = r;
-	l->tail = r;
+	iolat_eng_reqq_push(&l->q, r);
 	l->n++;
 }
 
 static struct iolat_eng_req *list_pop(struct req_list *l)
 {
-	struct iolat_eng_req *r = l->head;
+	struct iolat_eng_req *r = iolat_eng_reqq_pop(&l->q);
 
-	if (r) {
-		l->head = r->next_;
-		if (!l->head)
-			l->tail = NULL;
+	if (r)
 		l->n--;
-		r->next_ = NULL;
-	}
 	return r;
 }
 
 static void list_splice(struct req_list *dst, struct req_list *src)
 {
-	if (!src->head)
-		return;
-	if (dst->tail)
-		dst->tail->next_ = src->head;
-	else
-		dst->head = src->head;
-	dst->tail = src->tail;
+	iolat_eng_reqq_splice(&dst->q, &src->q);
 	dst->n += src->n;
-	*src = (struct req_list){ 0 };
+	src->n = 0;
 }
 
 /* One request, retried on EINTR; the result is bytes or -errno. */
@@ -105,7 +89,7 @@ static void *psync_worker(void *arg)
 
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		while (!p->work.head && !p->stop)
+		while (iolat_eng_reqq_empty(&p->work.q) && !p->stop)
 			pthread_cond_wait(&p->work_cv, &p->lock);
 		req = list_pop(&p->work);
 		if (!req)
@@ -248,7 +232,7 @@ static int psync_reap(struct iolat_eng *e, struct iolat_eng_req **out, unsigned 
 	}
 	p->reaper_wants = 0;
 	p->woken = false;
-	while (got < max && p->done.head)
+	while (got < max && !iolat_eng_reqq_empty(&p->done.q))
 		out[got++] = list_pop(&p->done);
 	pthread_mutex_unlock(&p->lock);
 	return (int)got;

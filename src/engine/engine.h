@@ -25,6 +25,7 @@
 
 #include "engine/engopt.h"
 #include "engine/engspec.h"
+#include "util/fifo.h"
 
 /* Alignment of the buffers we allocate (iolat_eng_buf_alloc()). */
 #define IOLAT_ENG_BUF_ALIGN     4096u
@@ -78,6 +79,9 @@ struct iolat_eng_req {
 	uint32_t saved_len_;            /* faulty: the length before a short injection */
 	uint32_t state_;                /* engines holding it (nesting depth); 0: idle */
 };
+
+/* An engine's own queue of requests, linked through their next_ (util/fifo.h). */
+IOLAT_FIFO(iolat_eng_reqq, struct iolat_eng_req, next_)
 
 /* iolat_eng_open() flags. */
 #define IOLAT_ENG_O_WRITE    (1u << 0)  /* open read-write (else read-only) */

@@ -155,16 +155,12 @@ void iolat_sim_dev_submit(struct iolat_sim_dev *d, struct iolat_sim_req *r)
 	r->slot_ns = r->start_ns = r->done_ns = 0;
 	r->mstate[0] = r->mstate[1] = 0;
 	r->next_ = NULL;
-	if (d->nr_in < d->nr_requests && !d->wait_head) {
+	if (d->nr_in < d->nr_requests && iolat_sim_reqq_empty(&d->wait)) {
 		take_slot(d, r, now);
 		iolat_sim_dev_kick(d);
 		return;
 	}
-	if (d->wait_tail)
-		d->wait_tail->next_ = r;
-	else
-		d->wait_head = r;
-	d->wait_tail = r;
+	iolat_sim_reqq_push(&d->wait, r);
 	d->nr_waiting++;
 }
 
@@ -182,14 +178,10 @@ void iolat_sim_dev_complete(struct iolat_sim_dev *d, struct iolat_sim_req *r)
 		d->st.nr_read++;
 		d->st.bytes_read += r->len;
 	}
-	while (d->wait_head && d->nr_in < d->nr_requests) {
-		struct iolat_sim_req *w = d->wait_head;
+	while (!iolat_sim_reqq_empty(&d->wait) && d->nr_in < d->nr_requests) {
+		struct iolat_sim_req *w = iolat_sim_reqq_pop(&d->wait);
 
-		d->wait_head = w->next_;
-		if (!d->wait_head)
-			d->wait_tail = NULL;
 		d->nr_waiting--;
-		w->next_ = NULL;
 		take_slot(d, w, now);
 	}
 	/* The device starts its next request before the host hears of this one. */

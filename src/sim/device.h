@@ -28,6 +28,7 @@
 
 #include "sim/event.h"
 #include "sim/param.h"
+#include "util/fifo.h"
 #include "util/rng.h"
 
 struct iolat_sim_dev;
@@ -46,6 +47,9 @@ struct iolat_sim_req {
 	uint64_t mstate[2];    /* model-private (chunks left, units held...) */
 	struct iolat_sim_req *next_; /* device-private FIFO link */
 };
+
+/* The requests waiting for a device-queue slot, linked through next_ (util/fifo.h). */
+IOLAT_FIFO(iolat_sim_reqq, struct iolat_sim_req, next_)
 
 /* A device model: the ops behind struct iolat_sim_dev. */
 struct iolat_sim_model {
@@ -97,7 +101,7 @@ struct iolat_sim_dev {
 	struct iolat_sim_req **queue; /* slot holders not yet started, oldest first */
 	uint32_t nr_queued;
 	uint32_t nr_in;               /* slot holders (queued + started) */
-	struct iolat_sim_req *wait_head, *wait_tail;
+	struct iolat_sim_reqq wait;   /* waiting for a slot, oldest first */
 	uint32_t nr_waiting;
 	struct iolat_sim_dev_stat st;
 	/* Set by a model's init when it rejects its parameters together. */

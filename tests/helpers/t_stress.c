@@ -139,7 +139,7 @@ static void t_check_queue(struct iolat_ctl *ctl, struct iolat_group *g, struct t
 
 	iolat_spin_lock(&g->wq_lock);
 	nwait = atomic_load(&g->nwait);
-	for (w = g->wq_head; w; w = w->next_) {
+	for (w = g->wq.head; w; w = w->next_) {
 		struct iolat_io *io = w->io_;
 
 		if (++cnt > nwait) {
@@ -164,9 +164,9 @@ static void t_check_queue(struct iolat_ctl *ctl, struct iolat_group *g, struct t
 	}
 	if (cnt < nwait && !w)
 		t_inv_fail(c, "group %u (%s): nwait %u but %u queued", g->idx, g->name, nwait, cnt);
-	if (!w && g->wq_tail != last)
+	if (!w && g->wq.tail != last)
 		t_inv_fail(c, "group %u (%s): wq_tail %p, last %p", g->idx, g->name,
-			   (void *)g->wq_tail, (void *)last);
+			   (void *)g->wq.tail, (void *)last);
 	iolat_spin_unlock(&g->wq_lock);
 }
 
@@ -220,7 +220,7 @@ static void t_check_group(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t
 	iolat_spin_unlock(&g->child_lock);
 
 	t_check_queue(ctl, g, c);
-	if ((c->flags & T_INV_IDLE) && (g->wq_head || g->wq_tail))
+	if ((c->flags & T_INV_IDLE) && (g->wq.head || g->wq.tail))
 		t_inv_fail(c, "group %u (%s): idle but the wait queue is not empty", g->idx,
 			   g->name);
 }
