@@ -4,7 +4,7 @@
  * through the I/O engines, in real time): its table, its checks and files
  * before the run, and the run itself; one clone's loop is
  * be_engines_loop.c, set-up be_engines_setup.c, the checks
- * be_engines_check.c, the shared state be_engines.h.
+ * be_engines_check.c, the shared state be_engines_priv.h.
  * Before the run, on the calling thread: every check (preflight.h), device
  * facts from sysfs, the files laid out, one engine per job clone. Then one
  * thread per clone runs an event loop: take the workload's due I/Os at one
@@ -24,7 +24,7 @@
  * admitted I/O completed once). Writes to files with verify= jobs are tracked
  * per block (the verify map); after the run every block whose last write was
  * reported successful is read back and must carry that write.
- * Context: see run.h and be_engines.h.
+ * Context: see run.h and be_engines_priv.h.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -35,25 +35,12 @@
 
 #include "engine/engine.h"
 #include "iolatency.h"
-#include "run/be_engines.h"
+#include "run/be_engines_priv.h"
 #include "run/fileprep.h"
 #include "run/preflight.h"
 #include "util/errmsg.h"
 #include "util/monocond.h"
 #include "util/units.h"
-
-uint64_t eng_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
-bool eng_stopping(const struct erun *e)
-{
-	return atomic_load_explicit(&e->stop_all, memory_order_relaxed);
-}
 
 /* ---- before the run ---- */
 

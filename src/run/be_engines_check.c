@@ -3,7 +3,7 @@
  * be_engines_check.c - the engines backend's reliability checks: fault counts from
  * faulty engines, the verify pass after the run, and the invariant and
  * accounting checks of IOLAT_CHECK=1.
- * Context: see run.h and be_engines.h; the calling thread, clones joined.
+ * Context: see run.h and be_engines_priv.h; the calling thread, clones joined.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +20,7 @@
 #include "engine/verify.h"
 #include "iolatency.h"
 #include "iolatency_internal.h"   /* iolat_ctl_check_invariants() */
-#include "run/be_engines.h"
+#include "run/be_engines_priv.h"
 #include "run/vmap.h"
 #include "util/errmsg.h"
 

@@ -3,7 +3,7 @@
  * be_engines_loop.c - one job clone's event loop, on its own thread: take the
  * workload's due I/Os, admit each through the controller, queue, commit,
  * reap, complete; grants arrive from any thread through the waiter callback.
- * Context: see run.h and be_engines.h.
+ * Context: see run.h and be_engines_priv.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,7 +14,7 @@
 #include "engine/engine.h"
 #include "engine/verify.h"
 #include "iolatency.h"
-#include "run/be_engines.h"
+#include "run/be_engines_priv.h"
 #include "run/vmap.h"
 #include "run/workload.h"
 
@@ -29,13 +29,8 @@ void eng_on_granted(struct iolat_waiter *w)
 	struct eslot *s = (struct eslot *)((char *)w - offsetof(struct eslot, waiter));
 	struct eclone *j = s->j;
 
-	s->next = NULL;
 	pthread_mutex_lock(&j->glock);
-	if (j->granted_tail)
-		j->granted_tail->next = s;
-	else
-		j->granted_head = s;
-	j->granted_tail = s;
+	eslotq_push(&j->granted, s);
 	pthread_mutex_unlock(&j->glock);
 	if (tl_job != j)
 		iolat_eng_wake(j->eng);
@@ -149,15 +144,14 @@ static void submit(struct eclone *j, struct eslot *s, uint64_t now)
 /* Take the grants that arrived; issue them, or release them when stopping. */
 static void take_grants(struct eclone *j, uint64_t now, bool done)
 {
+	struct eslotq got;
 	struct eslot *s;
 
 	pthread_mutex_lock(&j->glock);
-	s = j->granted_head;
-	j->granted_head = j->granted_tail = NULL;
+	got = j->granted;
+	eslotq_init(&j->granted);
 	pthread_mutex_unlock(&j->glock);
-	while (s) {
-		struct eslot *next = s->next;
-
+	while ((s = eslotq_pop(&got))) {
 		j->waiting--;
 		if (done) {
 			iolat_done_unissued(&s->io);
@@ -165,7 +159,6 @@ static void take_grants(struct eclone *j, uint64_t now, bool done)
 		} else {
 			submit(j, s, now);
 		}
-		s = next;
 	}
 }
 

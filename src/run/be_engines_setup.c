@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * be_engines_setup.c - the engines backend's set-up (be_engines.h): the
+ * be_engines_setup.c - the engines backend's set-up (be_engines_priv.h): the
  * device's facts, and for each clone its engine (from the registry, with
  * fallback), its open file and its slots with their buffers.
  * Context: the calling thread, before the clones' threads start.
@@ -19,7 +19,7 @@
 #include "engine/verify.h"
 #include "iolatency.h"
 #include "job/engines.h"
-#include "run/be_engines.h"
+#include "run/be_engines_priv.h"
 #include "util/errmsg.h"
 
 /* ---- setup ---- */

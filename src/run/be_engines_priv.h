@@ -1,18 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * be_engines.h - PRIVATE to the engines backend of the one runner (real
- * files through the I/O engines, in real time): be_engines.c (the backend's
- * table, the run: threads, samples, progress, stop, teardown),
- * be_engines_loop.c (one clone's event loop, its own thread),
- * be_engines_setup.c (device facts, engines, files, slots) and
- * be_engines_check.c (fault counts, the verify pass, invariant checks).
- * Its state and what the files call of each other.
+ * be_engines_priv.h - PRIVATE to the engines backend of the one runner (real
+ * files through the I/O engines, in real time): its state and what its files
+ * call of each other, which is one way only (docs/design.md, "No circles in
+ * a folder"):
+ *   be_engines.c (the backend's table, the run: threads, samples, progress,
+ *     stop, teardown) calls the three below;
+ *   be_engines_check.c (fault counts, the verify pass, invariant checks)
+ *     calls set-up's facts (eng_diskless, eng_file_size);
+ *   be_engines_setup.c (device facts, engines, files, slots) hands out
+ *     the loop's waiter callback and slot release;
+ *   be_engines_loop.c (one clone's event loop, its own thread) calls none of
+ *     them: the clock and the stop flag it reads are inline here.
+ * A header of no file of its own, so including it points at none of them.
  * Context: see run.h; each clone's state belongs to its thread, except the
  * grant list (its mutex), the progress counters (atomics) and the verify
  * map (its mutex).
  */
-#ifndef IOLAT_RUN_BE_ENGINES_H
-#define IOLAT_RUN_BE_ENGINES_H
+#ifndef IOLAT_RUN_BE_ENGINES_PRIV_H
+#define IOLAT_RUN_BE_ENGINES_PRIV_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "engine/engine.h"
 #include "iolatency.h"
@@ -28,6 +35,7 @@
 #include "run/preflight.h"
 #include "run/run_priv.h"
 #include "run/vmap.h"
+#include "util/fifo.h"
 #include "util/units.h"
 
 #define ENG_MAX_WAIT_NS  (250ull * 1000000ull)  /* a loop looks at stop flags this often */
@@ -56,6 +64,9 @@ struct eslot {
 	uint64_t vticket;             /* its verify-map ticket; 0: not tracked */
 };
 
+/* A clone's grants, in the order they came (util/fifo.h), through next. */
+IOLAT_FIFO(eslotq, struct eslot, next)
+
 struct erun;
 
 /* One job clone: the runner's part, then its engine, slots and thread. */
@@ -78,7 +89,7 @@ struct eclone {
 	struct iolat_vmap *vmap;      /* its file's write tracking, or NULL */
 	/* grants from any thread */
 	pthread_mutex_t glock;
-	struct eslot *granted_head, *granted_tail;
+	struct eslotq granted;
 	/* read by the main thread while running */
 	_Atomic uint64_t ios, bytes, errors;
 	/* the clone thread's, read after join */
@@ -121,9 +132,20 @@ static inline struct eclone *eng_clone(const struct erun *e, unsigned i)
 	return (struct eclone *)run_clone_at(e->r, i);
 }
 
-/* be_engines.c: the clock, the stop flag. */
-uint64_t eng_mono_ns(void);
-bool eng_stopping(const struct erun *e);
+/* The clock (CLOCK_MONOTONIC, ns). */
+static inline uint64_t eng_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* The stop flag every loop looks at (set by be_engines.c). */
+static inline bool eng_stopping(const struct erun *e)
+{
+	return atomic_load_explicit(&e->stop_all, memory_order_relaxed);
+}
 
 /* be_engines_loop.c: a clone's thread, its waiter callback, freeing a slot. */
 void *eng_clone_main(void *arg);
@@ -145,4 +167,4 @@ void eng_collect_faults(struct erun *e);
 int eng_setup_verify(struct run *r, char *err, size_t errlen);
 int eng_verify_pass(struct erun *e, char *err, size_t errlen);
 
-#endif /* IOLAT_RUN_BE_ENGINES_H */
+#endif /* IOLAT_RUN_BE_ENGINES_PRIV_H */
