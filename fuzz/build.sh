@@ -4,7 +4,7 @@
 # sources, into ${O:-build}/fuzz/<target>:
 #   fuzz_duration  iolat_parse_duration()
 #   fuzz_ctl       the controller, through fuzz/ctl_driver.c
-#   fuzz_jobfile   the job-file parser (only when src/job/jobfile.c exists)
+#   fuzz_jobfile   the job-file parser (only when src/job/jobfile_parse.c exists)
 # Needs clang and libclang-rt-14-dev (Debian). Usage: fuzz/build.sh [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,12 +36,12 @@ for t in "${targets[@]}"; do
 			-fno-sanitize-coverage=trace-cmp -c fuzz/ctl_driver.c -o "$out/ctl_driver.o"
 		build fuzz_ctl fuzz/fuzz_ctl.c "$out/ctl_driver.o" ;;
 	fuzz_jobfile)
-		if [ -f src/job/jobfile.c ] && [ -f fuzz/fuzz_jobfile.c ]; then
+		if [ -f src/job/jobfile_parse.c ] && [ -f fuzz/fuzz_jobfile.c ]; then
 			# The parser (src/job, the whole layer) asks the engine registry
 			# which ioengine= names exist.
 			build fuzz_jobfile fuzz/fuzz_jobfile.c src/job/*.c src/conf/*.c src/engine/*.c
 		else
-			echo "fuzz/build.sh: skipping fuzz_jobfile (src/job/jobfile.c not there yet)"
+			echo "fuzz/build.sh: skipping fuzz_jobfile (src/job/jobfile_parse.c not there yet)"
 		fi ;;
 	*) echo "fuzz/build.sh: unknown target $t" >&2; exit 2 ;;
 	esac

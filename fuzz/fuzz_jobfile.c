@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_jobfile.c - libFuzzer target for the job-file parser
- * (iolat_jobfile_parse_buf(), src/job/jobfile.c) on arbitrary bytes.
+ * (iolat_jobfile_parse_buf(), src/job/jobfile_parse.c) on arbitrary bytes.
  * Checked: no crash or leak; -EINVAL comes with one printable line
  * "FILE:LINE: ..." that fits any error buffer (also a tiny one, exactly
  * sized, so ASan sees an overflow); success gives a well-formed struct

@@ -9,6 +9,8 @@
  * each error as one line "FILE:LINE: key 'KEY': expected ..." in a caller
  * buffer (util/errmsg.h's convention).
  * The option table (iolat_jobfile_options()) drives parsing and `iolat help keys`.
+ * The folder's public header, of no file of its own: its functions are in
+ * the parser's files (jobfile_priv.h lists them and the way they call).
  * Context: any thread; a parsed struct iolat_jobfile is immutable and may be
  * read from many threads at once.
  */
@@ -69,9 +71,10 @@ enum iolat_device_kind {
 };
 
 /*
- * Scenario keys (src/scen, jobfile_scen.c): a scenario registers its own
- * keys; their values, checked as they are read, are kept as numbers beside
- * the section that set them (a job's include its [global]'s).
+ * Scenario keys (src/scen, jobfile_scen.c and jobfile_scenreg.c): a
+ * scenario registers its own keys; their values, checked as they are read,
+ * are kept as numbers beside the section that set them (a job's include its
+ * [global]'s).
  */
 struct iolat_scen_val {
 	const struct iolat_opt *opt;  /* the key, in its scenario's table */

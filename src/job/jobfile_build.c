@@ -3,7 +3,7 @@
  * jobfile_build.c - job files built in code (jobfile_build.h). A builder is
  * the parser without its text: the same start (the option table's
  * defaults), the same way of adding a job (a copy of the defaults) and a
- * group (with its parents), the same checks at the end (jobfile.c), so that
+ * group (with its parents), the same checks at the end (jobfile_parse.c), so that
  * a built job file and a parsed one with the same keys are equal.
  * Context: any thread; a builder belongs to one thread until it ends.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jobfile.c - the job-file parser's INI reader and entry points: fio's INI
+ * jobfile_parse.c - the job-file parser's INI reader and entry points: fio's INI
  * dialect ([global], one section a job, key=value, ';'/'#' comments, bare
  * boolean keys) plus [group:PATH] sections. Table-driven: the option table
  * (jobfile_table.c) gives every key's type, field, range, default and help;
@@ -29,63 +29,6 @@
 #include "util/readfile.h"
 #include "util/errmsg.h"
 #include "util/units.h"
-
-/* ------------------------------------------------------------------------ */
-/* Parser state and messages                                                */
-
-
-void jf_echo_max(char *dst, size_t dlen, const char *s, size_t n, size_t max)
-{
-	iolat_conf_echo(dst, dlen, s, n, max);
-}
-
-void jf_echo(char *dst, size_t dlen, const char *s, size_t n)
-{
-	iolat_conf_echo(dst, dlen, s, n, MAX_ECHO);
-}
-
-__attribute__((format(printf, 4, 5)))
-int jf_perr(struct parser *p, unsigned line, const char *key, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return iolat_conf_errf(jf_at(p), line, key, "%s", msg);
-}
-
-/* Where the parser's messages go: its file, line and buffer. */
-const struct iolat_conf_at *jf_at(struct parser *p)
-{
-	p->at.file = p->jf->file;
-	p->at.line = p->line;
-	p->at.err = p->err;
-	p->at.errlen = p->errlen;
-	return &p->at;
-}
-
-int jf_oom(struct parser *p)
-{
-	return iolat_errf(p->err, p->errlen, -ENOMEM, "%s:%u: out of memory", p->jf->file, p->line);
-}
-
-int jf_grow(void **arr, unsigned *cap, unsigned need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	unsigned ncap = *cap ? *cap * 2 : 8;
-	while (ncap < need)
-		ncap *= 2;
-	void *n = realloc(*arr, (size_t)ncap * elem);
-	if (!n)
-		return -ENOMEM;
-	memset((char *)n + (size_t)*cap * elem, 0, (size_t)(ncap - *cap) * elem);
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Sections                                                                 */

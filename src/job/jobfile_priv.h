@@ -1,11 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jobfile_priv.h - PRIVATE to the job-file parser's files: jobfile_table.c
- * (the option table, names), jobfile_apply.c (groups, applying one key:
- * the job file's own types; the rest is conf/opt.c's), jobfile.c (the
- * parser's side of the INI reader, entry points), jobfile_build.c (job
- * files built in code) and jobfile_help.c (`iolat help keys`). The
- * parser's state and what the files call of each other.
+ * jobfile_priv.h - PRIVATE to the job-file parser's files: the parser's
+ * state and what the files call of each other, which is one way only
+ * (docs/design.md, "No circles in a folder"), from the top:
+ *   jobfile_build.c (job files built in code) and jobfile_help.c (`iolat
+ *     help keys`) call the files below them;
+ *   jobfile_parse.c (the parser's side of the INI reader, a parser's life,
+ *     the entry points) calls the files below;
+ *   jobfile_scen.c (registering a scenario, its values) calls the applier;
+ *   jobfile_apply.c (groups, applying one key: the job file's own types;
+ *     the rest is conf/opt.c's) calls the files below it;
+ *   jobfile_engopt.c (ENGINE.OPTION keys), jobfile_scenreg.c (the scenario
+ *     registry: keys and rw= words), jobfile_table.c (the option table,
+ *     names) and, under all, jobfile_msg.c (messages and memory).
+ * A header of no file of its own; job/jobfile.h is the folder's public
+ * header, of no file either (its functions are in several of these).
  * Context: any thread; a parser belongs to one call.
  */
 #ifndef IOLAT_JOB_JOBFILE_PRIV_H
@@ -47,11 +56,13 @@ struct parser {
 /* Keys valid in [global] (as defaults) and in jobs. */
 #define IN_JOBS  (IOLAT_OPT_IN_GLOBAL | IOLAT_OPT_IN_JOB)
 
-/* The option table (jobfile_table.c) and its length. */
+/* The option table (jobfile_table.c) and its length; whether @o is one of
+ * its entries (else a scenario's key). */
 extern const struct iolat_opt jf_opts[];
 extern const size_t jf_nr_opts;
+bool jf_is_table_opt(const struct iolat_opt *o);
 
-/* jobfile.c: messages ("FILE:LINE: key 'KEY': expected ..."; returns -EINVAL),
+/* jobfile_msg.c: messages ("FILE:LINE: key 'KEY': expected ..."; returns -EINVAL),
  * out of memory (-ENOMEM), user text made printable for a message, and
  * growing the parser's arrays. */
 __attribute__((format(printf, 4, 5)))
@@ -62,7 +73,7 @@ void jf_echo(char *dst, size_t dlen, const char *s, size_t n);
 void jf_echo_max(char *dst, size_t dlen, const char *s, size_t n, size_t max);
 int jf_grow(void **arr, unsigned *cap, unsigned need, size_t elem);
 
-/* jobfile.c: a parser's life, shared by the INI reader and the builder
+/* jobfile_parse.c: a parser's life, shared by the INI reader and the builder
  * (jobfile_build.c): a new job file holding the table's defaults; a job
  * named @name (@n bytes, checked by the caller) with the defaults so far;
  * the checks across one job's keys; the end: the checks across the file,
@@ -101,19 +112,23 @@ int jf_engopt_finish(struct parser *p);
 size_t jf_engopt_names(char (*names)[JF_ENGOPT_NAME_MAX], size_t max);
 int jf_engopt_format_help(char *buf, size_t len, const char *sections);
 
-/* jobfile_scen.c: scenario keys and rw= words (struct iolat_jobfile_scen).
- * Whether @o is an entry of the job table (else a scenario's); a scenario's
- * key called @key; the scenario and constant word of rw=@word; the
- * registered words, each after @sep, and rw='s added help (as snprintf: the
- * length needed); the i-th scenario key (NULL past the last); setting one
- * into @vals (the last value wins); copying [global]'s to a new job; freeing. */
-bool jf_is_table_opt(const struct iolat_opt *o);
+/* jobfile_scenreg.c: the scenario registry (struct iolat_jobfile_scen).
+ * Whether @s is registered; adding it (-EINVAL when full; jobfile_scen.c
+ * checks it first); a scenario's key called @key; the scenario and constant
+ * word of rw=@word; the registered words, each after @sep, and rw='s added
+ * help (as snprintf: the length needed); the i-th scenario key (NULL past
+ * the last). */
+bool jf_scen_registered(const struct iolat_jobfile_scen *s);
+int jf_scen_add(const struct iolat_jobfile_scen *s);
 const struct iolat_opt *jf_scen_find_opt(const char *key);
 bool jf_scen_workload(const char *word, const struct iolat_jobfile_scen **scen,
 		      const char **name);
 size_t jf_scen_words(char *buf, size_t len, const char *sep);
 size_t jf_scen_rw_help(char *buf, size_t len);
 const struct iolat_opt *jf_scen_key(unsigned i);
+
+/* jobfile_scen.c: scenario values: setting one into @vals (the last value
+ * wins); copying [global]'s to a new job; freeing. */
 int jf_scen_set(struct parser *p, struct iolat_scen_vals *vals, const struct iolat_opt *o,
 		const char *key, const char *v);
 int jf_scen_dup(struct parser *p, struct iolat_scen_vals *to, const struct iolat_scen_vals *from);

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jobfile_scen.c - scenario workloads in job files (src/scen): the registry
- * of scenarios, each naming the rw= words of its workloads and declaring its
- * own keys in a table of the job file's own struct iolat_opt, as an engine
- * declares its options (docs/design.md, "Scenario keys"). Matching a key or
- * an rw= word, checking and keeping a value, copying [global]'s to a new job,
- * a value with its default, the `help keys` lines, did-you-mean candidates,
- * and which scenario a file is. The job layer names no scenario.
+ * jobfile_scen.c - scenario workloads in job files (src/scen), their values:
+ * registering a scenario (its rw= words and keys checked against the job
+ * table, its defaults parsed), checking and keeping a value, copying
+ * [global]'s to a new job, a value with its default (docs/design.md,
+ * "Scenario keys"). The registry itself and matching a key or an rw= word
+ * are jobfile_scenreg.c's, below the key applier this file uses.
+ * The job layer names no scenario.
  * Context: iolat_jobfile_register_scen() at the program's start, before any
  * job file is parsed (it writes the registry); everything else any thread.
  */
@@ -18,11 +18,6 @@
 #include "job/jobfile.h"
 #include "job/jobfile_priv.h"
 #include "util/errmsg.h"
-
-#define MAX_SCEN 4
-
-static const struct iolat_jobfile_scen *registry[MAX_SCEN];
-static unsigned nr_registered;
 
 /* A numeric key the generic parser stores as one integer: the scenario's keys. */
 static bool numeric_type(const struct iolat_opt *o)
@@ -66,10 +61,9 @@ int iolat_jobfile_register_scen(const struct iolat_jobfile_scen *s)
 {
 	uint64_t v;
 
-	for (unsigned i = 0; i < nr_registered; i++)
-		if (registry[i] == s)
-			return 0;
-	if (nr_registered == MAX_SCEN || !s->name || !s->what || !s->workloads || !s->keys)
+	if (jf_scen_registered(s))
+		return 0;
+	if (!s->name || !s->what || !s->workloads || !s->keys)
 		return -EINVAL;
 	for (const char *const *w = s->workloads; *w; w++)
 		if (key_taken(*w) || jf_scen_workload(*w, NULL, NULL))
@@ -78,80 +72,7 @@ int iolat_jobfile_register_scen(const struct iolat_jobfile_scen *s)
 		if (!numeric_type(o) || o->alias || o->has_given || key_taken(o->name) ||
 		    (o->def && parse_value(o, o->def, &v)))
 			return -EINVAL;
-	registry[nr_registered++] = s;
-	return 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Keys and rw= words                                                        */
-
-bool jf_is_table_opt(const struct iolat_opt *o)
-{
-	return o >= jf_opts && o < jf_opts + jf_nr_opts;
-}
-
-const struct iolat_opt *jf_scen_find_opt(const char *key)
-{
-	for (unsigned i = 0; i < nr_registered; i++)
-		for (const struct iolat_opt *o = registry[i]->keys; o->name; o++)
-			if (!strcmp(o->name, key))
-				return o;
-	return NULL;
-}
-
-bool jf_scen_workload(const char *word, const struct iolat_jobfile_scen **scen,
-		      const char **name)
-{
-	for (unsigned i = 0; i < nr_registered; i++)
-		for (const char *const *w = registry[i]->workloads; *w; w++)
-			if (!strcmp(*w, word)) {
-				if (scen)
-					*scen = registry[i];
-				if (name)
-					*name = *w;
-				return true;
-			}
-	return false;
-}
-
-size_t jf_scen_words(char *buf, size_t len, const char *sep)
-{
-	size_t used = 0;
-
-	if (len)
-		buf[0] = '\0';
-	for (unsigned i = 0; i < nr_registered; i++)
-		for (const char *const *w = registry[i]->workloads; *w; w++) {
-			int n = snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0,
-					 "%s%s", sep, *w);
-
-			used += n > 0 ? (size_t)n : 0;
-		}
-	return used;
-}
-
-size_t jf_scen_rw_help(char *buf, size_t len)
-{
-	size_t used = 0;
-
-	if (len)
-		buf[0] = '\0';
-	for (unsigned i = 0; i < nr_registered; i++) {
-		int n = snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0, "; %s",
-				 registry[i]->rw_help ? registry[i]->rw_help : registry[i]->what);
-
-		used += n > 0 ? (size_t)n : 0;
-	}
-	return used;
-}
-
-const struct iolat_opt *jf_scen_key(unsigned i)
-{
-	for (unsigned k = 0; k < nr_registered; k++)
-		for (const struct iolat_opt *o = registry[k]->keys; o->name; o++)
-			if (i-- == 0)
-				return o;
-	return NULL;
+	return jf_scen_add(s);   /* -EINVAL when the registry is full */
 }
 
 /* ------------------------------------------------------------------------ */
@@ -226,42 +147,5 @@ int iolat_scen_value(const struct iolat_scen_vals *vals, const char *key, uint64
 		}
 	if (o->def)
 		parse_value(o, o->def, value);   /* checked at registration */
-	return 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Which scenario a file is                                                  */
-
-int iolat_jobfile_scenario(const struct iolat_jobfile *jf, const struct iolat_jobfile_scen **out,
-			   char *err, size_t errlen)
-{
-	const struct iolat_job *first_scen = NULL, *first_other = NULL;
-
-	*out = NULL;
-	for (unsigned i = 0; i < jf->nr_jobs; i++) {
-		const struct iolat_job *j = &jf->jobs[i];
-
-		if (j->scen && !first_scen)
-			first_scen = j;
-		else if (!j->scen && !first_other)
-			first_other = j;
-	}
-	if (!first_scen)
-		return 0;
-	for (unsigned i = 0; i < jf->nr_jobs; i++) {
-		const struct iolat_job *j = &jf->jobs[i];
-
-		if (j->scen && j->scen != first_scen->scen)
-			return iolat_errf(err, errlen, -EINVAL, "%s:%u: key 'rw': rw=%s belongs to %s, "
-					  "which cannot share a file with %s ([%s] at line %u)", jf->file,
-					  j->line, j->workload, j->scen->what, first_scen->scen->what,
-					  first_scen->name, first_scen->line);
-	}
-	if (first_other)
-		return iolat_errf(err, errlen, -EINVAL, "%s:%u: key 'rw': rw=%s belongs to %s, which "
-				  "cannot share a file with ordinary jobs ([%s] at line %u)", jf->file,
-				  first_scen->line, first_scen->workload, first_scen->scen->what,
-				  first_other->name, first_other->line);
-	*out = first_scen->scen;
 	return 0;
 }

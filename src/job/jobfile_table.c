@@ -204,3 +204,9 @@ bool iolat_rw_has_write(enum iolat_rw rw)
 {
 	return rw != IOLAT_RW_READ && rw != IOLAT_RW_RANDREAD;
 }
+
+/* Whether @o is an entry of the job table (else a scenario's). */
+bool jf_is_table_opt(const struct iolat_opt *o)
+{
+	return o >= jf_opts && o < jf_opts + jf_nr_opts;
+}

@@ -66,7 +66,7 @@ int iolat_report_write_csv(const struct iolat_report *r, unsigned i, FILE *f)
 				(double)pt->throttled_ns / 1e6, (unsigned long long)pt->windows_missed);
 		else
 			fprintf(f, ",,,,,,");
-		/* Group paths hold no ',' or '"' (jobfile.c checks them). */
+		/* Group paths hold no ',' or '"' (jobfile_apply.c checks them). */
 		fprintf(f, "%s", w->name);
 		if (r->adaptive && pt->bound)
 			fprintf(f, ",%.3f,%.3f,%s,%s,%llu", (double)pt->pace_bps / 1048576.0,

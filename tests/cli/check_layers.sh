@@ -70,8 +70,8 @@ expect 1 "sim includes a job header (up a layer)" 'src/sim/device.c: includes sr
 fresh; echo '#include "scen/memleak/memleak.h"' >>"$dir/t/src/run/run_sim.c"
 expect 1 "run includes a scenario header (up a layer)" 'src/run/run_sim.c: includes src/scen/memleak/memleak.h: run may not reach scen'
 
-fresh; echo '#include "run/workload.h"' >>"$dir/t/src/job/jobfile.c"
-expect 1 "the job-file parser includes a runner header (up a layer)" 'src/job/jobfile.c: includes src/run/workload.h: job may not reach run'
+fresh; echo '#include "run/workload.h"' >>"$dir/t/src/job/jobfile_parse.c"
+expect 1 "the job-file parser includes a runner header (up a layer)" 'src/job/jobfile_parse.c: includes src/run/workload.h: job may not reach run'
 
 fresh; echo '#include "report/report.h"' >>"$dir/t/src/job/jobfile_apply.c"
 expect 1 "the job-file parser includes a report header (up a layer)" 'src/job/jobfile_apply.c: includes src/report/report.h: job may not reach report'

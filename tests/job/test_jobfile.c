@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of the job-file parser (src/job/jobfile.c): the README's example,
- * inheritance from [global], defaults, aliases, device keys and parameters,
+ * Tests of the job-file parser (src/job/jobfile_parse.c and the files it
+ * calls): the README's example, inheritance from [global], defaults, aliases, device keys and parameters,
  * every error class (message names file, line and key; one line), the size
  * and duration parsers (table-driven), `help keys`, parse_file, and a
  * deterministic mutation fuzz that must never crash (run it under ASan).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of scenario keys in job files (src/job/jobfile_scen.c): a scenario
+ * Tests of scenario keys in job files (src/job/jobfile_scen.c, jobfile_scenreg.c): a scenario
  * registered with its rw= words and its own key table is parsed like the
  * job table's keys (values checked, the last one winning, [global]'s
  * inherited by the jobs below, defaults with line 0, each key only in its
