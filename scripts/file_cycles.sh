@@ -24,21 +24,16 @@ command -v python3 >/dev/null || { echo "file-cycles: python3 not installed: not
 
 # Known circles: FOLDER: UNIT UNIT ... (a circle found must lie within one).
 # Each stays until the change named beside it cuts it (issue 27 item 3: "a
-# daemon cut by concern", the engine backend and the parser cut one way).
+# daemon cut by concern"; the engine backend and the parser are cut one way
+# already: be_engines_priv.h and jobfile_priv.h say how).
 read -r -d '' ALLOWED <<'EOT'
 # The daemon's loop: five files are methods of one struct iolatd (control.h,
 # control_priv.h) and call each other (issue 27 item 3).
 src/daemon: control control_life control_log control_second control_served control_units status
-# The engine backend: setup, loop and check call each other through
-# be_engines.c's table (issue 27 item 3: setup -> loop -> check).
-src/run: be_engines be_engines_check be_engines_loop be_engines_setup
 # The simulator backend: be_sim.h includes run_sim.h (the series be_sim.c
 # fills), run_sim.c runs the backend table be_sim_setup.c defines, and
 # be_sim_setup.c calls be_sim.c's loop.
 src/run: be_sim be_sim_setup run_sim
-# The job-file parser: the INI reader, the table, the value readers, engine
-# options and scenario keys call each other (issue 27 items 2 and 3).
-src/job: jobfile jobfile_apply jobfile_engopt jobfile_scen jobfile_table jobfile_value
 # Registries: engine.c and device.c list their engines and device models by
 # table, and each engine or model uses the registry's helpers (and the spec
 # the registry's).
