@@ -57,7 +57,7 @@ static const struct iolat_opt iolatd_opts[] = {
 	{ .name = "strict", .type = IOLAT_OPT_BOOL, GLOBAL(strict), .def = "0",
 	  .help = "1: a configured group whose cgroup is missing is an error" },
 	{ .name = "systemd", .type = IOLAT_OPT_BOOL, GLOBAL(systemd), .def = "1",
-	  .help = "1: units' IODeviceLatencyTargetSec= make protected groups" },
+	  .help = "1: units' IODeviceLatencyTargetSec= and IOWeight= make groups" },
 	{ .name = "textfile", .type = CFG_PROMFILE, GLOBAL(textfile),
 	  .help = "node_exporter's textfile, rewritten every second" },
 	{ .name = "exempt", .type = CFG_EXEMPT, GLOBAL(exempt),
@@ -66,6 +66,10 @@ static const struct iolat_opt iolatd_opts[] = {
 	{ .name = "target", .type = IOLAT_OPT_TARGET, GROUP(target_ns), .max = IOLATD_MAX_TARGET_NS,
 	  .expect = "a duration up to 10s such as 5ms, 750us, or max",
 	  .help = "the group's latency target (max or 0: none)" },
+	{ .name = "weight", .type = IOLAT_OPT_UINT, GROUP(weight), .min = IOLATD_WEIGHT_MIN,
+	  .max = IOLATD_WEIGHT_MAX, .def = "100", .has_given = true,
+	  .given_off = offsetof(struct iolatd_group_cfg, weight_given),
+	  .help = "the group's share among its siblings, 1..10000 (io.weight's range)" },
 	{ .name = NULL },
 };
 
@@ -84,6 +88,7 @@ struct cfg_parser {
 	bool keep_going;                /* collect every problem, not just the first */
 	unsigned nr_problems;
 	bool bad_device, bad_target;    /* a device= or target= was refused: not "missing" too */
+	bool bad_weight;                /* a weight= was refused (a group meant to be weighted) */
 	char *first;                    /* the caller's buffer: the first problem */
 	size_t firstlen;
 	struct iolat_strbuf *all;       /* every problem, one a line; NULL: none */
@@ -317,9 +322,12 @@ static int do_key(struct cfg_parser *p, const char *k, char *v)
 		r = v ? own_key(p, o, k, v) : fail(p, k, "expected a value (%s=...)", k);
 	else if (r)
 		r = problem(p);
+	else if (o->has_given) /* a group key that says it was written (weight=) */
+		*(bool *)((char *)p->group + o->given_off) = true;
 	if (p->nr_problems != before) {
 		p->bad_device |= o->type == CFG_DEVICES;
 		p->bad_target |= o->type == IOLAT_OPT_TARGET;
+		p->bad_weight |= o->has_given;
 	}
 	return r;
 }
@@ -346,6 +354,20 @@ static int on_key(void *ctx, const char *key, size_t kn, const char *v, size_t v
 	return do_key(p, k, v ? val : NULL);
 }
 
+/* A new group's keys at the table's defaults (weight=100). */
+static void group_defaults(struct cfg_parser *p, struct iolatd_group_cfg *g)
+{
+	memset(g, 0, sizeof(*g));
+	for (const struct iolat_opt *o = iolatd_opts; o->name; o++) {
+		char v[16];
+
+		if (!o->def || !(o->where & IOLAT_OPT_IN_GROUP))
+			continue;
+		snprintf(v, sizeof(v), "%s", o->def);
+		iolat_opt_apply(&p->at, o, g, o->name, v);
+	}
+}
+
 /* [group:PATH]: the checks of PATH; 0 or a problem. */
 static int group_section(struct cfg_parser *p, const char *name, char *path)
 {
@@ -364,6 +386,7 @@ static int group_section(struct cfg_parser *p, const char *name, char *path)
 	if (c->nr_groups == IOLATD_MAX_GROUPS)
 		return fail(p, NULL, "at most %d groups", IOLATD_MAX_GROUPS);
 	p->group = &c->groups[c->nr_groups++];
+	group_defaults(p, p->group);
 	snprintf(p->group->path, sizeof(p->group->path), "%s", path);
 	p->group->line = p->at.line;
 	p->skip = false;
@@ -425,10 +448,10 @@ static void check_whole(struct cfg_parser *p)
 		return;
 	}
 	for (unsigned i = 0; i < cfg->nr_groups; i++)
-		if (cfg->groups[i].target_ns || p->bad_target)
+		if (cfg->groups[i].target_ns || cfg->groups[i].weight_given || p->bad_target || p->bad_weight)
 			return;
 	p->at.line = cfg->groups[0].line;
-	fail(p, "target", "no group has a target: nothing would ever be throttled");
+	fail(p, "target", "no group has a target or a weight: nothing would ever be throttled");
 }
 
 /* Parse @text into @cfg: the number of problems, the first in @err, every one in @all. */
@@ -518,6 +541,23 @@ int iolatd_config_check(const char *file, char *out, size_t len)
 	ret = iolatd_config_check_text(file, text, out, len);
 	free(text);
 	return ret;
+}
+
+unsigned iolatd_config_weight(const struct iolatd_group_cfg *g, unsigned k)
+{
+	if (!g)
+		return IOLATD_WEIGHT_DEFAULT;
+	if (k < IOLATD_MAX_DEVICES && g->dev_weight[k])
+		return g->dev_weight[k];
+	return g->weight ? g->weight : IOLATD_WEIGHT_DEFAULT; /* 0: a group made in code, not parsed */
+}
+
+bool iolatd_config_weighted(const struct iolatd_config *cfg)
+{
+	for (unsigned i = 0; i < cfg->nr_groups; i++)
+		if (cfg->groups[i].weight_given)
+			return true;
+	return false;
 }
 
 const struct iolatd_group_cfg *iolatd_config_group(const struct iolatd_config *cfg,

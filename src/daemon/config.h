@@ -17,13 +17,15 @@
  *   min_iops=10           ; the lowest IOPS limit written
  *   cgroup_root=PATH      ; default: the io (v2) or blkio (v1) hierarchy's mount
  *   strict=0              ; 1: a configured group whose cgroup is missing is an error
- *   systemd=1             ; protect units by their IODeviceLatencyTargetSec= (systemctl show)
+ *   systemd=1             ; protect units by their IODeviceLatencyTargetSec=, weigh them by
+ *                         ; their IOWeight=/IODeviceWeight= (systemctl show)
  *   textfile=/var/lib/prometheus/node-exporter/iolatd.prom  ; metrics for node_exporter
  *   exempt=backup.service,sys/agent ; never limited (besides iolatd's own cgroup and
  *                         ; systemd-journald.service, always exempt): units or cgroup paths
  *
  *   [group:web/frontend]  ; a cgroup path relative to that root
  *   target=5ms            ; up to 10 s (IOLATD_MAX_TARGET_NS)
+ *   weight=300            ; its share among its siblings, 1..10000 (default 100)
  *   [group:web.service]   ; a systemd unit (or slice): its cgroup, followed as it restarts
  *
  * Parsing does no I/O besides reading the file; device names are resolved
@@ -48,6 +50,10 @@
 #define IOLATD_ERR_MAX 512
 #define IOLATD_UNIT_MAX 128
 #define IOLATD_MAX_TARGET_NS 10000000000ull /* the window is at most 1 s: a larger target never misses */
+/* A group's weight (weight=, systemd's IOWeight=): io.weight's range and default. */
+#define IOLATD_WEIGHT_MIN 1u
+#define IOLATD_WEIGHT_MAX 10000u
+#define IOLATD_WEIGHT_DEFAULT 100u
 
 /* The mode without control= (the core's modes: iolat_ctl_mode_name()). */
 #define IOLATD_DEFAULT_MODE IOLAT_CTL_MODE_ADAPTIVE
@@ -59,6 +65,10 @@ struct iolatd_group_cfg {
 	char unit[IOLATD_UNIT_MAX];   /* the systemd unit it was resolved from, "" */
 	bool per_device;              /* dev_target_ns holds the targets, by device index */
 	uint64_t dev_target_ns[IOLATD_MAX_DEVICES];
+	unsigned weight;              /* IOLATD_WEIGHT_MIN..MAX; IOLATD_WEIGHT_DEFAULT when not given */
+	bool weight_given;            /* weight= written (or the unit's IOWeight=/IODeviceWeight=) */
+	unsigned dev_weight[IOLATD_MAX_DEVICES]; /* a unit's IODeviceWeight= by device index; 0: weight */
+	bool weight_from_unit;        /* the weights are the unit's (IOWeight=, IODeviceWeight=) */
 };
 
 struct iolatd_config {
@@ -109,6 +119,12 @@ int iolatd_config_check_text(const char *file, const char *text, char *out, size
 /* The table of iolatd.conf's keys (conf/opt.h), ended by an entry with name NULL. */
 struct iolat_opt;
 const struct iolat_opt *iolatd_config_options(void);
+
+/* Group @g's weight on device index @k (its IODeviceWeight= there, else weight=); @g NULL: the default. */
+unsigned iolatd_config_weight(const struct iolatd_group_cfg *g, unsigned k);
+
+/* Does any group of @cfg have a weight written (weight=, or a unit's)? */
+bool iolatd_config_weighted(const struct iolatd_config *cfg);
 
 /* The group of @path, or NULL. */
 const struct iolatd_group_cfg *iolatd_config_group(const struct iolatd_config *cfg,

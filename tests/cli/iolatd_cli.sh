@@ -50,6 +50,10 @@ checked '[global]\ndevice=vda\nstrcit=1\n[group:a]\ntarget=fast\n' 1 2 \
 checked '[global]\ndevice=no-such-disk-9\ntextfile=/nonexistent-iolatd/x.prom\n[group:a]\ntarget=1ms\n' 1 2 \
 	"^$dir/chk.conf:2: key 'device': device 'no-such-disk-9': no such block device" \
 	"^$dir/chk.conf:3: key 'textfile': /nonexistent-iolatd: not a writable directory"
+checked '[global]\ndevice=vda\n[group:a]\nweight=0\n[group:b]\nweight=heavy\n[group:c]\nwieght=5\n' 1 3 \
+	"^$dir/chk.conf:4: key 'weight': expected an integer from 1 to 10000 (got '0')" \
+	"^$dir/chk.conf:6: key 'weight': expected an integer (got 'heavy')" \
+	"^$dir/chk.conf:8: key 'wieght': unknown key in a \\[group:\\] section (target, weight); did you mean 'weight'"
 [ -s "$dir/out" ] && fail "check-config said ok about a bad file: $(cat "$dir/out")"
 "$IOLATD" --check-config "$dir/none.conf" 2>"$dir/err"; rc=$?
 [ "$rc" -eq 1 ] && grep -q "none.conf: cannot open" "$dir/err" || fail "check-config, missing file: exit $rc: $(cat "$dir/err")"

@@ -128,9 +128,9 @@ static void test_bad_input_one_line(void **state)
 		  "t.conf:3: key 'stirct': unknown key in [global] (device, control, kernel_compat, nr_requests, "
 		  "rotational, min_bps, min_iops, cgroup_root, strict, systemd, textfile, exempt); did you mean 'strict'?" },
 		{ "[global]\ndevice=vda\n[group:a]\ntraget=1ms\n",
-		  "t.conf:4: key 'traget': unknown key in a [group:] section (target); did you mean 'target'?" },
+		  "t.conf:4: key 'traget': unknown key in a [group:] section (target, weight); did you mean 'target'?" },
 		{ "[global]\ndevice=vda\n[group:a]\nstrict=1\n",
-		  "t.conf:4: key 'strict': unknown key in a [group:] section (target); it belongs in [global]" },
+		  "t.conf:4: key 'strict': unknown key in a [group:] section (target, weight); it belongs in [global]" },
 		{ "[global]\ndevice=vda\nmin_bps=1.5x\n",
 		  "t.conf:3: key 'min_bps': expected a positive rate in bytes/s like 1m (got '1.5x')" },
 		{ "[global]\ndevice=vda\nnr_requests=65537\n",
@@ -146,6 +146,18 @@ static void test_bad_input_one_line(void **state)
 		  "t.conf:4: key 'exempt': 'x.service' given twice" },
 		{ "[global]\ndevice=vda\nexempt=a0,a1,a2,a3,a4,a5,a6,a7,a8,a9,b0,b1,b2,b3,b4,b5,b6\n[group:a]\ntarget=1ms\n",
 		  "t.conf:3: key 'exempt': at most 16 exempt groups" },
+		{ "[global]\ndevice=vda\n[group:a]\nweight=0\n",
+		  "t.conf:4: key 'weight': expected an integer from 1 to 10000 (got '0')" },
+		{ "[global]\ndevice=vda\n[group:a]\nweight=10001\n",
+		  "t.conf:4: key 'weight': expected an integer from 1 to 10000 (got '10001')" },
+		{ "[global]\ndevice=vda\n[group:a]\nweight=heavy\n", "t.conf:4: key 'weight': expected an integer (got 'heavy')" },
+		{ "[global]\ndevice=vda\n[group:a]\nweight=1.5\n", "t.conf:4: key 'weight': expected an integer" },
+		{ "[global]\ndevice=vda\n[group:a]\nweight\n", "t.conf:4: key 'weight': expected a value (weight=...)" },
+		{ "[global]\ndevice=vda\n[group:a]\nwieght=200\n",
+		  "t.conf:4: key 'wieght': unknown key in a [group:] section (target, weight); did you mean 'weight'?" },
+		{ "[global]\ndevice=vda\nweight=200\n",
+		  "t.conf:3: key 'weight': unknown key in [global] (device, control, kernel_compat, nr_requests, "
+		  "rotational, min_bps, min_iops, cgroup_root, strict, systemd, textfile, exempt); it belongs in a [group:PATH] section" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -204,7 +216,7 @@ static void test_check_tells_every_problem(void **state)
 	assert_int_equal(n, 2);
 	assert_string_equal(out,
 		"c.conf:4: key 'device': missing: [global] needs device=NAME or MAJ:MIN\n"
-		"c.conf:3: key 'target': no group has a target: nothing would ever be throttled\n");
+		"c.conf:3: key 'target': no group has a target or a weight: nothing would ever be throttled\n");
 	/* the first of them is what iolatd_config_parse() says */
 	assert_int_equal(parse(text), -EINVAL);
 	assert_non_null(strstr(err, "t.conf:2: key 'device': expected a disk name"));
@@ -231,6 +243,41 @@ static void test_exempt_list(void **state)
 	assert_int_equal(cfg.exempt_line, 3);
 }
 
+/* weight=: 1..10000, 100 where not written (and then not "given"); a group
+ * with a weight and no target is something to do; a refused weight= is not
+ * "no group has a target" too. */
+static void test_weights(void **state)
+{
+	char out[1024];
+
+	assert_int_equal(parse("[global]\ndevice=vda\n[group:a]\nweight=300\n[group:b]\n"
+			       "[group:c]\nweight=1\ntarget=1ms\n[group:d]\nweight = 10000\n"), 0);
+	assert_int_equal(cfg.groups[0].weight, 300);
+	assert_true(cfg.groups[0].weight_given);
+	assert_int_equal(cfg.groups[1].weight, IOLATD_WEIGHT_DEFAULT);
+	assert_false(cfg.groups[1].weight_given);
+	assert_int_equal(cfg.groups[2].weight, 1);
+	assert_int_equal(cfg.groups[2].target_ns, 1000000);
+	assert_int_equal(cfg.groups[3].weight, 10000);
+	assert_true(iolatd_config_weighted(&cfg));
+	assert_int_equal(iolatd_config_weight(&cfg.groups[0], 0), 300);
+	assert_int_equal(iolatd_config_weight(&cfg.groups[1], 3), 100);
+	assert_int_equal(iolatd_config_weight(NULL, 0), 100);
+	cfg.groups[0].dev_weight[1] = 700; /* a unit's IODeviceWeight= on the second disk */
+	assert_int_equal(iolatd_config_weight(&cfg.groups[0], 1), 700);
+	assert_int_equal(iolatd_config_weight(&cfg.groups[0], 0), 300);
+	/* weight=100 written is a weight given: the file asks for weights */
+	assert_int_equal(parse("[global]\ndevice=vda\n[group:a]\nweight=100\n"), 0);
+	assert_true(cfg.groups[0].weight_given);
+	assert_int_equal(parse("[global]\ndevice=vda\n[group:a]\ntarget=1ms\n"), 0);
+	assert_false(iolatd_config_weighted(&cfg));
+	/* --check-config: each bad weight told, and no "nothing to throttle" for them */
+	assert_int_equal(iolatd_config_check_text("w.conf", "[global]\ndevice=vda\n[group:a]\nweight=0\n"
+						  "[group:b]\nweight=20000\n", out, sizeof(out)), 2);
+	assert_string_equal(out, "w.conf:4: key 'weight': expected an integer from 1 to 10000 (got '0')\n"
+				 "w.conf:6: key 'weight': expected an integer from 1 to 10000 (got '20000')\n");
+}
+
 static void test_load_missing_file(void **state)
 {
 	assert_int_equal(iolatd_config_load("/nonexistent/iolatd.conf", &cfg, err, sizeof(err)), -ENOENT);
@@ -248,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_new_spellings),
 		cmocka_unit_test(test_check_tells_every_problem),
 		cmocka_unit_test(test_exempt_list),
+		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_load_missing_file),
 	};
 
