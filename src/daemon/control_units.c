@@ -4,11 +4,14 @@
  * unit name ([group:web.service]) resolved to their cgroups, and units
  * whose IODeviceLatencyTargetSec= names a controlled disk taken as groups
  * with that target (the kernel's io.latency knob, honoured on kernels that
- * lack io.latency). From the configuration as written (d->user) this makes
+ * lack io.latency), and units with IOWeight= (IODeviceWeight= naming a
+ * controlled disk) taken as groups with that weight. From the configuration as written (d->user) this makes
  * the one the tree follows (d->cfg), at start, on reload and every
  * UNITS_RESOLVE_NS: a unit that restarts gets a new cgroup (a new inode),
- * which the rescan follows; one that stops is waited for. Entries of the
- * configuration win over a unit's own setting.
+ * which the rescan follows; one that stops is waited for. Units' IOWeight=
+ * and IODeviceWeight= make weighted groups the same way. Entries of the
+ * configuration win over a unit's own setting: a configured group's target=
+ * wholesale, its weight= where it gives one.
  * Context: one thread for every call on one struct iolatd.
  */
 #include <errno.h>
@@ -93,6 +96,7 @@ static struct iolatd_group_cfg *add_group(struct iolatd_config *eff, const char 
 		return NULL;
 	g = &eff->groups[eff->nr_groups++];
 	memset(g, 0, sizeof(*g));
+	g->weight = IOLATD_WEIGHT_DEFAULT;
 	snprintf(g->path, sizeof(g->path), "%s", path);
 	return g;
 }
@@ -105,8 +109,10 @@ static void add_unit_group(struct iolatd_config *eff, const struct iolatd_group_
 	if (!g)
 		return;
 	g->target_ns = ug->target_ns;
+	g->weight = ug->weight;
+	g->weight_given = ug->weight_given;
 	g->line = ug->line;
-	snprintf(g->unit, sizeof(g->unit), "%s", ug->path);
+	snprintf(g->unit, sizeof(g->unit), "%.*s", (int)sizeof(g->unit) - 1, ug->path); /* a unit name fits */
 }
 
 /*
@@ -146,15 +152,14 @@ static bool resolve_named(struct iolatd *d, const struct iolatd_group_cfg *ug, u
 	return true;
 }
 
-/* A unit's IODeviceLatencyTargetSec= on controlled disks: a group with per-device targets. */
-static void take_unit_targets(struct iolatd *d, const struct sdunit *u, struct iolatd_config *eff)
+/* A unit's IODeviceLatencyTargetSec= on controlled disks into @t, by device index. Return: any. */
+static bool unit_targets(struct iolatd *d, const struct sdunit *u, uint64_t t[IOLATD_MAX_DEVICES])
 {
-	struct iolatd_group_cfg *g;
-	uint64_t t[IOLATD_MAX_DEVICES] = { 0 };
 	bool any = false;
 
-	if (!u->nr_targets || !u->cgroup[0] || !strcmp(u->cgroup, "/") || kernel_takes(d, u))
-		return;
+	memset(t, 0, sizeof(t[0]) * IOLATD_MAX_DEVICES);
+	if (!u->nr_targets || kernel_takes(d, u))
+		return false;
 	for (unsigned j = 0; j < u->nr_targets; j++) {
 		int k = target_device(d, u->target[j].dev);
 
@@ -167,20 +172,94 @@ static void take_unit_targets(struct iolatd *d, const struct sdunit *u, struct i
 		t[k] = u->target[j].ns;
 		any = true;
 	}
-	if (!any)
-		return;
-	if (iolatd_config_group(eff, u->cgroup + 1)) {
+	return any;
+}
+
+/* A unit's IODeviceWeight= on controlled disks into @w, by device index (0: none there). Return: any. */
+static bool unit_dev_weights(struct iolatd *d, const struct sdunit *u, unsigned w[IOLATD_MAX_DEVICES])
+{
+	bool any = false;
+
+	memset(w, 0, sizeof(w[0]) * IOLATD_MAX_DEVICES);
+	for (unsigned j = 0; j < u->nr_weights; j++) {
+		int k = target_device(d, u->dev_weight[j].dev);
+
+		if (k < 0) {
+			if (!d->units_logged)
+				iolatd_log_at(d, LOG_WARNING, "%s: IODeviceWeight=%s: not a disk iolatd controls: ignored",
+					      u->id, u->dev_weight[j].dev);
+			continue;
+		}
+		w[k] = u->dev_weight[j].weight;
+		any = true;
+	}
+	return any;
+}
+
+/*
+ * A unit's weights on group @g (its cgroup's): IOWeight= for every disk,
+ * IODeviceWeight= over it on the disks it names (systemd's own precedence).
+ * A weight= in the configuration wins: the unit's are then ignored, said.
+ */
+static void take_unit_weights(struct iolatd *d, const struct sdunit *u, const unsigned w[IOLATD_MAX_DEVICES],
+			      struct iolatd_group_cfg *g)
+{
+	if (g->weight_given) {
 		if (!d->units_logged)
-			iolatd_log_at(d, LOG_NOTICE, "%s: IODeviceLatencyTargetSec= ignored: the configuration names its cgroup %s",
-				    u->id, u->cgroup + 1);
+			iolatd_log_at(d, LOG_NOTICE, "%s: IOWeight=/IODeviceWeight= ignored: the configuration gives its "
+				      "cgroup %s weight=%u", u->id, g->path, g->weight);
 		return;
 	}
-	if (!(g = add_group(eff, u->cgroup + 1)))
+	g->weight = u->weight ? u->weight : IOLATD_WEIGHT_DEFAULT;
+	memcpy(g->dev_weight, w, sizeof(g->dev_weight));
+	g->weight_given = true;
+	g->weight_from_unit = true;
+}
+
+static struct iolatd_group_cfg *group_at(struct iolatd_config *eff, const char *path)
+{
+	for (unsigned i = 0; i < eff->nr_groups; i++)
+		if (!strcmp(eff->groups[i].path, path))
+			return &eff->groups[i];
+	return NULL;
+}
+
+/*
+ * A unit's settings on controlled disks: IODeviceLatencyTargetSec= makes a
+ * group with per-device targets, IOWeight=/IODeviceWeight= a weighted one.
+ * Where the configuration names the unit's cgroup, its target= wins
+ * wholesale (the unit's targets are ignored) and its weight= wins when it
+ * gives one (else the unit's weights apply to it).
+ */
+static void take_unit(struct iolatd *d, const struct sdunit *u, struct iolatd_config *eff)
+{
+	struct iolatd_group_cfg *g;
+	uint64_t t[IOLATD_MAX_DEVICES];
+	unsigned w[IOLATD_MAX_DEVICES];
+	bool any_t, any_w;
+
+	if (!u->cgroup[0] || !strcmp(u->cgroup, "/"))
 		return;
-	g->per_device = true;
-	memcpy(g->dev_target_ns, t, sizeof(t));
-	for (unsigned k = 0; k < IOLATD_MAX_DEVICES; k++)
-		g->target_ns = t[k] > g->target_ns ? t[k] : g->target_ns;
+	any_t = unit_targets(d, u, t);
+	any_w = unit_dev_weights(d, u, w) || u->weight;
+	if ((g = group_at(eff, u->cgroup + 1))) {
+		if (any_t && !d->units_logged)
+			iolatd_log_at(d, LOG_NOTICE, "%s: IODeviceLatencyTargetSec= ignored: the configuration names its cgroup %s",
+				    u->id, u->cgroup + 1);
+		if (any_w)
+			take_unit_weights(d, u, w, g);
+		return;
+	}
+	if ((!any_t && !any_w) || !(g = add_group(eff, u->cgroup + 1)))
+		return;
+	if (any_t) {
+		g->per_device = true;
+		memcpy(g->dev_target_ns, t, sizeof(t));
+		for (unsigned k = 0; k < IOLATD_MAX_DEVICES; k++)
+			g->target_ns = t[k] > g->target_ns ? t[k] : g->target_ns;
+	}
+	if (any_w)
+		take_unit_weights(d, u, w, g);
 	snprintf(g->unit, sizeof(g->unit), "%.*s", (int)sizeof(g->unit) - 1, u->id);
 }
 
@@ -231,7 +310,7 @@ int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, str
 		lost |= !resolve_named(d, &user->groups[i], n > 0 ? (unsigned)n : 0, n >= 0, eff);
 	}
 	for (int i = 0; user->systemd && i < n; i++)
-		take_unit_targets(d, &units[i], eff);
+		take_unit(d, &units[i], eff);
 	if (n < 0 && n != -ENOSYS && !named && !was_ok && !d->units_logged)
 		iolatd_log_at(d, LOG_WARNING, "systemd units not read (%s): no unit's IODeviceLatencyTargetSec= is taken", why);
 	d->units_logged = true;

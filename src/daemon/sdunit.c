@@ -92,6 +92,44 @@ int iolatd_sdunit_parse_timespan(const char *s, uint64_t *ns)
 	return 0;
 }
 
+/*
+ * A weight as systemctl shows it: 1..10000 into *@w; unset ("", "[not set]",
+ * or older systemctl's raw UINT64_MAX) is 0. Return: 0 or -EINVAL.
+ */
+static int parse_weight(const char *v, unsigned *w)
+{
+	char *end;
+	unsigned long long x;
+
+	*w = 0;
+	if (!*v || !strcmp(v, "[not set]") || !strcmp(v, "18446744073709551615"))
+		return 0;
+	if (!isdigit((unsigned char)*v))
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(v, &end, 10);
+	if (errno || *end || x < IOLATD_WEIGHT_MIN || x > IOLATD_WEIGHT_MAX)
+		return -EINVAL;
+	*w = (unsigned)x;
+	return 0;
+}
+
+/* IODeviceWeight=DEVICE WEIGHT of unit @u. */
+static int parse_dev_weight(struct sdunit *u, const char *val, char *err, size_t errlen)
+{
+	const char *sp = strrchr(val, ' ');
+	struct sdunit_weight *w = &u->dev_weight[u->nr_weights];
+
+	if (!sp || sp == val || (size_t)(sp - val) >= sizeof(w->dev) || u->nr_weights == SDUNIT_MAX_TARGETS ||
+	    parse_weight(sp + 1, &w->weight) || !w->weight) {
+		snprintf(err, errlen, "IODeviceWeight=%s: expected DEVICE WEIGHT (1..10000)", val);
+		return -EINVAL;
+	}
+	snprintf(w->dev, sizeof(w->dev), "%.*s", (int)(sp - val), val);
+	u->nr_weights++;
+	return 0;
+}
+
 /* One KEY=VALUE line of unit @u. */
 static int parse_line(struct sdunit *u, const char *key, const char *val, char *err, size_t errlen)
 {
@@ -101,6 +139,11 @@ static int parse_line(struct sdunit *u, const char *key, const char *val, char *
 		snprintf(u->load_state, sizeof(u->load_state), "%s", val);
 	else if (!strcmp(key, "ControlGroup"))
 		snprintf(u->cgroup, sizeof(u->cgroup), "%s", val);
+	else if (!strcmp(key, "IOWeight") && parse_weight(val, &u->weight)) {
+		snprintf(err, errlen, "IOWeight=%s: expected a weight 1..10000 or [not set]", val);
+		return -EINVAL;
+	} else if (!strcmp(key, "IODeviceWeight") && *val)
+		return parse_dev_weight(u, val, err, errlen);
 	else if (!strcmp(key, "IODeviceLatencyTargetUSec") && *val) {
 		const char *sp = strchr(val, ' ');
 		struct sdunit_target *t;
@@ -222,7 +265,8 @@ static int run_child(char *const *argv, char *buf, size_t cap)
 int iolatd_sdunit_show(const char *systemctl, const char *const *args, unsigned nargs, struct sdunit *out,
 		unsigned max, char *err, size_t errlen)
 {
-	const char *argv[16] = { systemctl, "show", "-p", "Id,LoadState,ControlGroup,IODeviceLatencyTargetUSec", "--" };
+	const char *argv[16] = { systemctl, "show", "-p",
+				 "Id,LoadState,ControlGroup,IODeviceLatencyTargetUSec,IOWeight,IODeviceWeight", "--" };
 	unsigned argc = 5;
 	char *buf;
 	int ret;

@@ -5,7 +5,11 @@
  * not run), whether it is known (LoadState=), and its
  * IODeviceLatencyTargetSec= settings (shown as IODeviceLatencyTargetUSec=,
  * one "DEVICE TIMESPAN" line per device), the kernel io.latency's knob,
- * which iolatd takes on kernels that lack io.latency. The command runs with
+ * which iolatd takes on kernels that lack io.latency; and its IOWeight=
+ * ("[not set]", or a number printed raw by older systemctl when unset) and
+ * IODeviceWeight= (one "DEVICE WEIGHT" line per device), the kernel's
+ * io.weight knobs, which do nothing on a disk without io.cost or BFQ
+ * and which iolatd takes there. The command runs with
  * an argument vector (no shell), its output bounded and its time limited.
  * Context: the daemon's one thread (it waits for the child).
  */
@@ -27,12 +31,20 @@ struct sdunit_target {
 	uint64_t ns;
 };
 
+struct sdunit_weight {
+	char dev[IOLATD_PATH_MAX];    /* as systemd shows it: /dev/vda */
+	unsigned weight;              /* 1..10000 */
+};
+
 struct sdunit {
 	char id[SDUNIT_NAME_MAX];     /* web.service */
 	char load_state[32];          /* loaded, not-found, masked ... */
 	char cgroup[IOLATD_PATH_MAX]; /* "/system.slice/web.service", "" when it has none */
 	unsigned nr_targets;
 	struct sdunit_target target[SDUNIT_MAX_TARGETS];
+	unsigned weight;              /* IOWeight=, 0: not set */
+	unsigned nr_weights;
+	struct sdunit_weight dev_weight[SDUNIT_MAX_TARGETS]; /* IODeviceWeight= */
 };
 
 /* The systemctl to run: @override when given, else /usr/bin/systemctl or /bin/systemctl, else NULL. */
@@ -53,7 +65,8 @@ int iolatd_sdunit_parse_show(const char *text, struct sdunit *out, unsigned max,
 
 /*
  * iolatd_sdunit_show() - run `@systemctl show -p Id,LoadState,ControlGroup,
- * IODeviceLatencyTargetUSec -- ARGS...` (units or patterns) and parse it.
+ * IODeviceLatencyTargetUSec,IOWeight,IODeviceWeight -- ARGS...` (units or
+ * patterns) and parse it.
  * Return: the number of units, or -errno with one line in @err (not
  * found, failed, timed out, unreadable).
  */

@@ -179,6 +179,8 @@ static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint
 		(nd->limited_ns + (nd->limited ? now - nd->limited_since : 0)) / 1000000, nd->limited);
 	for (int l = 0; l < CG_NR_LIMITS; l++)
 		fprintf(f, " %s=%" PRIu64, iolatd_cg_limit_name(l), nd->limited ? nd->want.v[l] : 0);
+	fprintf(f, " weight=%u weight_from=%s", iolatd_config_weight(gc, k),
+		!gc || !gc->weight_given ? "default" : gc->weight_from_unit ? "unit" : "config");
 	fprintf(f, " carriers=%u left_out=%u holds=%d cause=%s not_holding_s=%" PRIu64
 		" misses_from_elsewhere=%d writes=%u write_errors=%u written_ago_ms=%" PRId64,
 		nd->carriers, nd->left_out, !nd->eff.ineffective, iolatd_effect_cause(d, nd),

@@ -14,7 +14,12 @@
  * iolatd's private /dev) is resolved through udev's database. On cgroup v2
  * with the kernel's own io.latency (the file in the unit's cgroup), units'
  * targets are left to the kernel: said once, unit_targets=kernel in the
- * status. The parser and the time spans are tested on their own.
+ * status. Units' IOWeight= and IODeviceWeight= (on the controlled disk)
+ * make weighted groups: IODeviceWeight= over IOWeight= on its disk, a
+ * configured group's weight= over both (said), the unit's weights on a
+ * configured group that gives none, unset weights ("[not set]", the raw
+ * UINT64_MAX of older systemctl) nothing. The parser and the time spans
+ * are tested on their own.
  * Context: single-threaded cmocka program.
  */
 #include <errno.h>
@@ -253,6 +258,55 @@ static void test_kernel_io_latency_keeps_units(void **state)
 	iolatd_destroy(d);
 }
 
+/*
+ * Units' weights: db has IOWeight=500 and IODeviceWeight=800 on the disk,
+ * web (configured without weight=) IOWeight=200, backup (configured with
+ * weight=300) IOWeight=50, batch a weight on another disk only, idle none
+ * set (both spellings). Precedence: weight= in the configuration, then the
+ * unit's IODeviceWeight= for that disk, then its IOWeight=, then 100.
+ */
+static void test_unit_weights(void **state)
+{
+	char text[4096];
+	struct iolatd *d;
+
+	t_fakecg_mkdir(&f, "system.slice/batch.service");
+	t_fakecg_mkdir(&f, "system.slice/idle.service");
+	snprintf(text, sizeof(text),
+		 "Id=web.service\nLoadState=loaded\nControlGroup=/system.slice/web.service\nIOWeight=200\n\n"
+		 "Id=db.service\nLoadState=loaded\nControlGroup=/system.slice/db.service\nIOWeight=500\n"
+		 "IODeviceWeight=%s 800\n\n"
+		 "Id=backup.service\nLoadState=loaded\nControlGroup=/system.slice/backup.service\nIOWeight=50\n\n"
+		 "Id=batch.service\nLoadState=loaded\nControlGroup=/system.slice/batch.service\n"
+		 "IOWeight=[not set]\nIODeviceWeight=/dev/other 300\n\n"
+		 "Id=idle.service\nLoadState=loaded\nControlGroup=/system.slice/idle.service\n"
+		 "IOWeight=18446744073709551615\nIODeviceWeight=\n", devnode);
+	write_file(show, text, 0644);
+	assert_int_equal(start("[group:web.service]\ntarget=2ms\n[group:system.slice/backup.service]\nweight=300\n",
+			       &d), 0);
+	assert_true(status_has("group path=system.slice/web.service dev=254:0 configured=1 unit=web.service target_us=2000 "));
+	assert_true(status_has(" weight=200 weight_from=unit "));
+	assert_true(status_has("group path=system.slice/db.service dev=254:0 configured=1 unit=db.service target_us=0 "));
+	assert_true(status_has(" weight=800 weight_from=unit "));
+	assert_true(status_has(" weight=300 weight_from=config "));
+	assert_false(status_has(" weight=50 "));
+	assert_false(status_has(" weight=500 "));
+	assert_non_null(strstr(logbuf, "backup.service: IOWeight=/IODeviceWeight= ignored: the configuration gives its "
+				       "cgroup system.slice/backup.service weight=300"));
+	assert_non_null(strstr(logbuf, "batch.service: IODeviceWeight=/dev/other: not a disk iolatd controls: ignored"));
+	assert_true(status_has("group path=system.slice/batch.service dev=254:0 configured=0 "));
+	assert_true(status_has("group path=system.slice/idle.service dev=254:0 configured=0 "));
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+
+	/* systemd=0: no unit's weight is read */
+	logbuf[0] = '\0';
+	assert_int_equal(start("[global]\nsystemd=0\n[group:system.slice/backup.service]\ntarget=1ms\n", &d), 0);
+	assert_false(status_has("group path=system.slice/db.service dev=254:0 configured=1 "));
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
 static void test_strict_refuses_units_without_cgroup(void **state)
 {
 	struct iolatd *d;
@@ -313,6 +367,28 @@ static void test_parse_show_and_timespans(void **state)
 	assert_int_equal(iolatd_sdunit_parse_timespan("5 ms", &ns), -EINVAL);
 	assert_int_equal(iolatd_sdunit_parse_timespan("5parsecs", &ns), -EINVAL);
 	assert_true(iolatd_sdunit_is_name("web.service") && iolatd_sdunit_is_name("user-1000.slice"));
+	/* weights: unset in both spellings, a number, per device; anything else refused */
+	assert_int_equal(iolatd_sdunit_parse_show("Id=a.service\nIOWeight=[not set]\n\nId=b.service\n"
+					   "IOWeight=18446744073709551615\n\nId=c.service\nIOWeight=10000\n"
+					   "IODeviceWeight=/dev/sda 1\nIODeviceWeight=/dev/disk/by-id/x y 250\n",
+					   u, 4, err, sizeof(err)), 3);
+	assert_int_equal(u[0].weight, 0);
+	assert_int_equal(u[1].weight, 0);
+	assert_int_equal(u[2].weight, 10000);
+	assert_int_equal(u[2].nr_weights, 2);
+	assert_string_equal(u[2].dev_weight[0].dev, "/dev/sda");
+	assert_int_equal(u[2].dev_weight[0].weight, 1);
+	assert_string_equal(u[2].dev_weight[1].dev, "/dev/disk/by-id/x y");
+	assert_int_equal(u[2].dev_weight[1].weight, 250);
+	assert_int_equal(iolatd_sdunit_parse_show("Id=a.service\nIOWeight=10001\n", u, 4, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "IOWeight=10001: expected a weight 1..10000 or [not set]"));
+	assert_int_equal(iolatd_sdunit_parse_show("Id=a.service\nIOWeight=0\n", u, 4, err, sizeof(err)), -EINVAL);
+	assert_int_equal(iolatd_sdunit_parse_show("Id=a.service\nIOWeight=-5\n", u, 4, err, sizeof(err)), -EINVAL);
+	assert_int_equal(iolatd_sdunit_parse_show("Id=a.service\nIODeviceWeight=/dev/sda\n", u, 4, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "IODeviceWeight=/dev/sda: expected DEVICE WEIGHT (1..10000)"));
+	assert_int_equal(iolatd_sdunit_parse_show("Id=a.service\nIODeviceWeight=/dev/sda 0\n", u, 4, err, sizeof(err)),
+			 -EINVAL);
 	assert_false(iolatd_sdunit_is_name("system.slice/web.service") || iolatd_sdunit_is_name("web"));
 }
 
@@ -322,6 +398,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_units_resolved_waited_and_targets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unit_target_by_udev_link, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_io_latency_keeps_units, setup_v2, teardown),
+		cmocka_unit_test_setup_teardown(test_unit_weights, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_strict_refuses_units_without_cgroup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_units_found_by_name_without_systemd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_show_and_timespans, setup, teardown),
