@@ -2,7 +2,8 @@
 /*
  * checkconf.c - a configuration checked without acting (checkconf.h): the
  * disks, the cgroup root, the metrics textfile's directory, each group's
- * cgroup (with the io controller on v2) and each unit named.
+ * cgroup (with the io controller on v2), each unit named, and weights given
+ * on a disk where the kernel's own are in force (kweights.h).
  * Context: any thread; no global state.
  */
 #include <errno.h>
@@ -15,6 +16,7 @@
 
 #include "daemon/cgroupfs.h"
 #include "daemon/checkconf.h"
+#include "daemon/kweights.h"
 #include "daemon/sdunit.h"
 
 #define CHECK_UNITS_MAX 64
@@ -23,6 +25,7 @@ struct check {
 	const struct iolatd_config *cfg;
 	const struct iolatd_check_env *env;
 	unsigned errors;
+	dev_t devs[IOLATD_MAX_DEVICES]; /* each configured disk's number; 0: not found */
 };
 
 static void __attribute__((format(printf, 4, 5)))
@@ -75,12 +78,13 @@ int iolatd_check_device(const char *name, const char *sysfs, dev_t *dev, char *e
 static void check_devices(struct check *c)
 {
 	const char *sysfs = c->env->sysfs_root ? c->env->sysfs_root : "/sys";
-	dev_t devs[IOLATD_MAX_DEVICES];
+	dev_t *devs = c->devs;
 	char err[IOLATD_ERR_MAX];
 
 	for (unsigned k = 0; k < c->cfg->nr_devices; k++) {
 		if (iolatd_check_device(c->cfg->devices[k], sysfs, &devs[k], err, sizeof(err))) {
 			report(c, LOG_ERR, c->cfg->device_line, "key 'device': %s", err);
+			devs[k] = 0;
 			continue;
 		}
 		for (unsigned j = 0; j < k; j++)
@@ -176,6 +180,25 @@ static void check_units(struct check *c, const struct cgfs_root *root)
 	}
 }
 
+/* Weights configured on a disk where the kernel's own are in force: iolatd would stand aside there. */
+static void check_kweights(struct check *c, const struct cgfs_root *root)
+{
+	const char *sysfs = c->env->sysfs_root ? c->env->sysfs_root : "/sys";
+	unsigned line = 0;
+
+	for (unsigned g = 0; g < c->cfg->nr_groups && !line; g++)
+		if (c->cfg->groups[g].weight_given)
+			line = c->cfg->groups[g].line;
+	for (unsigned k = 0; line && k < c->cfg->nr_devices; k++) {
+		enum iolatd_kweights kw = c->devs[k] ? iolatd_kweights_of(sysfs, root, c->devs[k]) : KWEIGHTS_NONE;
+
+		if (kw != KWEIGHTS_NONE)
+			report(c, LOG_WARNING, line, "device '%s': the kernel's own weights are in force (%s): "
+			       "iolatd stands aside there and writes no weight budget (weight= is the kernel's to "
+			       "enforce on it; targets still act)", c->cfg->devices[k], iolatd_kweights_why(kw));
+	}
+}
+
 unsigned iolatd_check_config(const struct iolatd_config *cfg, const struct iolatd_check_env *env)
 {
 	struct check c = { .cfg = cfg, .env = env };
@@ -194,5 +217,6 @@ unsigned iolatd_check_config(const struct iolatd_config *cfg, const struct iolat
 		if (!iolatd_sdunit_is_name(cfg->groups[g].path))
 			check_cgroup(&c, &root, cfg->groups[g].line, cfg->groups[g].path, cfg->groups[g].path);
 	check_units(&c, &root);
+	check_kweights(&c, &root);
 	return c.errors;
 }

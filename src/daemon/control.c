@@ -180,6 +180,51 @@ int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg,
 	return 0;
 }
 
+/* ---- weights (issue 28) ---- */
+
+/*
+ * Each node's weight on each disk as the configuration says it (weight=,
+ * or a unit's IOWeight=/IODeviceWeight=; 100 elsewhere). iolatd's weights
+ * act on a disk only where some group has a weight written, control is on,
+ * and the kernel's own weights are not in force there (kweights.h: BFQ, or
+ * io.cost enabled): where they are, iolatd stands aside - no weight budget
+ * is written on that disk, latency targets still act - said once in the log
+ * (again when it changes) and in the status (device weights=,
+ * kernel_weights=). Looked at on start, reload and once a second (a
+ * scheduler can be switched at any time).
+ */
+unsigned iolatd_weight_of(const struct iolatd *d, int node, unsigned k)
+{
+	return iolatd_config_weight(iolatd_config_group(&d->cfg, d->disc->nodes[node].rel), k);
+}
+
+bool iolatd_weights_act(const struct iolatd *d, unsigned k)
+{
+	return d->cfg.control && d->devs[k].kweights.kw == KWEIGHTS_NONE && iolatd_config_weighted(&d->cfg);
+}
+
+const char *iolatd_weights_word(const struct iolatd *d, unsigned k)
+{
+	if (d->devs[k].kweights.kw != KWEIGHTS_NONE)
+		return "kernel";
+	return iolatd_weights_act(d, k) ? "iolatd" : "off";
+}
+
+void iolatd_weights_check(struct iolatd *d)
+{
+	bool weighted = iolatd_config_weighted(&d->cfg);
+
+	for (unsigned k = 0; k < d->nr_devs; k++) {
+		struct dev_ctl *c = &d->devs[k];
+		char line[IOLATD_ERR_MAX];
+		int prio = iolatd_kweights_watch(&c->kweights, d->sysfs, &d->root, c->dev, c->disk, c->name,
+						 weighted, line, sizeof(line));
+
+		if (prio)
+			iolatd_log_at(d, prio, "%s", line);
+	}
+}
+
 /* ---- completions ---- */
 
 static int dev_index(const struct iolatd *d, dev_t dev)
@@ -600,6 +645,7 @@ void iolatd_period(struct iolatd *d, uint64_t now)
 		if (now - d->last_resolve >= IOLATD_RESOLVE_NS)
 			refresh_units(d, now);
 		iolatd_rescan(d);
+		iolatd_weights_check(d);
 		iolatd_second(d, now);
 		iolatd_write_status(d, now);
 		d->last_second = now;

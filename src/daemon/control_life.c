@@ -264,6 +264,7 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 			iolatd_log_at(d, LOG_NOTICE, "removed %d stale limit(s) left by a previous run", ret);
 	}
 	log_devices(d);
+	iolatd_weights_check(d);
 	if (opts->direct_why)
 		iolatd_logf(d, "limits: %s", opts->direct_why);
 	warn_run_dir(d);
@@ -323,6 +324,7 @@ int iolatd_reload(struct iolatd *d, const struct iolatd_config *cfg, char *err, 
 	memset(d->group_checked, 0, sizeof(d->group_checked));
 	iolatd_rescan(d);
 	iolatd_apply_targets(d);
+	iolatd_weights_check(d);
 	if (!d->cfg.control)
 		iolatd_stop_limits(d, iolat_ctl_now(d->devs[0].ctl));
 	return 0;

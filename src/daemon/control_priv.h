@@ -15,6 +15,7 @@
 #include "daemon/discover.h"
 #include "daemon/effect.h"
 #include "daemon/exempt.h"
+#include "daemon/kweights.h"
 #include "daemon/limtab.h"
 #include "daemon/placement.h"
 #include "daemon/ratelimit.h"
@@ -92,6 +93,7 @@ struct dev_ctl {
 	bool rotational_configured;
 	uint64_t unattr_bytes, unattr_last_bps; /* I/O of no node: this second, the last */
 	uint64_t unattr_total;                  /* the same since the start */
+	struct kweights_watch kweights;         /* the kernel's own weights in force on it, and whether said */
 };
 
 #define STATE_MAX_RECS 1024
@@ -166,6 +168,15 @@ uint64_t iolatd_target_of(const struct iolatd *d, int node, unsigned k);
  * since the last round. Call once a control round, after the wants.
  */
 void iolatd_served_round(struct iolatd *d, unsigned k, uint64_t now);
+
+/* control.c: node @node's weight on device @k, as the configuration says (100: none given). */
+unsigned iolatd_weight_of(const struct iolatd *d, int node, unsigned k);
+/* control.c: do iolatd's weights act on device @k (weights given, control on, the kernel's not in force)? */
+bool iolatd_weights_act(const struct iolatd *d, unsigned k);
+/* control.c: "iolatd" (they act), "kernel" (the kernel's are in force: stood aside), "off". */
+const char *iolatd_weights_word(const struct iolatd *d, unsigned k);
+/* control.c: look for the kernel's own weights on each disk; say once when iolatd stands aside. */
+void iolatd_weights_check(struct iolatd *d);
 
 /* control_second.c: a word for why a node's limit does not hold ("none" when it does). */
 const char *iolatd_effect_cause(const struct iolatd *d, const struct node_dev *nd);

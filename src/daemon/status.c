@@ -179,7 +179,7 @@ static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint
 		(nd->limited_ns + (nd->limited ? now - nd->limited_since : 0)) / 1000000, nd->limited);
 	for (int l = 0; l < CG_NR_LIMITS; l++)
 		fprintf(f, " %s=%" PRIu64, iolatd_cg_limit_name(l), nd->limited ? nd->want.v[l] : 0);
-	fprintf(f, " weight=%u weight_from=%s", iolatd_config_weight(gc, k),
+	fprintf(f, " weight=%u weight_from=%s", iolatd_weight_of(d, i, k),
 		!gc || !gc->weight_given ? "default" : gc->weight_from_unit ? "unit" : "config");
 	fprintf(f, " carriers=%u left_out=%u holds=%d cause=%s not_holding_s=%" PRIu64
 		" misses_from_elsewhere=%d writes=%u write_errors=%u written_ago_ms=%" PRId64,
@@ -216,8 +216,9 @@ static void write_devices(FILE *f, const struct iolatd *d)
 		const struct dev_ctl *c = &d->devs[k];
 
 		fprintf(f, "device dev=%s disk=%s nr_requests=%" PRIu32 " rule=%s rule_from=%s"
-			" unattributed_bps=%" PRIu64 " unattributed_bytes_total=%" PRIu64 "\n", c->name, c->disk,
-			c->nr_requests, rule_of(d, c), rule_from(d, c), c->unattr_last_bps, c->unattr_total);
+			" unattributed_bps=%" PRIu64 " unattributed_bytes_total=%" PRIu64 " weights=%s"
+			" kernel_weights=%s\n", c->name, c->disk, c->nr_requests, rule_of(d, c), rule_from(d, c),
+			c->unattr_last_bps, c->unattr_total, iolatd_weights_word(d, k), iolatd_kweights_name(c->kweights.kw));
 	}
 }
 

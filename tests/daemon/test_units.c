@@ -296,6 +296,7 @@ static void test_unit_weights(void **state)
 	assert_non_null(strstr(logbuf, "batch.service: IODeviceWeight=/dev/other: not a disk iolatd controls: ignored"));
 	assert_true(status_has("group path=system.slice/batch.service dev=254:0 configured=0 "));
 	assert_true(status_has("group path=system.slice/idle.service dev=254:0 configured=0 "));
+	assert_true(status_has("weights=iolatd kernel_weights=none"));
 	iolatd_stop(d, vnow);
 	iolatd_destroy(d);
 
@@ -303,6 +304,7 @@ static void test_unit_weights(void **state)
 	logbuf[0] = '\0';
 	assert_int_equal(start("[global]\nsystemd=0\n[group:system.slice/backup.service]\ntarget=1ms\n", &d), 0);
 	assert_false(status_has("group path=system.slice/db.service dev=254:0 configured=1 "));
+	assert_true(status_has("weights=off kernel_weights=none"));
 	iolatd_stop(d, vnow);
 	iolatd_destroy(d);
 }
