@@ -51,9 +51,9 @@
 #define IOLATD_UNIT_MAX 128
 #define IOLATD_MAX_TARGET_NS 10000000000ull /* the window is at most 1 s: a larger target never misses */
 /* A group's weight (weight=, systemd's IOWeight=): io.weight's range and default. */
-#define IOLATD_WEIGHT_MIN 1u
-#define IOLATD_WEIGHT_MAX 10000u
-#define IOLATD_WEIGHT_DEFAULT 100u
+#define IOLATD_WEIGHT_MIN ((unsigned)IOLAT_WEIGHT_MIN)
+#define IOLATD_WEIGHT_MAX ((unsigned)IOLAT_WEIGHT_MAX)
+#define IOLATD_WEIGHT_DEFAULT ((unsigned)IOLAT_WEIGHT_DEFAULT)
 
 /* The mode without control= (the core's modes: iolat_ctl_mode_name()). */
 #define IOLATD_DEFAULT_MODE IOLAT_CTL_MODE_ADAPTIVE

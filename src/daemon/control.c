@@ -97,7 +97,10 @@ static void node_added(void *ctx, int i)
 			continue;
 		}
 		iolat_group_set_target(nd->g, iolatd_target_of(d, i, k));
+		if (iolatd_config_weighted(&d->cfg)) /* else the core's weights stay off */
+			iolat_group_set_weight(nd->g, iolatd_weight_of(d, i, k));
 		nd->depth = IOLAT_DEPTH_MAX;
+		nd->wbudget_bps = UINT64_MAX;
 	}
 }
 
@@ -384,25 +387,65 @@ static void node_want(struct iolatd *d, struct node_dev *nd, const struct iolat_
 			want->v[k] = prev->v[k];
 }
 
-/* Roll node @i's period on device @k and decide its budget. */
+/*
+ * weight_want() - the weights' budget for node @nd on device @k, where they
+ * act (iolatd_weights_act()): the core's budget_bps for its next period
+ * (iolat_group_share(); UINT64_MAX: none) split by direction as the
+ * adaptive rate is (iolatd_rate_split(): the group's recent mix, only the
+ * directions it does, never below the floors). Split again only when the
+ * core's budget changes (at most once per its period) or a second has
+ * passed (the mix moves): a budget is rewritten at most once a period,
+ * and only past actuate.c's dead band. Elsewhere none (what was written for
+ * it goes at the next apply).
+ */
+static void weight_want(struct iolatd *d, unsigned k, struct node_dev *nd, uint64_t now)
+{
+	struct iolat_group_share sh;
+	uint64_t budget = UINT64_MAX;
+
+	if (iolatd_weights_act(d, k) && !iolat_group_share(nd->g, &sh))
+		budget = sh.budget_bps;
+	if (budget == UINT64_MAX || !budget) {
+		memset(&nd->wwant, 0, sizeof(nd->wwant));
+		nd->wbudget_bps = UINT64_MAX;
+		return;
+	}
+	if (budget == nd->wbudget_bps && now - nd->wsplit_at < IOLATD_SECOND_NS)
+		return;
+	nd->wbudget_bps = budget;
+	nd->wsplit_at = now;
+	iolatd_rate_split(&nd->est, budget, 0, d->cfg.min_bps, d->cfg.min_iops, &nd->wwant);
+}
+
+/* @a and @b kind by kind, the tighter where both limit (0: none). */
+static void limits_tighter(const struct cg_limits *a, const struct cg_limits *b, struct cg_limits *out)
+{
+	for (int k = 0; k < CG_NR_LIMITS; k++)
+		out->v[k] = iolatd_act_min_limit(a->v[k], b->v[k]);
+}
+
+/* Roll node @i's period on device @k and decide its budget: the latency controller's and the weights'. */
 static void node_round(struct iolatd *d, int i, unsigned k, uint64_t now)
 {
 	struct node_dev *nd = &d->nd[i][k];
-	struct cg_limits prev = nd->want;
+	struct cg_limits prev = nd->lat_want;
 	struct iolat_observe_stat st;
 
 	iolatd_effect_period(&nd->eff, &nd->cur, &nd->placed, IOLATD_PERIOD_NS);
 	iolatd_rate_est_update(&nd->est, &nd->cur);
-	if (nd->g && d->cfg.mode == IOLAT_CTL_MODE_ADAPTIVE)
+	if (nd->g && (d->cfg.mode == IOLAT_CTL_MODE_ADAPTIVE || iolatd_weights_act(d, k)))
 		feed_served(d, i, k, now);
 	memset(&nd->cur, 0, sizeof(nd->cur));
 	memset(&nd->want, 0, sizeof(nd->want));
+	memset(&nd->lat_want, 0, sizeof(nd->lat_want));
 	if (!nd->g || iolat_group_observe_stat(nd->g, &st))
 		return;
 	nd->depth = st.depth;
 	nd->use_delay = st.use_delay;
 	if (d->cfg.control)
-		node_want(d, nd, &st, &prev, &nd->want, now);
+		node_want(d, nd, &st, &prev, &nd->lat_want, now);
+	weight_want(d, k, nd, now);
+	limits_tighter(&nd->lat_want, &nd->wwant, &nd->want);
 }
 
 static void want_on(struct iolatd *d, uint64_t ino, const char *rel, unsigned k, int node,
@@ -495,7 +538,9 @@ static void apply_limits(struct iolatd *d, unsigned k, uint64_t now)
 
 		if (!e->used || e->dev != k)
 			continue;
-		e->act.band_pm = d->cfg.mode == IOLAT_CTL_MODE_ADAPTIVE ? ACT_BAND_ADAPTIVE_PM : 0;
+		/* 2 %: the adaptive rate's steps, and the weights' budgets (each period's counts) */
+		e->act.band_pm = d->cfg.mode == IOLAT_CTL_MODE_ADAPTIVE || iolatd_weights_act(d, k) ?
+				 ACT_BAND_ADAPTIVE_PM : 0;
 		ret = iolatd_act_apply(&e->act, &d->root, &e->want, now, d->opts.dry_run, iolatd_save_state, d);
 		if (ret < 0 && !e->error_logged) {
 			e->error_logged = true;

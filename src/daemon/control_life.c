@@ -287,10 +287,15 @@ void iolatd_apply_targets(struct iolatd *d)
 		if (!d->nd[i])
 			continue;
 		for (unsigned k = 0; k < d->nr_devs; k++) {
+			struct iolat_group *g = d->nd[i][k].g;
 			uint64_t t = iolatd_target_of(d, i, k);
+			unsigned w = iolatd_weight_of(d, i, k);
 
-			if (d->nd[i][k].g && iolat_group_target(d->nd[i][k].g) != t)
-				iolat_group_set_target(d->nd[i][k].g, t);
+			if (g && iolat_group_target(g) != t)
+				iolat_group_set_target(g, t);
+			/* A weight that changed (the core's weights stay off until one is given). */
+			if (g && iolat_group_weight(g) != w)
+				iolat_group_set_weight(g, w);
 		}
 	}
 }

@@ -52,7 +52,11 @@ struct node_dev {
 	struct effect eff;        /* does its limit hold (effect.h) */
 	struct lat_hist hist;
 	uint64_t ios_total[2], bytes_total[2]; /* since the node appeared, by RATE_READ/RATE_WRITE */
-	struct cg_limits want;    /* its budget now; all 0: not limited */
+	struct cg_limits want;    /* its budget now, the tighter of the two below; all 0: not limited */
+	struct cg_limits lat_want;/* the latency controller's part (node_want) */
+	struct cg_limits wwant;   /* the weights' part (weight_want): the core's budget split; all 0: none */
+	uint64_t wbudget_bps;     /* the core's budget wwant was split from (UINT64_MAX: none) */
+	uint64_t wsplit_at;       /* when wwant was last split */
 	struct cg_limits placed;  /* the parts written for it, summed */
 	uint32_t depth;           /* as of the last control round */
 	int use_delay;            /* the core's */
@@ -157,7 +161,7 @@ void iolatd_second(struct iolatd *d, uint64_t now);
  */
 int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, struct iolatd_config *eff,
 			 char *err, size_t errlen);
-/* control_life.c: the targets of every group as the configuration now says. */
+/* control_life.c: the targets and weights of every group as the configuration now says. */
 void iolatd_apply_targets(struct iolatd *d);
 /* control.c: the target of node @node on device @k. */
 uint64_t iolatd_target_of(const struct iolatd *d, int node, unsigned k);

@@ -2,7 +2,9 @@
 /*
  * control_served.c - what the block throttle's own counters say each node
  * was served, period by period (cgroupfs.h: iolatd_cgfs_read_served): for
- * every node that carries a budget or has a target, once a control round,
+ * every node that carries a budget or has a target, and every node of a
+ * disk where iolatd's weights act (their use is what the core divides
+ * shares by), once a control round,
  * its subtree's bytes and requests since the last round, per direction, and
  * over how long. The delta is valid only when both readings worked, found
  * the device and did not go backwards (a cgroup recreated, stats reset):
@@ -41,7 +43,7 @@ static bool wants_served(const struct iolatd *d, int i, unsigned k)
 {
 	const struct node_dev *nd = &d->nd[i][k];
 
-	return !iolatd_limits_empty(&nd->want) || iolatd_target_of(d, i, k) != 0;
+	return !iolatd_limits_empty(&nd->want) || iolatd_target_of(d, i, k) != 0 || iolatd_weights_act(d, k);
 }
 
 /* Adaptive mode: node @i's requests outstanding on device @k, to the core

@@ -5,8 +5,8 @@
  * and its Prometheus textfile; and the per-second latency histogram behind
  * its percentiles.
  * Format: one record a line, "KIND key=value ...": first "iolatd ..." (the
- * daemon), then "group ..." per discovered cgroup and device. statusfile.c
- * parses it.
+ * daemon), then "group ..." per discovered cgroup and device (its weight
+ * and share among them). statusfile.c parses it.
  * Context: the daemon's one thread.
  */
 #include <errno.h>
@@ -154,6 +154,24 @@ static void write_totals(FILE *f, const struct node_dev *nd)
 		fprintf(f, "%s%" PRIu64, j ? "," : "", nd->hist.total[j]);
 }
 
+/*
+ * The weights' view of node @i on device @k: its weight and where it came
+ * from, whether weights are configured at all, and the core's last period:
+ * active, hweight (ppm), share, use, donated, the budget (-1: none).
+ */
+static void write_weights(FILE *f, const struct iolatd *d, int i, unsigned k, const struct iolatd_group_cfg *gc)
+{
+	struct iolat_group_share sh;
+
+	if (iolat_group_share(d->nd[i][k].g, &sh))
+		sh = (struct iolat_group_share){ .hweight = 1, .budget_bps = UINT64_MAX };
+	fprintf(f, " weight=%u weight_from=%s weighted=%d weight_active=%d hweight_ppm=%" PRIu64 " share_bps=%" PRIu64
+		" use_bps=%" PRIu64 " donated_bps=%" PRIu64 " budget_bps=%" PRId64, iolatd_weight_of(d, i, k),
+		!gc || !gc->weight_given ? "default" : gc->weight_from_unit ? "unit" : "config",
+		iolatd_config_weighted(&d->cfg), sh.active, (uint64_t)llround(sh.hweight * 1e6), sh.share_bps,
+		sh.use_bps, sh.donated_bps, sh.budget_bps == UINT64_MAX ? (int64_t)-1 : (int64_t)sh.budget_bps);
+}
+
 static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint64_t now)
 {
 	const struct node_dev *nd = &d->nd[i][k];
@@ -179,8 +197,7 @@ static void write_group(FILE *f, const struct iolatd *d, int i, unsigned k, uint
 		(nd->limited_ns + (nd->limited ? now - nd->limited_since : 0)) / 1000000, nd->limited);
 	for (int l = 0; l < CG_NR_LIMITS; l++)
 		fprintf(f, " %s=%" PRIu64, iolatd_cg_limit_name(l), nd->limited ? nd->want.v[l] : 0);
-	fprintf(f, " weight=%u weight_from=%s", iolatd_weight_of(d, i, k),
-		!gc || !gc->weight_given ? "default" : gc->weight_from_unit ? "unit" : "config");
+	write_weights(f, d, i, k, gc);
 	fprintf(f, " carriers=%u left_out=%u holds=%d cause=%s not_holding_s=%" PRIu64
 		" misses_from_elsewhere=%d writes=%u write_errors=%u written_ago_ms=%" PRId64,
 		nd->carriers, nd->left_out, !nd->eff.ineffective, iolatd_effect_cause(d, nd),
@@ -215,10 +232,16 @@ static void write_devices(FILE *f, const struct iolatd *d)
 	for (unsigned k = 0; k < d->nr_devs; k++) {
 		const struct dev_ctl *c = &d->devs[k];
 
+		struct iolat_group_share root;
+
+		if (iolat_group_share(iolat_ctl_root(c->ctl), &root))
+			root.capacity_bps = 0;
 		fprintf(f, "device dev=%s disk=%s nr_requests=%" PRIu32 " rule=%s rule_from=%s"
 			" unattributed_bps=%" PRIu64 " unattributed_bytes_total=%" PRIu64 " weights=%s"
-			" kernel_weights=%s\n", c->name, c->disk, c->nr_requests, rule_of(d, c), rule_from(d, c),
-			c->unattr_last_bps, c->unattr_total, iolatd_weights_word(d, k), iolatd_kweights_name(c->kweights.kw));
+			" kernel_weights=%s kernel_weights_on=%d weighted=%d capacity_bps=%" PRIu64 "\n", c->name,
+			c->disk, c->nr_requests, rule_of(d, c), rule_from(d, c), c->unattr_last_bps, c->unattr_total,
+			iolatd_weights_word(d, k), iolatd_kweights_name(c->kweights.kw), c->kweights.kw != KWEIGHTS_NONE,
+			iolatd_config_weighted(&d->cfg), root.capacity_bps);
 	}
 }
 

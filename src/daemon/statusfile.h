@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#define STATUS_MAX_FIELDS 48
+#define STATUS_MAX_FIELDS 64
 #define STATUS_MAX_RECS 1024
 
 struct status_field {

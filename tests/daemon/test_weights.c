@@ -211,6 +211,217 @@ static void test_detector(void **state)
 	assert_string_equal(iolatd_kweights_name(KWEIGHTS_IOCOST), "iocost");
 }
 
+/* ---- budgets: a fake disk that obeys the limits written ---- */
+
+#define CAP_BPS (400ull << 20)   /* the fake disk: 400 MiB/s, shared max-min fair */
+#define IO_BYTES (64u << 10)
+
+static struct {
+	const char *rel;
+	bool busy;
+	double credit;            /* bytes it may still complete */
+	unsigned long long bytes, ios; /* served, since the start */
+} wr[2] = { { .rel = "app/a", .busy = true }, { .rel = "app/b", .busy = true } };
+static unsigned long long served_s[2]; /* served per group over the last second */
+
+/* The wbps written for 254:0 on @rel (v2 io.max, v1 blkio.throttle.write_bps_device); 0: none. */
+static uint64_t wbps(const char *rel)
+{
+	const char *line;
+
+	if (f.version == 1) {
+		line = strstr(t_fakecg_read(&f, rel, "blkio.throttle.write_bps_device"), "254:0 ");
+		return line ? strtoull(line + 6, NULL, 10) : 0;
+	}
+	line = strstr(t_fakecg_read(&f, rel, "io.max"), "254:0 ");
+	if (!line || !(line = strstr(line, "wbps=")) || !strncmp(line + 5, "max", 3))
+		return 0;
+	return strtoull(line + 5, NULL, 10);
+}
+
+/*
+ * @ms of two writers on the fake disk, 10 ms steps: each gets the lower of
+ * its limit in force and a max-min fair part of CAP_BPS; completions fed as
+ * BPF would, the throttle's counters (io.stat, blkio recursive) set as the
+ * kernel would. served_s: each writer's bytes over the last second of it.
+ */
+static void drive(struct iolatd *d, unsigned ms)
+{
+	uint64_t app_ino = t_daemon_ino(&f, "app");
+
+	for (unsigned t = 0; t < ms; t += 10) {
+		double lim[2], give[2] = { 0, 0 }, left = (double)CAP_BPS / 100;
+		int want = 0;
+
+		for (int g = 0; g < 2; g++) {
+			uint64_t l = wbps(wr[g].rel);
+
+			lim[g] = !wr[g].busy ? 0 : l ? (double)l / 100 : 1e18;
+			want += lim[g] > 0;
+		}
+		for (int round = 0; round < 2 && want; round++) /* max-min: the smaller first */
+			for (int g = 0; g < 2; g++) {
+				double fair = left / want, x;
+
+				if (lim[g] <= 0 || give[g] > 0 || (round == 0 && lim[g] > fair))
+					continue;
+				x = lim[g] < fair ? lim[g] : fair;
+				give[g] = x;
+				left -= x;
+				want--;
+			}
+		vnow += 10 * MS;
+		for (int g = 0; g < 2; g++) {
+			uint64_t ino = t_daemon_ino(&f, wr[g].rel);
+
+			wr[g].credit += give[g];
+			while (wr[g].credit >= IO_BYTES) {
+				wr[g].credit -= IO_BYTES;
+				wr[g].bytes += IO_BYTES;
+				wr[g].ios++;
+				if (t + 1000 >= ms)
+					served_s[g] += IO_BYTES;
+				iolatd_observe(d, ino, makedev(254, 0), 2 * MS, IO_BYTES, true, 0, vnow);
+			}
+			t_fakecg_set_served(&f, wr[g].rel, "254:0", 0, wr[g].bytes, 0, wr[g].ios);
+		}
+		t_fakecg_set_served(&f, "app", "254:0", 0, wr[0].bytes + wr[1].bytes, 0, wr[0].ios + wr[1].ios);
+		(void)app_ino;
+		if (t + 1000 == ms || (ms < 1000 && t == 0))
+			served_s[0] = served_s[1] = 0;
+		iolatd_period(d, vnow);
+	}
+}
+
+static void reset_writers(void)
+{
+	for (int g = 0; g < 2; g++) {
+		wr[g].busy = true;
+		wr[g].credit = 0;
+		wr[g].bytes = wr[g].ios = 0;
+	}
+}
+
+/*
+ * Two busy writers weighted 300:100 under one parent: budgets are written
+ * (io.max wbps on v2, blkio.throttle.write_bps_device on v1) near 3:1 and
+ * the disk's time follows (each one's share of the last second within
+ * +-10 % of its weight's); an administrator's own limit on b stays the
+ * bound where it is lower; b stops: a, alone, has no budget within 2 s (the
+ * core's UINT64_MAX: removed); b comes back: both budgeted again; BFQ
+ * switched on: every budget removed within a second, none written while
+ * it is; switched off: budgets again; stop: nothing of iolatd's left, the
+ * administrator's limit put back.
+ */
+static void test_budgets(void **state)
+{
+	struct iolatd *d;
+	double share_a;
+	unsigned writes;
+
+	reset_writers();
+	set_scheduler("[mq-deadline] kyber bfq none");
+	d = start(WEIGHTED);
+	drive(d, 8000);
+	assert_true(wbps("app/a") > 0 && wbps("app/b") > 0);
+	assert_true((double)wbps("app/a") / (double)wbps("app/b") > 2.7);
+	assert_true((double)wbps("app/a") / (double)wbps("app/b") < 3.3);
+	share_a = (double)served_s[0] / (double)(served_s[0] + served_s[1]);
+	if (share_a < 0.75 * 0.9 || share_a > 0.75 * 1.1)
+		fail_msg("a's share of the disk %.3f, want 0.75 +-10 %%", share_a);
+	assert_true(status_has("group path=app/a dev=254:0 configured=1 "));
+	assert_true(status_has(" weight=300 weight_from=config weighted=1 weight_active=1 hweight_ppm=750000 "));
+	assert_true(status_has(" weight=100 weight_from=config weighted=1 weight_active=1 hweight_ppm=250000 "));
+	assert_true(status_has("weights=iolatd kernel_weights=none kernel_weights_on=0 weighted=1 capacity_bps="));
+
+	/* a budget that keeps still is not rewritten: at most one write a second per cgroup */
+	writes = 0;
+	{
+		struct iolatd_counters c0, c1;
+
+		iolatd_counters(d, &c0);
+		drive(d, 3000);
+		iolatd_counters(d, &c1);
+		writes = (unsigned)(c1.writes - c0.writes);
+	}
+	assert_true(writes <= 2 * 3);
+
+	/* b stops: a is the lone active child, unlimited: its budget goes */
+	wr[1].busy = false;
+	drive(d, 3000);
+	assert_int_equal(wbps("app/a"), 0);
+	/* b back: budgets again */
+	wr[1].busy = true;
+	drive(d, 4000);
+	assert_true(wbps("app/a") > 0 && wbps("app/b") > 0);
+
+	/* BFQ: iolatd stands aside, every budget removed, none written while it is in force */
+	set_scheduler("mq-deadline kyber [bfq] none");
+	drive(d, 1100);
+	assert_int_equal(wbps("app/a"), 0);
+	assert_int_equal(wbps("app/b"), 0);
+	drive(d, 3000);
+	assert_int_equal(wbps("app/a"), 0);
+	assert_int_equal(wbps("app/b"), 0);
+	assert_true(status_has("weights=kernel kernel_weights=bfq kernel_weights_on=1"));
+	set_scheduler("[mq-deadline] kyber bfq none");
+	drive(d, 4000);
+	assert_true(wbps("app/a") > 0 && wbps("app/b") > 0);
+
+	iolatd_stop(d, vnow);
+	assert_int_equal(wbps("app/a"), 0);
+	assert_int_equal(wbps("app/b"), 0);
+	iolatd_destroy(d);
+}
+
+/* Weights configured but control=0 (measure only), or no weight at all: no budget is ever written. */
+static void test_no_budgets_without_weights_or_control(void **state)
+{
+	struct iolatd *d;
+
+	reset_writers();
+	d = start("[group:app/a]\ntarget=max\n[group:app/b]\ntarget=max\nweight=100\n[global]\ncontrol=0\n");
+	drive(d, 5000);
+	assert_int_equal(wbps("app/a"), 0);
+	assert_int_equal(wbps("app/b"), 0);
+	assert_true(status_has("weights=off kernel_weights=none"));
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
+/* A reload that drops the weights removes the budgets; one that brings them back writes them again. */
+static void test_reload_drops_budgets(void **state)
+{
+	struct iolatd_config cfg;
+	struct iolatd *d;
+	char conf[2048];
+
+	reset_writers();
+	d = start(WEIGHTED);
+	drive(d, 8000);
+	assert_true(wbps("app/a") > 0 && wbps("app/b") > 0);
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\nsystemd=0\n"
+		 "cgroup_root=%s\n[group:app/a]\ntarget=50ms\n", f.root);
+	assert_int_equal(iolatd_config_parse("w.conf", conf, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(iolatd_reload(d, &cfg, err, sizeof(err)), 0);
+	drive(d, 200);                    /* the next round: gone */
+	assert_int_equal(wbps("app/a"), 0);
+	assert_int_equal(wbps("app/b"), 0);
+	drive(d, 1000);
+	assert_int_equal(wbps("app/a"), 0);
+	assert_int_equal(wbps("app/b"), 0);
+	assert_true(status_has("weights=off "));
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\nsystemd=0\n"
+		 "cgroup_root=%s\n%s", f.root, WEIGHTED);
+	assert_int_equal(iolatd_config_parse("w.conf", conf, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(iolatd_reload(d, &cfg, err, sizeof(err)), 0);
+	drive(d, 8000);
+	assert_true(wbps("app/a") > 0 && wbps("app/b") > 0);
+	iolatd_stop(d, vnow);
+	assert_int_equal(wbps("app/a"), 0);
+	iolatd_destroy(d);
+}
+
 static char reported[4096];
 static void keep_report(void *ctx, int priority, const char *line)
 {
@@ -253,6 +464,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_iocost_stands_aside, setup_v2, teardown),
 		cmocka_unit_test_setup_teardown(test_detector, setup_v2, teardown),
 		cmocka_unit_test_setup_teardown(test_check_config_warns, setup_v2, teardown),
+		cmocka_unit_test_setup_teardown(test_budgets, setup_v2, teardown),
+		cmocka_unit_test_setup_teardown(test_budgets, setup_v1, teardown),
+		cmocka_unit_test_setup_teardown(test_no_budgets_without_weights_or_control, setup_v2, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_drops_budgets, setup_v2, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
