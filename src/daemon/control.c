@@ -345,17 +345,26 @@ static void feed_applied(struct iolatd *d, int i, unsigned k, uint64_t now)
 }
 
 /*
- * Adaptive mode: what node @i was served on device @k over the round that
- * just ended, for the core's delivered rate: the block throttle's own
+ * Adaptive mode, and where weights act: what node @i was served on device
+ * @k over the round that just ended, for the core's delivered rate and the
+ * weights' use: the block throttle's own
  * counters (control_served.c: v2 io.stat, v1 blkio.throttle.io_service_*;
  * the last round's reading), else the completions BPF measured for the
- * node's subtree. The one place that decides it.
+ * node's subtree (also where the counters know nothing of the disk yet and
+ * weights act). The one place that decides it; with weights on, for every
+ * node (their use is what the core divides shares by).
  */
 static void feed_served(struct iolatd *d, int i, unsigned k, uint64_t now)
 {
 	const struct node_dev *nd = &d->nd[i][k];
+	/*
+	 * Where weights act, counters without a line for the disk know nothing
+	 * yet (v1 from 6.10 counts only once the throttle is active on the disk:
+	 * no budget would ever be written): what BPF saw complete is used then.
+	 */
+	bool counters = nd->served.valid && (nd->served_last.found || !iolatd_weights_act(d, k));
 
-	if (nd->served.valid)   /* the throttle's own counters over the last round */
+	if (counters)           /* the throttle's own counters over the last round */
 		iolat_group_observe_served(nd->g, nd->served.bytes[0] + nd->served.bytes[1],
 					   nd->served.ios[0] + nd->served.ios[1], now);
 	else                    /* not read yet (a node just limited): what BPF saw complete */
