@@ -3,7 +3,8 @@
  * cmd_status.c - `iolat status [--format=table|json|prometheus] [--watch] [--run-dir DIR]`: what
  * iolatd is doing, per cgroup and device, io.stat-like: target, allowed
  * depth, the limit in force and when it was written, latency of the last
- * second, windows ok/missed, scale events, time spent limited. Reads the
+ * second, windows ok/missed, scale events, time spent limited; with weights,
+ * each group's weight, hweight, share, use, donation and budget. Reads the
  * status file the daemon rewrites every second under its run directory.
  * Context: the CLI's main thread.
  */
@@ -43,8 +44,9 @@ static void usage(FILE *f)
 "in force (rbps/wbps/riops/wiops) and when it was written, use_delay (steps\n"
 "below depth 1: each halves the rate), the last second's\n"
 "requests and latency (mean, p90), windows ok/missed, scale events down/up,\n"
-"time spent limited. From DIR/status (default " DEFAULT_RUN_DIR "), rewritten by\n"
-"iolatd every second.\n"
+"time spent limited; where weights are configured, each group's weight, hweight,\n"
+"share, use, donated share and budget. From DIR/status (default " DEFAULT_RUN_DIR "),\n"
+"rewritten by iolatd every second.\n"
 "  --format F   table (default), json (one object: {\"daemon\": {...},\n"
 "               \"devices\": [...], \"groups\": [...], \"limits\": [...], \"waiting\": [...]})\n"
 "               or prometheus (text exposition format)\n"
@@ -132,10 +134,25 @@ static const char *control_words(const struct status_rec *d, char *buf, size_t l
 	return buf;
 }
 
+/* A disk's weights: ", weights by iolatd (capacity X)", ", weights: the kernel's (bfq)", or "" (none configured). */
+static const char *weights_words(const struct status_rec *r, char *buf, size_t len)
+{
+	char cap[32];
+
+	if (!strcmp(get(r, "weights"), "kernel"))
+		snprintf(buf, len, ", weights: the kernel's (%s): iolatd stands aside", get(r, "kernel_weights"));
+	else if (!strcmp(get(r, "weights"), "iolatd")) {
+		fmt_rate(cap, sizeof(cap), num(r, "capacity_bps"), true);
+		snprintf(buf, len, ", weights by iolatd (capacity %s)", *cap ? cap : "not known yet");
+	} else
+		buf[0] = '\0';
+	return buf;
+}
+
 static void print_header(const struct status_file *s)
 {
 	const struct status_rec *d = &s->recs[0];
-	char ctl[40];
+	char ctl[96];
 
 	printf("iolatd pid %s%s, cgroup %s at %s, up %ss, control %s%s, measurement %s\n", get(d, "pid"),
 	       stale(d) ? " (NOT RUNNING: stale status)" : "", get(d, "cgroup"), get(d, "root"),
@@ -147,9 +164,10 @@ static void print_header(const struct status_file *s)
 		const struct status_rec *r = &s->recs[i];
 
 		if (!strcmp(r->kind, "device"))
-			printf("disk %s (%s): %s rule (from %s), nr_requests %s, I/O of no configured group %.1f MiB/s\n",
+			printf("disk %s (%s): %s rule (from %s), nr_requests %s, I/O of no configured group %.1f MiB/s%s\n",
 			       get(r, "disk"), get(r, "dev"), get(r, "rule"), get(r, "rule_from"),
-			       get(r, "nr_requests"), (double)num(r, "unattributed_bps") / (1 << 20));
+			       get(r, "nr_requests"), (double)num(r, "unattributed_bps") / (1 << 20),
+			       weights_words(r, ctl, sizeof(ctl)));
 		else if (!strcmp(r->kind, "waiting"))
 			printf("waiting for %s to appear (no such cgroup yet)\n", get(r, "path"));
 		else if (!strcmp(r->kind, "exempt"))
@@ -221,6 +239,34 @@ static void print_limits(const struct status_file *s)
 	}
 }
 
+/* Groups' weights, where any are configured: weight (from), hweight, share, use, donated, budget. */
+static void print_weights(const struct status_file *s)
+{
+	bool first = true;
+
+	for (unsigned i = 1; i < s->n; i++) {
+		const struct status_rec *r = &s->recs[i];
+		char share[32], use[32], don[32], bud[32];
+
+		if (strcmp(r->kind, "group") || !num(r, "weighted"))
+			continue;
+		if (first)
+			printf("weights (group, disk: weight and where from, hweight, share, use, donated, budget):\n");
+		first = false;
+		fmt_rate(share, sizeof(share), num(r, "share_bps"), true);
+		fmt_rate(use, sizeof(use), num(r, "use_bps"), true);
+		fmt_rate(don, sizeof(don), num(r, "donated_bps"), true);
+		if (!strcmp(get(r, "budget_bps"), "-1"))
+			snprintf(bud, sizeof(bud), "none");
+		else
+			fmt_rate(bud, sizeof(bud), num(r, "budget_bps"), true);
+		printf("  %-24s %-7s %5s %-7s %5.1f%% %11s %11s %11s %11s%s\n", get(r, "path"), get(r, "dev"),
+		       get(r, "weight"), get(r, "weight_from"), (double)num(r, "hweight_ppm") / 1e4,
+		       *share ? share : "-", *use ? use : "-", *don ? don : "-", *bud ? bud : "-",
+		       num(r, "weight_active") ? "" : "  (idle)");
+	}
+}
+
 static void print_table(const struct status_file *s)
 {
 	print_header(s);
@@ -233,6 +279,7 @@ static void print_table(const struct status_file *s)
 		if (!strcmp(s->recs[i].kind, "group"))
 			print_notes(&s->recs[i]);
 	print_limits(s);
+	print_weights(s);
 }
 
 /* A value as JSON: digits (with an optional leading '-') as a number, else a string. */

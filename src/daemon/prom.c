@@ -9,7 +9,8 @@
  * latency histogram is built from the buckets the daemon keeps (status.c).
  * Series: the daemon's, each device's, and each group record of a configured
  * group or of a group limited for one (a limit now, or time limited since it
- * appeared); the other groups the daemon tracks are left out.
+ * appeared); the other groups the daemon tracks are left out. The weights'
+ * families only where weights are configured (weighted=1).
  * Context: any thread.
  */
 #include <errno.h>
@@ -87,6 +88,26 @@ static const struct prom_family families[] = {
 	{ "iolatd_group_target_unattainable", "gauge",
 	  "Adaptive mode: 1 while lowering the group's siblings no longer lowers its latency.", "group", 1,
 	  { { "unattainable", NULL } }, NULL, { NULL } },
+	{ "iolatd_device_kernel_weights", "gauge",
+	  "1 while the kernel's own weights (BFQ, io.cost) are in force on the disk: iolatd writes no weight budget there.",
+	  "device", 1, { { "kernel_weights_on", NULL } }, "weighted", { NULL } },
+	{ "iolatd_device_capacity_bytes_per_second", "gauge",
+	  "The disk's capacity estimate the weights divide (0: not known yet).", "device", 1,
+	  { { "capacity_bps", NULL } }, "weighted", { NULL } },
+	{ "iolatd_group_weight", "gauge", "The group's weight, 1..10000 (100: none given).", "group", 1,
+	  { { "weight", NULL } }, "weighted", { NULL } },
+	{ "iolatd_group_hweight_ratio", "gauge",
+	  "The group's hierarchical weight: its part of the disk among the active groups.", "group", 1e-6,
+	  { { "hweight_ppm", NULL } }, "weighted", { NULL } },
+	{ "iolatd_group_share_bytes_per_second", "gauge", "The group's share: hweight times the capacity estimate.",
+	  "group", 1, { { "share_bps", NULL } }, "weighted", { NULL } },
+	{ "iolatd_group_use_bytes_per_second", "gauge", "What the group used over the weights' last period.", "group", 1,
+	  { { "use_bps", NULL } }, "weighted", { NULL } },
+	{ "iolatd_group_donated_bytes_per_second", "gauge", "The part of its share the group left to busy siblings.",
+	  "group", 1, { { "donated_bps", NULL } }, "weighted", { NULL } },
+	{ "iolatd_group_weight_budget_bytes_per_second", "gauge",
+	  "What the group's weight lets it use this period (+Inf: unlimited).", "group", 1,
+	  { { "budget_bps", NULL } }, "weighted", { NULL } },
 	{ "iolatd_cgroup_limit_bytes_per_second", "gauge", "What is written on each cgroup carrying a limit.",
 	  "limit", 1, { { "rbps", "direction=\"read\"" }, { "wbps", "direction=\"write\"" } }, NULL, { NULL } },
 	{ "iolatd_cgroup_limit_iops", "gauge", "What is written on each cgroup carrying a limit.",

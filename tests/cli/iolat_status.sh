@@ -6,7 +6,9 @@
 # note; --json parses and carries the groups' fields as numbers; no status
 # file: exit 1 with one line; a stale one (its daemon gone): exit 3; bad
 # usage: exit 2. Also the rule in force, a group waiting for its cgroup, a
-# limit that does not hold and the cgroups carrying a limit.
+# limit that does not hold and the cgroups carrying a limit. With weights:
+# each group's weight, hweight, share, use, donation and budget (table,
+# JSON, metrics), and a disk where the kernel's own weights are in force.
 set -u
 . "$(dirname "$0")/lib.sh"
 need_iolat
@@ -95,6 +97,49 @@ printf '# HELP h_seconds a\n# TYPE h_seconds histogram\nh_seconds_bucket{le="1"}
 python3 scripts/promcheck.py "$dir/badh.prom" >"$dir/bad.out" && fail "promcheck passed a bad histogram"
 grep -q "not cumulative" "$dir/bad.out" && grep -q 'g=x}: no le="+Inf"' "$dir/bad.out" && grep -q "_count 3.0 is not" "$dir/bad.out" ||
 	fail "promcheck missed histogram problems: $(cat "$dir/bad.out")"
+
+# Weights (issue 28): a disk where iolatd's act, each weighted group's weight, hweight, share, use,
+# donation and budget in the table, as numbers in JSON, as the weights' gauges in the metrics; a disk
+# where the kernel's own weights are in force said so.
+mkdir -p "$dir/w"
+cat >"$dir/w/status" <<STATUS
+iolatd pid=$$ time=1700000000 uptime_s=42 cgroup=v2 root=/sys/fs/cgroup control=1 mode=adaptive dry_run=0 source=ok observed=1 unattributed=0 writeback_throttled=1 version=0.1.0 start_time=1699999958 lat_edges_us=8,16
+device dev=254:0 disk=vda nr_requests=256 rule=p90 rule_from=mode unattributed_bps=0 unattributed_bytes_total=0 weights=iolatd kernel_weights=none kernel_weights_on=0 weighted=1 capacity_bps=419430400
+device dev=8:0 disk=sda nr_requests=64 rule=p90 rule_from=mode unattributed_bps=0 unattributed_bytes_total=0 weights=kernel kernel_weights=bfq kernel_weights_on=1 weighted=1 capacity_bps=0
+group path=app/a dev=254:0 disk=vda configured=1 target_us=0 depth=-1 limited=1 wbps=327155712 weight=300 weight_from=config weighted=1 weight_active=1 hweight_ppm=750000 share_bps=327155712 use_bps=310378496 donated_bps=0 budget_bps=327155712
+group path=app/b dev=254:0 disk=vda configured=1 target_us=0 depth=-1 limited=0 weight=100 weight_from=unit weighted=1 weight_active=0 hweight_ppm=250000 share_bps=109051904 use_bps=0 donated_bps=109051904 budget_bps=-1
+STATUS
+out=$("$IOLAT" status --run-dir "$dir/w") || fail "weights: status exited $?"
+echo "$out"
+echo "$out" | grep -q 'disk vda (254:0): .*, weights by iolatd (capacity 400.0MiB/s)$' || fail "weights: the disk's weights not said"
+echo "$out" | grep -q "disk sda (8:0): .*, weights: the kernel's (bfq): iolatd stands aside$" || fail "weights: standing aside not said"
+echo "$out" | grep -E '^  app/a +254:0 +300 config +75.0% +312.0MiB/s +296.0MiB/s +- +312.0MiB/s$' >/dev/null ||
+	fail "weights: app/a's line"
+echo "$out" | grep -E '^  app/b +254:0 +100 unit +25.0% +104.0MiB/s +- +104.0MiB/s +none  \(idle\)$' >/dev/null ||
+	fail "weights: app/b's line"
+"$IOLAT" status --run-dir "$dir" | grep -q '^weights' && fail "weights shown where none are configured"
+"$IOLAT" status --run-dir "$dir/w" --json >"$dir/w.json" || fail "weights: --json exited $?"
+python3 - "$dir/w.json" <<'PY' || fail "weights: JSON content"
+import json, sys
+j = json.load(open(sys.argv[1]))
+g = {x["path"]: x for x in j["groups"]}
+assert g["app/a"]["weight"] == 300 and g["app/a"]["hweight_ppm"] == 750000 and g["app/a"]["budget_bps"] == 327155712
+assert g["app/b"]["budget_bps"] == -1 and g["app/b"]["weight_from"] == "unit" and g["app/b"]["donated_bps"] == 109051904
+assert j["devices"][0]["weights"] == "iolatd" and j["devices"][1]["kernel_weights"] == "bfq"
+PY
+"$IOLAT" status --run-dir "$dir/w" --format=prometheus >"$dir/w.prom" || fail "weights: --format=prometheus exited $?"
+python3 scripts/promcheck.py "$dir/w.prom" || fail "weights: not valid exposition text"
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$dir/w.prom" || fail "weights: promtool check metrics"
+fi
+grep -q '^iolatd_group_weight{group="app/a",device="vda"} 300$' "$dir/w.prom" &&
+grep -q '^iolatd_group_hweight_ratio{group="app/a",device="vda"} 0.75$' "$dir/w.prom" &&
+grep -q '^iolatd_group_weight_budget_bytes_per_second{group="app/b",device="vda"} +Inf$' "$dir/w.prom" &&
+grep -q '^iolatd_group_donated_bytes_per_second{group="app/b",device="vda"} 109051904$' "$dir/w.prom" &&
+grep -q '^iolatd_device_kernel_weights{device="sda"} 1$' "$dir/w.prom" &&
+grep -q '^iolatd_device_capacity_bytes_per_second{device="vda"} 419430400$' "$dir/w.prom" ||
+	fail "weights: the metrics: $(grep -E 'weight|capacity|donated' "$dir/w.prom")"
+grep -qE '^(iolatd_group_weight|iolatd_device_capacity)' "$dir/out.prom" && fail "weights' series where none are configured"
 
 # A status file whose daemon is gone: shown, and exit 3.
 sed "1s/pid=$$ /pid=999999999 /" "$dir/status" >"$dir/status.new" && mv "$dir/status.new" "$dir/status"

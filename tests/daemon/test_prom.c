@@ -14,7 +14,11 @@
  *   idle sibling and the parent have none;
  * - build_info, process_start_time_seconds and device="vda" are there;
  * - the textfile the daemon writes passes scripts/promcheck.py and, where
- *   installed, promtool check metrics.
+ *   installed, promtool check metrics;
+ * - with weights configured (weight=), the weights' gauges: per exported
+ *   group its weight, hweight (a ratio), share, use, donation and budget
+ *   (+Inf: unlimited), per disk the capacity estimate and whether the
+ *   kernel's own weights are in force; none of them without weights.
  * Context: single-threaded cmocka program.
  */
 #include <inttypes.h>
@@ -255,11 +259,76 @@ static void test_series_and_format(void **state)
 	iolatd_destroy(d);
 }
 
+/* The samples of family @name (its lines "name{" or "name "). */
+static unsigned family_samples(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	unsigned c = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		c += !strncmp(p, name, n) && (p[n] == '{' || p[n] == ' ');
+	return c;
+}
+
+static const char *const weight_families[] = {
+	"iolatd_group_weight", "iolatd_group_hweight_ratio", "iolatd_group_share_bytes_per_second",
+	"iolatd_group_use_bytes_per_second", "iolatd_group_donated_bytes_per_second",
+	"iolatd_group_weight_budget_bytes_per_second",
+};
+
+static void test_weight_series(void **state)
+{
+	struct iolatd *d = start();
+	char cmd[1400], *text;
+
+	/* without weights: no weights' series (and the count of test_series_and_format holds) */
+	drive(d, 3000);
+	text = scrape(d);
+	for (size_t i = 0; i < sizeof(weight_families) / sizeof(weight_families[0]); i++)
+		assert_int_equal(family_samples(text, weight_families[i]), 0);
+	assert_int_equal(family_samples(text, "iolatd_device_capacity_bytes_per_second"), 0);
+	free(text);
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\ncontrol=article\n"
+		 "cgroup_root=%s\ntextfile=%s\n[group:app/reader]\ntarget=1ms\n[group:app/writer]\nweight=300\n"
+		 "[group:app/idle]\nweight=50\n", f.root, textfile);
+	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
+	d = start();
+	drive(d, 5000);
+	text = scrape(d);
+	/* the three configured groups, each with the six */
+	for (size_t i = 0; i < sizeof(weight_families) / sizeof(weight_families[0]); i++)
+		assert_int_equal(family_samples(text, weight_families[i]), 3);
+	assert_true(value(text, "iolatd_group_weight{" W "}") == 300);
+	assert_true(value(text, "iolatd_group_weight{" R "}") == 100);
+	assert_true(value(text, "iolatd_group_weight{group=\"app/idle\",device=\"vda\"}") == 50);
+	assert_true(value(text, "iolatd_group_hweight_ratio{" W "}") > 0 &&
+		    value(text, "iolatd_group_hweight_ratio{" W "}") <= 1);
+	assert_true(value(text, "iolatd_group_use_bytes_per_second{" W "}") > 0);
+	assert_true(value(text, "iolatd_device_capacity_bytes_per_second{device=\"vda\"}") > 0);
+	assert_true(value(text, "iolatd_device_kernel_weights{device=\"vda\"}") == 0);
+	/* unlimited is +Inf: the budget of the group with a target (never budgeted) */
+	assert_non_null(strstr(text, "iolatd_group_weight_budget_bytes_per_second{" R "} +Inf\n"));
+	assert_true(value(text, "iolatd_group_weight_budget_bytes_per_second{" W "}") > 0);
+	free(text);
+	snprintf(cmd, sizeof(cmd), "python3 scripts/promcheck.py '%s'", textfile);
+	assert_int_equal(system(cmd), 0);
+	if (system("command -v promtool >/dev/null 2>&1") == 0) {
+		snprintf(cmd, sizeof(cmd), "promtool check metrics <'%s'", textfile);
+		assert_int_equal(system(cmd), 0);
+	}
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_scrape_loses_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_series_and_format, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_weight_series, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
