@@ -6,7 +6,8 @@
  * disk in the v2 root's io.cost.qos) iolatd stands aside - said once in the
  * log, weights=kernel and kernel_weights= in the status - and acts again
  * when they go (said too); io.cost enabled for another disk, or disabled,
- * is not in force; without weights configured nothing is said;
+ * is not in force; without weights configured nothing is said; latency
+ * targets still act while iolatd stands aside;
  * --check-config warns of it (a warning: iolatd would start).
  * Context: single-threaded cmocka program.
  */
@@ -374,6 +375,31 @@ static void test_budgets(void **state)
 	iolatd_destroy(d);
 }
 
+/*
+ * Standing aside leaves the latency targets acting: a (target 1 ms, its
+ * completions at 2 ms: every window missed) clamps its sibling b under BFQ
+ * as without it; no weight budget is written (a has a target: never
+ * budgeted; b's limit is the latency controller's alone, the same with or
+ * without weights configured).
+ */
+static void test_targets_act_while_standing_aside(void **state)
+{
+	struct iolatd *d;
+	uint64_t b_bfq;
+
+	reset_writers();
+	set_scheduler("mq-deadline kyber [bfq] none");
+	d = start("[global]\ncontrol=article\n[group:app/a]\ntarget=1ms\nweight=300\n[group:app/b]\nweight=100\n");
+	drive(d, 6000);
+	b_bfq = wbps("app/b");
+	assert_true(b_bfq > 0);                 /* clamped for a's target */
+	assert_int_equal(wbps("app/a"), 0);
+	assert_true(status_has("weights=kernel kernel_weights=bfq"));
+	iolatd_stop(d, vnow);
+	assert_int_equal(wbps("app/b"), 0);
+	iolatd_destroy(d);
+}
+
 /* Weights configured but control=0 (measure only), or no weight at all: no budget is ever written. */
 static void test_no_budgets_without_weights_or_control(void **state)
 {
@@ -467,6 +493,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_budgets, setup_v2, teardown),
 		cmocka_unit_test_setup_teardown(test_budgets, setup_v1, teardown),
 		cmocka_unit_test_setup_teardown(test_no_budgets_without_weights_or_control, setup_v2, teardown),
+		cmocka_unit_test_setup_teardown(test_targets_act_while_standing_aside, setup_v2, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_drops_budgets, setup_v2, teardown),
 	};
 
