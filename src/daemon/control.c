@@ -325,12 +325,13 @@ static uint64_t in_force_share(uint64_t rate, uint64_t got, uint64_t asked)
  * Adaptive mode: tell the core what is in force for node @i on device @k
  * after this round's writes (its rate scaled by what the files hold over what
  * was asked: a primed lowering not yet committed, rounding, the
- * administrator's lower value), so that it judges what was applied.
+ * administrator's lower value, a weight budget below it), so that it judges
+ * what was applied.
  */
 static void feed_applied(struct iolatd *d, int i, unsigned k, uint64_t now)
 {
 	struct node_dev *nd = &d->nd[i][k];
-	uint64_t got_b = 0, got_i = 0, ask_b = 0, ask_i = 0;
+	uint64_t got_b = 0, got_i = 0, ask_b = 0, ask_i = 0, rate_b, rate_i;
 
 	for (int j = 0; j < LIMTAB_MAX; j++) {
 		const struct limtab_ent *e = &d->lim->e[j];
@@ -340,8 +341,17 @@ static void feed_applied(struct iolatd *d, int i, unsigned k, uint64_t now)
 		limits_sum(&e->act.written, &got_b, &got_i);
 		limits_sum(&e->want, &ask_b, &ask_i);
 	}
-	iolat_group_observe_applied(nd->g, in_force_share(nd->pace_bps, got_b, ask_b),
-				    in_force_share(nd->pace_iops, got_i, ask_i), now);
+	rate_b = in_force_share(nd->pace_bps, got_b, ask_b);
+	rate_i = in_force_share(nd->pace_iops, got_i, ask_i);
+	if (!iolatd_limits_empty(&nd->wwant)) { /* a weight budget below the core's rate binds: less is applied */
+		uint64_t all_b = 0, all_i = 0, lat_b = 0, lat_i = 0;
+
+		limits_sum(&nd->want, &all_b, &all_i);
+		limits_sum(&nd->lat_want, &lat_b, &lat_i);
+		rate_b = lat_b ? in_force_share(rate_b, all_b, lat_b) : rate_b;
+		rate_i = lat_i ? in_force_share(rate_i, all_i, lat_i) : rate_i;
+	}
+	iolat_group_observe_applied(nd->g, rate_b, rate_i, now);
 }
 
 /*

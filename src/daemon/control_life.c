@@ -293,8 +293,9 @@ void iolatd_apply_targets(struct iolatd *d)
 
 			if (g && iolat_group_target(g) != t)
 				iolat_group_set_target(g, t);
-			/* A weight that changed (the core's weights stay off until one is given). */
-			if (g && iolat_group_weight(g) != w)
+			/* Where weights are configured (even all 100), and a weight that changed back:
+			 * the core's weights stay off until one is given. */
+			if (g && (iolat_group_weight(g) != w || iolatd_config_weighted(&d->cfg)))
 				iolat_group_set_weight(g, w);
 		}
 	}

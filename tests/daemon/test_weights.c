@@ -448,6 +448,32 @@ static void test_reload_drops_budgets(void **state)
 	iolatd_destroy(d);
 }
 
+/* Weights all at 100, given only by a reload: still weights (equal shares), budgets written. */
+static void test_equal_weights_by_reload(void **state)
+{
+	struct iolatd_config cfg;
+	struct iolatd *d;
+	char conf[2048];
+	double r;
+
+	reset_writers();
+	d = start("[group:app/a]\ntarget=50ms\n");
+	drive(d, 4000);
+	assert_int_equal(wbps("app/a"), 0);
+	assert_int_equal(wbps("app/b"), 0);
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\nsystemd=0\n"
+		 "cgroup_root=%s\n[group:app/a]\nweight=100\n[group:app/b]\nweight=100\n", f.root);
+	assert_int_equal(iolatd_config_parse("w.conf", conf, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(iolatd_reload(d, &cfg, err, sizeof(err)), 0);
+	drive(d, 8000);
+	assert_true(wbps("app/a") > 0 && wbps("app/b") > 0);
+	r = (double)wbps("app/a") / (double)wbps("app/b");
+	assert_true(r > 0.9 && r < 1.1);
+	assert_true(status_has(" weight=100 weight_from=config weighted=1 weight_active=1 hweight_ppm=500000 "));
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
 static char reported[4096];
 static void keep_report(void *ctx, int priority, const char *line)
 {
@@ -495,6 +521,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_budgets_without_weights_or_control, setup_v2, teardown),
 		cmocka_unit_test_setup_teardown(test_targets_act_while_standing_aside, setup_v2, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_drops_budgets, setup_v2, teardown),
+		cmocka_unit_test_setup_teardown(test_equal_weights_by_reload, setup_v1, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
