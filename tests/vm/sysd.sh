@@ -72,9 +72,10 @@ build_rootfs() {
 	if [ -f "$out/rootfs.tar" ] && [ "$(cat "$out/rootfs.list" 2>/dev/null)" = "$list" ]; then
 		return 0
 	fi
-	rm -f "$out/rootfs.tar" "$out/rootfs.list"
+	rm -rf "$out/rootfs.tar" "$out/rootfs.tar.tmp" "$out/rootfs.list"
 	say "building the root filesystem with mmdebstrap (bookworm, minbase + $list)"
-	mmdebstrap --variant=minbase --include="$list" bookworm "$out/rootfs.tar.tmp" \
+	# --format: mmdebstrap guesses it from the name, and "*.tmp" makes a directory.
+	mmdebstrap --variant=minbase --format=tar --include="$list" bookworm "$out/rootfs.tar.tmp" \
 		>"$out/mmdebstrap.log" 2>&1 || { tail -n 20 "$out/mmdebstrap.log"; return 1; }
 	mv "$out/rootfs.tar.tmp" "$out/rootfs.tar"
 	echo "$list" >"$out/rootfs.list"
