@@ -128,12 +128,16 @@ class IolatdFio(diskdriver.DiskDriver):
                 "--ramp_time=%dms" % round(ramp * 1000), "--lat_percentiles=1",
                 "--percentile_list=50:90:99", "--output-format=json", "--output=" + out]
 
+    def daemon_conf(self, mode):
+        """The iolatd.conf of a controller mode: the protected child's target."""
+        return "[global]\ndevice=%s\ncontrol=%s\n\n[group:%s]\ntarget=%dus\n" % (
+            self.dev, mode["control"], self.tree.rel(self.protected), mode["target_us"])
+
     def start_daemon(self, mode, raw):
         conf = os.path.join(self.tmp, "iolatd.conf")
         run_dir = os.path.join(self.run_parent(), "run")
         os.makedirs(run_dir, exist_ok=True)
-        B.write_text(conf, "[global]\ndevice=%s\ncontrol=%s\n\n[group:%s]\ntarget=%dus\n" % (
-            self.dev, mode["control"], self.tree.rel(self.protected), mode["target_us"]))
+        B.write_text(conf, self.daemon_conf(mode))
         log = os.path.join(raw, mode["key"] + ".iolatd.log")
         logf = open(log, "w")
         p = self.start(None, [self.a.iolatd, "--foreground", "--config", conf, "--run-dir",
