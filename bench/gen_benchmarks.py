@@ -25,6 +25,7 @@ import benchlib as B  # noqa: E402
 import gen_control  # noqa: E402  (section 3)
 import gen_openloop  # noqa: E402  (section 8)
 import gen_oracle  # noqa: E402  (sections 4 and 7)
+import gen_weights  # noqa: E402  (section 9)
 from genlib import (Doc, f_big, f_ns, f_num, f_pct, f_x, load_json, load_text,  # noqa: E402,F401
                     pl, rng, f_us)
 
@@ -911,6 +912,9 @@ def headlines(res):
     h = gen_openloop.headline(res)
     if h:
         out.append(h)
+    h = gen_weights.headline(res)
+    if h:
+        out.append(h)
     text = load_text(os.path.join(res, "scale.txt")) or ""
     rows = {}
     for l in text.splitlines():
@@ -951,6 +955,7 @@ def generate(res, out, quick):
     sec_memleak(body, res, md_dir)
     gen_oracle.section(body, res, "iolatd.json")
     gen_openloop.section(body, res)
+    gen_weights.section(body, res)
 
     doc = Doc()
     doc.w("# Benchmarks")
