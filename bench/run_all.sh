@@ -5,14 +5,15 @@
 # raw outputs in bench/results/ and regenerates BENCHMARKS.md with
 # bench/gen_benchmarks.py.
 #
-#   bench/run_all.sh            the full suite (~2 h 10 on 2 cores: sections 4, 7 and 8
-#                               take ~17, ~12 and ~85 min, more when runs disturbed by
+#   bench/run_all.sh            the full suite (~2 h 20 on 2 cores: sections 4, 7, 8 and 9
+#                               take ~17, ~12, ~85 and ~9 min, more when runs disturbed by
 #                               other traffic on the disk are run again), writes BENCHMARKS.md
-#   bench/run_all.sh --quick    a smoke run (~13 min; section 8 ~8): short runs, fewer repeats;
-#                               results and markdown go to bench/results/quick/
+#   bench/run_all.sh --quick    a smoke run (~15 min; sections 8 and 9 ~8 and ~2): short runs,
+#                               fewer repeats; results and markdown go to bench/results/quick/
 #                               (BENCHMARKS.md is left alone)
 # options:
-#   --sections LIST   run only these sections (e.g. 1,5); the others are taken
+#   --sections LIST   run only these sections (e.g. 1,5; 1-9, all by default: 9 is
+#                     iolatd's weights, bench_weights.py); the others are taken
 #                     from the results already in the results folder
 #   --dir D           where the real-disk files go (default /var/tmp/iolat-bench;
 #                     up to about 6 GiB, removed at the end)
@@ -25,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 QUICK=0
-SECTIONS=1,2,3,4,5,6,7,8
+SECTIONS=1,2,3,4,5,6,7,8,9
 DIR=/var/tmp/iolat-bench
 BUILD=1
 GEN_ONLY=0
@@ -39,7 +40,7 @@ while [ $# -gt 0 ]; do
 	--dir=*) DIR=${1#*=} ;;
 	--no-build) BUILD=0 ;;
 	--gen-only) GEN_ONLY=1; BUILD=0 ;;
-	-h|--help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run_all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -87,7 +88,7 @@ if [ "$GEN_ONLY" = 0 ]; then
 	: >"$TIMES.new"
 	# Keep the other sections' records when running a subset.
 	if [ -f "$CMDS" ]; then
-		for s in 0 1 2 3 4 5 6 7 8; do
+		for s in 0 1 2 3 4 5 6 7 8 9; do
 			want "$s" && continue
 			[ "$s" = 0 ] && [ "$BUILD" = 1 ] && continue
 			grep -P "^$s\t" "$CMDS" >>"$CMDS.new" || true
@@ -148,6 +149,10 @@ if [ "$GEN_ONLY" = 0 ]; then
 		# the same needs as 7; iolat run's own open-loop reader joins when iolat knows rate_process
 		section 8 openloop $PY bench/bench_openloop.py $Q --iolatd "$O/iolatd" --iolat "$IOLAT" \
 			--dir "$DIR" --out "$RES"
+	fi
+	if want 9; then
+		# the same needs as 7: two sibling cgroups weighted by iolatd.conf, unmodified fio
+		section 9 weights $PY bench/bench_weights.py $Q --iolatd "$O/iolatd" --dir "$DIR" --out "$RES"
 	fi
 	rm -f "$DIR/engine.dat"
 	rmdir "$DIR" 2>/dev/null || true
