@@ -18,6 +18,8 @@
 #include "daemon/checkconf.h"
 #include "daemon/control_priv.h"
 #include "daemon/runlock.h"
+#include "daemon/tree.h"
+#include "daemon/tree_units.h"
 
 static uint32_t sysfs_u32(const char *sysfs, dev_t dev, const char *attr, uint32_t dflt)
 {
@@ -279,26 +281,6 @@ int iolatd_create(const struct iolatd_config *cfg, const struct iolatd_opts *opt
 fail:
 	iolatd_destroy(d);
 	return ret;
-}
-
-void iolatd_apply_targets(struct iolatd *d)
-{
-	for (int i = 0; i < DISC_MAX_NODES; i++) {
-		if (!d->nd[i])
-			continue;
-		for (unsigned k = 0; k < d->nr_devs; k++) {
-			struct iolat_group *g = d->nd[i][k].g;
-			uint64_t t = iolatd_target_of(d, i, k);
-			unsigned w = iolatd_weight_of(d, i, k);
-
-			if (g && iolat_group_target(g) != t)
-				iolat_group_set_target(g, t);
-			/* Where weights are configured (even all 100), and a weight that changed back:
-			 * the core's weights stay off until one is given. */
-			if (g && (iolat_group_weight(g) != w || iolatd_config_weighted(&d->cfg)))
-				iolat_group_set_weight(g, w);
-		}
-	}
 }
 
 int iolatd_reload(struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t errlen)

@@ -124,26 +124,8 @@ struct iolatd {
 	bool exempt_v2_logged[DISC_MAX_NODES];/* a limited parent of an exempt cgroup was said (v2) */
 };
 
-/* control.c: look at the tree again (nodes added and removed, groups found or waited for). */
-void iolatd_rescan(struct iolatd *d);
-/* control.c: with strict=1, every configured group's cgroup must exist. Return: 0, -EINVAL (@err). */
-int iolatd_check_groups(const struct iolatd *d, const struct iolatd_config *cfg, char *err, size_t errlen);
-/* control.c: record every limit in force under the run dir (before a write). */
-void iolatd_save_state(void *ctx);
 /* control_second.c: what is done once a second besides the tick and rescan. */
 void iolatd_second(struct iolatd *d, uint64_t now);
-/*
- * control_units.c: @user with its unit names resolved and units' targets
- * added, into @eff. Return: 0; -EAGAIN when systemd could not be asked
- * though units were needed (@eff then has the named groups waiting);
- * -EINVAL with strict=1 and a unit group waiting. @err says why.
- */
-int iolatd_units_resolve(struct iolatd *d, const struct iolatd_config *user, struct iolatd_config *eff,
-			 char *err, size_t errlen);
-/* control_life.c: the targets and weights of every group as the configuration now says. */
-void iolatd_apply_targets(struct iolatd *d);
-/* control.c: the target of node @node on device @k. */
-uint64_t iolatd_target_of(const struct iolatd *d, int node, unsigned k);
 
 /*
  * control_served.c: read the throttle's counters of every node on device
@@ -152,14 +134,6 @@ uint64_t iolatd_target_of(const struct iolatd *d, int node, unsigned k);
  */
 void iolatd_served_round(struct iolatd *d, unsigned k, uint64_t now);
 
-/* control.c: node @node's weight on device @k, as the configuration says (100: none given). */
-unsigned iolatd_weight_of(const struct iolatd *d, int node, unsigned k);
-/* control.c: do iolatd's weights act on device @k (weights given, control on, the kernel's not in force)? */
-bool iolatd_weights_act(const struct iolatd *d, unsigned k);
-/* control.c: "iolatd" (they act), "kernel" (the kernel's are in force: stood aside), "off". */
-const char *iolatd_weights_word(const struct iolatd *d, unsigned k);
-/* control.c: look for the kernel's own weights on each disk; say once when iolatd stands aside. */
-void iolatd_weights_check(struct iolatd *d);
 
 /* control_second.c: a word for why a node's limit does not hold ("none" when it does). */
 const char *iolatd_effect_cause(const struct iolatd *d, const struct node_dev *nd);

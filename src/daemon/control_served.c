@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "daemon/control_priv.h"
+#include "daemon/tree.h"
 
 /* Does node @i on device @k want the counters read? */
 static bool wants_served(const struct iolatd *d, int i, unsigned k)

@@ -20,6 +20,7 @@
 #include "daemon/control_priv.h"
 #include "daemon/prom.h"
 #include "daemon/statusfile.h"
+#include "daemon/tree.h"
 #include "util/atomicfile.h"
 #include "util/version.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * control_units.c - systemd units in iolatd's tree: groups configured by
+ * tree_units.c - systemd units in iolatd's tree (tree_units.h): groups configured by
  * unit name ([group:web.service]) resolved to their cgroups, and units
  * whose IODeviceLatencyTargetSec= names a controlled disk taken as groups
  * with that target (the kernel's io.latency knob, honoured on kernels that
@@ -22,6 +22,7 @@
 #include "daemon/control_priv.h"
 #include "daemon/devpath.h"
 #include "daemon/sdunit.h"
+#include "daemon/tree_units.h"
 #include "daemon/unitpath.h"
 
 #define UNITS_MAX 512
