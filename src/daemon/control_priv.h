@@ -48,7 +48,7 @@ struct node_dev {
 	uint64_t limited_since, limited_ns; /* the open episode; closed episodes' total */
 	uint64_t missed_seen;     /* windows_missed at the last second */
 	bool outside_misses;      /* missing while every clamped sibling is at the floor and idle */
-	/* The throttle's own counters (control_served.c), for nodes limited or with a target. */
+	/* The throttle's own counters (round_served.c), for nodes limited or with a target. */
 	struct cg_served served_last; /* the last reading */
 	uint64_t served_last_ns;      /* when (0: none to compare with) */
 	struct {
@@ -58,7 +58,7 @@ struct node_dev {
 	} served;                     /* the last control round's */
 	bool served_error_logged;
 	/* Adaptive: its requests outstanding, as bytes submitted (the counters
-	 * above) minus bytes completed (BPF) since a common base (control_served.c). */
+	 * above) minus bytes completed (BPF) since a common base (round_served.c). */
 	uint64_t infl_sub_base, infl_done_base; /* the base */
 	uint64_t infl_gen;            /* d->measure_gen at the base */
 	bool infl_based;
@@ -124,19 +124,8 @@ struct iolatd {
 	bool exempt_v2_logged[DISC_MAX_NODES];/* a limited parent of an exempt cgroup was said (v2) */
 };
 
-/* control_second.c: what is done once a second besides the tick and rescan. */
-void iolatd_second(struct iolatd *d, uint64_t now);
-
-/*
- * control_served.c: read the throttle's counters of every node on device
- * @k that is limited or has a target, each node's served set to the delta
- * since the last round. Call once a control round, after the wants.
- */
-void iolatd_served_round(struct iolatd *d, unsigned k, uint64_t now);
 
 
-/* control_second.c: a word for why a node's limit does not hold ("none" when it does). */
-const char *iolatd_effect_cause(const struct iolatd *d, const struct node_dev *nd);
 /* control_life.c: remove every limit of ours now. Return: 0 or the first -errno. */
 int iolatd_stop_limits(struct iolatd *d, uint64_t now);
 

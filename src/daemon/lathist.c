@@ -4,7 +4,7 @@
  * completion counted into its 2^(1/8)-octave bucket and its metrics
  * bucket, and once a second the last second summarized (count, mean, p50,
  * p90, p99: a bucket's upper edge). Fed by the round (iolatd_observe), rolled
- * by the second (control_second.c), read by the report (status.c).
+ * by the second (round_second.c), read by the report (status.c).
  * Context: one thread for every call on one struct iolatd.
  */
 #include <math.h>

@@ -19,6 +19,7 @@
 
 #include "daemon/control_priv.h"
 #include "daemon/prom.h"
+#include "daemon/round_second.h"
 #include "daemon/statusfile.h"
 #include "daemon/tree.h"
 #include "util/atomicfile.h"

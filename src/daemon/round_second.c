@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * control_second.c - what iolatd's loop does once a second besides the
+ * round_second.c - what iolatd's round does once a second besides the
  * controllers' tick and the rescan: the effect check of every limited node
  * (effect.h: a limit that does not hold is logged with its likely cause),
  * misses that are not the clamped siblings' doing (they are at the floor and
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "daemon/control_priv.h"
+#include "daemon/round_second.h"
 
 const char *iolatd_effect_cause(const struct iolatd *d, const struct node_dev *nd)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * control_served.c - what the block throttle's own counters say each node
+ * round_served.c - what the block throttle's own counters say each node
  * was served, period by period (cgroupfs.h: iolatd_cgfs_read_served): for
  * every node that carries a budget or has a target, and every node of a
  * disk where iolatd's weights act (their use is what the core divides
@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "daemon/control_priv.h"
+#include "daemon/round_served.h"
 #include "daemon/tree.h"
 
 /* Does node @i on device @k want the counters read? */
