@@ -23,13 +23,10 @@ cd "${3:-$(dirname "$0")/..}" || exit 2
 command -v python3 >/dev/null || { echo "file-cycles: python3 not installed: not checked"; exit 0; }
 
 # Known circles: FOLDER: UNIT UNIT ... (a circle found must lie within one).
-# Each stays until the change named beside it cuts it (issue 27 item 3: "a
-# daemon cut by concern"; the engine backend and the parser are cut one way
-# already: be_engines_priv.h and jobfile_priv.h say how).
+# Each stays until a change cuts it (the daemon, the engine backend and the
+# parser are cut one way already: control_priv.h, be_engines_priv.h and
+# jobfile_priv.h say how).
 read -r -d '' ALLOWED <<'EOT'
-# The daemon's loop: five files are methods of one struct iolatd (control.h,
-# control_priv.h) and call each other (issue 27 item 3).
-src/daemon: control control_life control_log control_second control_served control_units status
 # The simulator backend: be_sim.h includes run_sim.h (the series be_sim.c
 # fills), run_sim.c runs the backend table be_sim_setup.c defines, and
 # be_sim_setup.c calls be_sim.c's loop.

@@ -3,7 +3,7 @@
  * iolatd.c - the daemon's main: io.latency for unmodified programs, by
  * cgroup. Reads the configuration, measures completions in the kernel (BPF),
  * decides with libiolatency's controller and acts through the kernel's
- * block throttle (src/daemon/control.c). Signals: SIGHUP reloads the
+ * block throttle (src/daemon/control.h). Signals: SIGHUP reloads the
  * configuration keeping the controllers' state; SIGTERM and SIGINT remove
  * every limit written and exit 0. --check-config only checks the file
  * (src/daemon/checkconf.c). Log lines carry a priority, written as the

@@ -7,7 +7,10 @@
  * through actuate.c, with every write recorded first (state.c). Once a
  * second: the controller's tick, a rescan of the tree, the status file.
  * The caller (tools/iolatd.c, or a test on a virtual clock and a fake
- * cgroupfs tree) brings the completions and the time.
+ * cgroupfs tree) brings the completions and the time. A header of no file:
+ * iolatd_period() is loop.c's, iolatd_observe() round.c's,
+ * iolatd_write_status() status.c's, the rest life.c's (docs/design.md,
+ * "The daemon cut").
  * Context: one thread for every call on one struct iolatd.
  */
 #ifndef IOLAT_DAEMON_CONTROL_H
@@ -104,7 +107,7 @@ void iolatd_set_source_lost(struct iolatd *d, bool lost);
 
 /* The BPF source's count of completions it lost (full rings), summed since
  * it opened: when it moves, the counts of requests outstanding start afresh
- * (control_served.c). */
+ * (round_served.c). */
 void iolatd_note_dropped(struct iolatd *d, uint64_t dropped);
 
 /*

@@ -1,7 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * control_priv.h - struct iolatd, shared by control.c (the loop),
- * control_life.c (create, reload, stop) and status.c (the status file).
+ * control_priv.h - struct iolatd and its nodes and disks, the state the
+ * daemon's rooms share, and the log lines (log.c) they all write. Every
+ * function lives in the room that owns it, with its own header, and the
+ * rooms call one way (docs/design.md, "The daemon cut"): the loop (loop.c)
+ * and the life (life.c) on top, then the report (status.c), the round
+ * (round.c, round_second.c, round_served.c), the tree (tree.c,
+ * tree_units.c), the record (record.c) and the latency histogram
+ * (lathist.c), the log (log.c) under all. This header has no file of its
+ * own and names none of theirs (but lathist.h, for struct node_dev).
  * Not for other users: they go through control.h.
  * Context: one thread for every call on one struct iolatd.
  */
@@ -89,7 +96,7 @@ struct unit_wait {
 
 struct iolatd {
 	struct iolatd_config user;           /* as written */
-	struct iolatd_config cfg;            /* as the tree follows it: units resolved (control_units.c) */
+	struct iolatd_config cfg;            /* as the tree follows it: units resolved (tree_units.c) */
 	struct unit_wait unit_waits[IOLATD_MAX_GROUPS];
 	unsigned nr_unit_waits;
 	uint64_t last_resolve;
@@ -125,11 +132,10 @@ struct iolatd {
 };
 
 
-
-/* control_life.c: remove every limit of ours now. Return: 0 or the first -errno. */
+/* life.c: remove every limit of ours now. Return: 0 or the first -errno. */
 int iolatd_stop_limits(struct iolatd *d, uint64_t now);
 
-/* control.c: a log line at LOG_INFO; iolatd_log_at: at syslog @priority (LOG_ERR, LOG_WARNING, ...). */
+/* log.c: a log line at LOG_INFO; iolatd_log_at: at syslog @priority (LOG_ERR, LOG_WARNING, ...). */
 void iolatd_logf(struct iolatd *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void iolatd_log_at(struct iolatd *d, int priority, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -6,7 +6,7 @@
  * service that logs (iolatd included): so iolatd's own cgroup (read from
  * /proc/self/cgroup: v2's "0::" line, or v1's line with blkio) and
  * systemd-journald.service are always exempt, and exempt= names more. An
- * exempt cgroup is not mirrored as a controller group (control.c): it is
+ * exempt cgroup is not mirrored as a controller group (tree.c): it is
  * never limited, never carries a part of a parent's limit on v1, and its I/O
  * counts as I/O of no group. A configured group, or a parent of one, is
  * never exempt (it holds what the configuration controls).

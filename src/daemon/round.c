@@ -153,7 +153,7 @@ static void feed_applied(struct iolatd *d, int i, unsigned k, uint64_t now)
  * Adaptive mode, and where weights act: what node @i was served on device
  * @k over the round that just ended, for the core's delivered rate and the
  * weights' use: the block throttle's own
- * counters (control_served.c: v2 io.stat, v1 blkio.throttle.io_service_*;
+ * counters (round_served.c: v2 io.stat, v1 blkio.throttle.io_service_*;
  * the last round's reading), else the completions BPF measured for the
  * node's subtree (also where the counters know nothing of the disk yet and
  * weights act). The one place that decides it; with weights on, for every

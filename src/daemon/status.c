@@ -63,7 +63,7 @@ static const char *rule_from(const struct iolatd *d, const struct dev_ctl *c)
  * it is the group its parent protects - the parent's last decision, the
  * siblings' limit and whether the target was found unattainable; its
  * requests outstanding as last told to the core, and its windows closed by
- * a stall (control_served.c, src/core/stall.c).
+ * a stall (round_served.c, src/core/stall.c).
  */
 static void write_adaptive(FILE *f, const struct node_dev *nd, const struct iolat_group_stat *st)
 {

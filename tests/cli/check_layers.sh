@@ -161,6 +161,9 @@ for u in c d; do
 done
 expect_cycles 1 "two files that call each other" 'src/util: cyc_c cyc_d: a new circle'
 fresh objects
-echo '#include "daemon/control_priv.h"' >>"$dir/t/src/daemon/limtab.c"
-expect_cycles 1 "a known circle that grows" 'src/daemon: control .*limtab.*: a new circle'
+echo '#include "run/be_sim.h"' >>"$dir/t/src/run/workload.c"
+expect_cycles 1 "a known circle that grows" 'src/run: be_sim .*workload: a new circle'
+fresh objects
+echo '#include "daemon/round.h"' >>"$dir/t/src/daemon/tree.c"
+expect_cycles 1 "the daemon's cut, crossed upward" 'src/daemon: .*round.*tree.*: a new circle'
 exit $failed

@@ -1,19 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * control.c - iolatd's controller loop (control.h): the controllers per
- * device, the discovered tree mirrored as groups, completions fed in (to
- * the node, its ancestors and the cgroup's own usage), and each period:
- * what every node wants (node_want: its allowed depth as rate limits), where
- * that goes (place_node: the node itself on v2, the cgroups below it that do
- * I/O on v1), and the files brought to it (apply_limits), every write
- * recorded first.
+ * loop.c - iolatd's controller loop (control.h: iolatd_period): the schedule
+ * of one period and one second. Each call: primed writes whose time has
+ * come (round.c); each period, a control round per disk (round.c); each
+ * second, the controllers' tick, systemd's units looked at again every
+ * IOLATD_RESOLVE_NS (tree_units.c), the rescan and the kernel's weights
+ * (tree.c), the second's checks (round_second.c), the status file
+ * (status.c). It calls those rooms and none calls it; the life (life.c)
+ * sits beside it.
  * Context: one thread for every call on one struct iolatd.
  */
-#include <errno.h>
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "daemon/control_priv.h"
@@ -22,7 +18,7 @@
 #include "daemon/tree.h"
 #include "daemon/tree_units.h"
 
-/* Units come, go and restart: look at them again (control_units.c). */
+/* Units come, go and restart: look at them again (tree_units.c). */
 static void refresh_units(struct iolatd *d, uint64_t now)
 {
 	static struct iolatd_config eff;

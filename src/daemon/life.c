@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * control_life.c - creating, reloading and stopping iolatd's controller
+ * life.c - creating, reloading and stopping iolatd's controller
  * loop (control.h): devices and cgroup root resolved, stale limits of a
  * previous run put back, one controller per device; on stop, every limit
- * written removed.
+ * written removed; and the getters and counters of control.h. Beside the
+ * loop (loop.c), neither calls the other; it calls the tree (tree.c,
+ * tree_units.c) and the report (status.c).
  * Context: one thread for every call on one struct iolatd.
  */
 #include <errno.h>

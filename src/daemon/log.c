@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * control_log.c - the controller loop's log lines (control_priv.h), each
+ * log.c - the daemon's log lines (control_priv.h), the floor every room of
+ * the loop writes to and nothing of theirs is called from; each
  * with a syslog priority: errors (a limit that cannot be written or
  * removed) LOG_ERR, what an administrator should act on (a limit that does
  * not hold, a group waited for) LOG_WARNING, events LOG_NOTICE, routine
