@@ -6,7 +6,7 @@
  * one field is one sample of a family with several. Counters are the status
  * file's totals since the start (a scrape at any interval loses nothing);
  * gauges are only what holds now (a target, a depth, a limit in force). The
- * latency histogram is built from the buckets the daemon keeps (status.c).
+ * latency histogram is built from the buckets the daemon keeps (lathist.c).
  * Series: the daemon's, each device's, and each group record of a configured
  * group or of a group limited for one (a limit now, or time limited since it
  * appeared); the other groups the daemon tracks are left out. The weights'
