@@ -259,7 +259,8 @@ static bool cut_is_futile(struct iolat_knee *k)
  * Cut by @step_pm from min(in force, @delivered), but from >= half in force
  * (the I/O rate keeps its ratio to the byte rate: one window's count of I/Os
  * must not bend it); by @far_pm instead when larger and no cut so far failed
- * to help (a target out of reach is not chased down by far steps);
+ * to help, nor is the target known out of reach (it is not chased down by
+ * far steps);
  * @period: after a bad period (else an emergency).
  */
 static enum knee_act cut(struct iolat_knee *k, uint64_t now, uint64_t d_bps, uint32_t step_pm,
@@ -271,8 +272,8 @@ static enum knee_act cut(struct iolat_knee *k, uint64_t now, uint64_t d_bps, uin
 
 	if (period && cut_is_futile(k))
 		return go_futile(k, now);
-	if (far_pm > step_pm && !k->futile_steps)
-		step_pm = far_pm;
+	if (far_pm > step_pm && !k->futile_steps && k->phase != KNEE_FUTILE)
+		step_pm = far_pm; /* in the futile phase the share late says nothing: all miss */
 	bps = knee_scale_pm(base, 1000 - step_pm);
 	iops = iops_for(k, bps);
 	k->lv[0].cut = period;
