@@ -13,7 +13,7 @@
 
 #include "run/run_priv.h"
 #include "run/run_sim.h"
-#include "sim/device.h"
+#include "sim/registry.h"
 #include "sim/param.h"
 
 /* The runner's options for @o. */

@@ -2,7 +2,9 @@
 /*
  * device.c - the device queue in front of every model (see device.h): the
  * nr_requests slots, the FIFO of requests waiting for a slot, the queue of
- * slot holders the model has not started, and the model registry.
+ * slot holders the model has not started; the helpers models share. The
+ * models call it; it calls a model only through its ops table (the list of
+ * models is registry.c's).
  * Context: one simulation thread.
  */
 #include <errno.h>
@@ -12,35 +14,6 @@
 #include <string.h>
 
 #include "sim/device.h"
-
-static const struct iolat_sim_model *const models[] = {
-	&iolat_sim_model_ssd,
-	&iolat_sim_model_hdd,
-	&iolat_sim_model_badssd,
-	&iolat_sim_model_vdisk,
-	NULL,
-};
-
-const struct iolat_sim_model *const *iolat_sim_models(void)
-{
-	return models;
-}
-
-const struct iolat_sim_model *iolat_sim_model_find(const char *name)
-{
-	for (size_t i = 0; models[i]; i++)
-		if (!strcmp(models[i]->name, name))
-			return models[i];
-	return NULL;
-}
-
-const struct iolat_sim_model *iolat_sim_model_by_prefix(const char *key)
-{
-	for (size_t i = 0; models[i]; i++)
-		if (!strncmp(key, models[i]->prefix, strlen(models[i]->prefix)))
-			return models[i];
-	return NULL;
-}
 
 uint64_t iolat_sim_xfer_ns(uint64_t bytes, double mb_per_s)
 {

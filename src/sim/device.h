@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * device.h - a simulated block device: the device-model ops table, the model
- * registry, and the device queue of nr_requests slots in front of a model
- * (hdd, ssd, bad-ssd, vdisk). Implemented by device.c; models in dev_*.c.
+ * device.h - a simulated block device: the device-model ops table and the
+ * device queue of nr_requests slots in front of a model (hdd, ssd, bad-ssd,
+ * vdisk). Implemented by device.c; models in dev_*.c stand on it; the models
+ * by name are registry.h's (the only file that points at the models).
  * Context: one simulation thread; nothing here locks.
  */
 
@@ -72,17 +73,12 @@ struct iolat_sim_model {
 	void (*destroy)(struct iolat_sim_dev *d);
 };
 
+/* The models, each defined by its dev_*.c and listed only by registry.c
+ * (registry.h: the models by name). */
 extern const struct iolat_sim_model iolat_sim_model_hdd;
 extern const struct iolat_sim_model iolat_sim_model_ssd;
 extern const struct iolat_sim_model iolat_sim_model_badssd;
 extern const struct iolat_sim_model iolat_sim_model_vdisk;
-
-/** iolat_sim_model_find() - the model called @name ("ssd", "hdd", "bad-ssd"), or NULL. */
-const struct iolat_sim_model *iolat_sim_model_find(const char *name);
-/** iolat_sim_model_by_prefix() - the model whose keys start like @key ("hdd_rpm"), or NULL. */
-const struct iolat_sim_model *iolat_sim_model_by_prefix(const char *key);
-/** iolat_sim_models() - every model, NULL-terminated. */
-const struct iolat_sim_model *const *iolat_sim_models(void);
 
 /* What a device completed (the device layer's counts). */
 struct iolat_sim_dev_stat {

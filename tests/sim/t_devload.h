@@ -14,6 +14,7 @@
 
 #include "sim/device.h"
 #include "sim/event.h"
+#include "sim/registry.h"
 #include "util/rng.h"
 
 #define T_MAX_QD 256

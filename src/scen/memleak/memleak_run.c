@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "scen/memleak/memleak_int.h"
+#include "sim/registry.h"
 #include "util/errmsg.h"
 
 #define GIB (1ull << 30)
