@@ -31,9 +31,6 @@ read -r -d '' ALLOWED <<'EOT'
 # fills), run_sim.c runs the backend table be_sim_setup.c defines, and
 # be_sim_setup.c calls be_sim.c's loop.
 src/run: be_sim be_sim_setup run_sim
-# The engine registry: engine.c lists the engines by table, and each engine
-# uses the registry's helpers (and the spec the registry's).
-src/engine: eng_faulty eng_null eng_psync eng_uring engine engspec
 # The leaking-service scenario: the run makes and frees its result with the
 # report's functions, the report names modes and presets with the run's.
 src/scen/memleak: memleak_report memleak_run

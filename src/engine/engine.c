@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine.c - the engine registry and the dispatch layer: the only code that
- * calls an engine's ops. It owns what every engine shares: the file table
+ * engine.c - the dispatch layer: the only code that calls an engine's ops;
+ * the engines call it (their helpers, and a wrapper its inner engine), never
+ * the registry that lists them (registry.c). It owns what every engine shares: the file table
  * (open, O_DIRECT alignment), request validation before submission, the
  * depth limit (BUSY), exactly-once bookkeeping (req->state_), error messages.
  * Context: every function runs on the engine's loop thread, except
@@ -18,96 +19,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/*
- * The registry: every engine name the project knows, in this order, each
- * named once, by its own ops table (an engine absent from this build still
- * names itself, with IOLAT_ENG_F_NOT_BUILT). The first one built is the
- * default. The job file asks here which names exist.
- */
-static const struct iolat_engine_ops *const engines[] = {
-	&iolat_eng_uring_ops,
-	&iolat_eng_psync_ops,
-	&iolat_eng_null_ops,
-	&iolat_eng_faulty_ops,
-};
-#define NR_ENGINES (sizeof(engines) / sizeof(engines[0]))
-
-static bool name_eq(const char *name, const char *s, size_t len)
-{
-	return name && strlen(name) == len && !strncmp(name, s, len);
-}
-
-/* Look up @name (up to @len bytes): an engine's name or its alias. */
-static const struct iolat_engine_ops *find_ops(const char *name, size_t len)
-{
-	for (size_t i = 0; i < NR_ENGINES; i++)
-		if (name_eq(engines[i]->name, name, len) || name_eq(engines[i]->alias, name, len))
-			return engines[i];
-	return NULL;
-}
-
-const struct iolat_engine_ops *iolat_eng_registry(unsigned i)
-{
-	return i < NR_ENGINES ? engines[i] : NULL;
-}
-
-const struct iolat_engine_ops *iolat_eng_lookup(const char *name, size_t len)
-{
-	return name ? find_ops(name, len) : NULL;
-}
-
-const char *iolat_eng_default_name(void)
-{
-	for (size_t i = 0; i < NR_ENGINES; i++)
-		if (!(engines[i]->flags & (IOLAT_ENG_F_NOT_BUILT | IOLAT_ENG_F_WRAPPER)))
-			return engines[i]->name;
-	return NULL;   /* not reached: psync is always built */
-}
-
-bool iolat_eng_available(const char *name)
-{
-	const struct iolat_engine_ops *ops = name ? find_ops(name, strlen(name)) : NULL;
-
-	return ops && !(ops->flags & IOLAT_ENG_F_NOT_BUILT);
-}
-
-/* Each engine's options help line, made once from its table. */
-#define HELP_MAX 256
-static char options_help[NR_ENGINES][HELP_MAX];
-static pthread_once_t options_help_once = PTHREAD_ONCE_INIT;
-
-static void make_options_help(void)
-{
-	for (size_t i = 0; i < NR_ENGINES; i++)
-		if (engines[i]->options)
-			iolat_eng_opts_help(engines[i]->options, options_help[i], HELP_MAX);
-}
-
-const char *iolat_eng_options_help(const char *name)
-{
-	const struct iolat_engine_ops *ops = name ? find_ops(name, strlen(name)) : NULL;
-
-	if (!ops || !ops->options)
-		return NULL;
-	pthread_once(&options_help_once, make_options_help);
-	for (size_t i = 0; i < NR_ENGINES; i++)
-		if (engines[i] == ops)
-			return options_help[i];
-	return NULL;
-}
-
-const struct iolat_eng_opt *iolat_eng_options(const char *name)
-{
-	const struct iolat_engine_ops *ops = name ? find_ops(name, strlen(name)) : NULL;
-
-	return ops ? ops->options : NULL;
-}
 
 uint64_t iolat_eng_mono_ns(void)
 {
@@ -180,25 +95,6 @@ int iolat_eng_create_spec(const struct iolat_eng_spec *spec, const struct iolat_
 	}
 	*out = e;
 	return 0;
-}
-
-int iolat_eng_create(const struct iolat_eng_config *cfg, struct iolat_eng **out,
-		     char *err, size_t errlen)
-{
-	struct iolat_eng_spec spec;
-	int ret;
-
-	*out = NULL;
-	if (err && errlen)
-		err[0] = '\0';
-	ret = iolat_eng_spec_parse(cfg ? cfg->name : NULL, &spec, err, errlen);
-	if (ret)
-		return ret;
-	if (cfg && cfg->options && strlen(cfg->options) >= IOLAT_ENG_OPTIONS_MAX)
-		return iolat_errf(err, errlen, -EINVAL, "options longer than %u bytes",
-				  IOLAT_ENG_OPTIONS_MAX - 1);
-	ret = iolat_eng_spec_options(&spec, cfg ? cfg->options : NULL, err, errlen);
-	return ret ? ret : iolat_eng_create_spec(&spec, cfg, out, err, errlen);
 }
 
 void iolat_eng_destroy(struct iolat_eng *e)

@@ -21,6 +21,7 @@
 #include "util/optval.h"
 
 #define IOLAT_ENG_OPTS_MAX 16    /* options one engine's table may hold */
+#define IOLAT_ENG_OPTS_HELP_MAX 256 /* the --help line of one table, NUL included */
 
 enum iolat_eng_opt_type {
 	IOLAT_EOPT_U64,      /* unsigned integer (decimal, 0x hex: conf/value.h), [min, max], x scale */

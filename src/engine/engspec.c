@@ -1,49 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engspec.c - engine specs (engspec.h): a name read once into the
- * registry's engines, options read once into their typed set, a spec
- * printed back.
- * Context: any thread; pure functions of the constant registry.
+ * engspec.c - engine specs (engspec.h): options read once into their typed
+ * set, a spec printed back (a name is read into one by registry.c). It
+ * reads the ops tables a spec names, and calls no other file of src/engine
+ * but the option tables' (engopt.c).
+ * Context: any thread; pure functions of constant tables.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/engine.h"
 #include "engine/engspec.h"
+#include "engine/engtypes.h"
 #include "util/errmsg.h"
-
-int iolat_eng_spec_parse(const char *name, struct iolat_eng_spec *s, char *err, size_t errlen)
-{
-	const char *colon, *inner;
-	const struct iolat_engine_ops *ops;
-
-	memset(s, 0, sizeof(*s));
-	if (!name || !*name)
-		name = iolat_eng_default_name();
-	colon = strchr(name, ':');
-	ops = iolat_eng_lookup(name, colon ? (size_t)(colon - name) : strlen(name));
-	if (!ops || (colon && !(ops->flags & IOLAT_ENG_F_WRAPPER)) ||
-	    (!colon && (ops->flags & IOLAT_ENG_F_WRAPPER)))
-		return iolat_errf(err, errlen, -ENOENT, "unknown I/O engine '%s'%s", name,
-				  ops && (ops->flags & IOLAT_ENG_F_WRAPPER)
-					  ? " (a wrapper: use faulty:<engine>)" : "");
-	if (!colon) {
-		s->engine = ops;
-		return 0;
-	}
-	inner = colon + 1;
-	if (!*inner)
-		return iolat_errf(err, errlen, -EINVAL, "%s: name the engine to wrap (%s:psync)",
-				  ops->name, ops->name);
-	s->wrapper = ops;
-	s->engine = iolat_eng_lookup(inner, strlen(inner));
-	if (!s->engine || (s->engine->flags & IOLAT_ENG_F_WRAPPER)) {
-		s->engine = NULL;
-		return iolat_errf(err, errlen, -ENOENT, "unknown I/O engine '%s'", inner);
-	}
-	return 0;
-}
 
 const struct iolat_engine_ops *iolat_eng_spec_outer(const struct iolat_eng_spec *s)
 {
@@ -53,13 +22,14 @@ const struct iolat_engine_ops *iolat_eng_spec_outer(const struct iolat_eng_spec 
 int iolat_eng_spec_options(struct iolat_eng_spec *s, const char *opts, char *err, size_t errlen)
 {
 	const struct iolat_engine_ops *outer = iolat_eng_spec_outer(s);
-	char why[160];
+	char why[160], help[IOLAT_ENG_OPTS_HELP_MAX];
 
 	if (!outer || !outer->options)
 		return 0;   /* it takes none: nothing to read */
-	if (iolat_eng_optset_parse(outer->options, &s->opts, opts, why, sizeof(why)))
-		return iolat_errf(err, errlen, -EINVAL, "%s: %s (%s)", outer->name, why,
-				  iolat_eng_options_help(outer->name));
+	if (iolat_eng_optset_parse(outer->options, &s->opts, opts, why, sizeof(why))) {
+		iolat_eng_opts_help(outer->options, help, sizeof(help));
+		return iolat_errf(err, errlen, -EINVAL, "%s: %s (%s)", outer->name, why, help);
+	}
 	return 0;
 }
 

@@ -2,8 +2,10 @@
 /*
  * engspec.h - an engine spec: what "[WRAPPER:]ENGINE" and its options name,
  * read once into a struct (the engines of the registry, the options typed)
- * and created from it (iolat_eng_create_spec(), engine.h). The default
- * engine is resolved here and only here. A job file's ioengine= and
+ * and created from it (iolat_eng_create_spec(), engine.h). A name is read
+ * into one by the registry (registry.h: iolat_eng_spec_parse(), where the
+ * default engine is resolved, and only there); the rest of a spec's life is
+ * here, on the ops tables it names and nothing else. A job file's ioengine= and
  * ENGINE.OPTION keys become one (job/jobfile.h: iolat_job.spec); --faults
  * is read into an option set once and merged over it.
  * Context: any thread; a spec is a plain value.
@@ -24,18 +26,6 @@ struct iolat_eng_spec {
 	struct iolat_eng_optset opts;           /* the options of the outer one (the wrapper,
 						 * else the engine): what was given, typed */
 };
-
-/**
- * iolat_eng_spec_parse() - @name, "[WRAPPER:]ENGINE" (registry names or
- * aliases), into @s, with no options; NULL or "": the default engine (the
- * first built one of the registry: uring, else psync). Engines absent from
- * this build parse (creating one fails: the runner falls back).
- * @err: "unknown I/O engine 'x'", "... (a wrapper: use faulty:<engine>)",
- * "faulty: name the engine to wrap (faulty:psync)".
- * Return: 0; -ENOENT for an unknown name or a wrapper alone; -EINVAL for a
- * wrapper with no engine after its colon.
- */
-int iolat_eng_spec_parse(const char *name, struct iolat_eng_spec *s, char *err, size_t errlen);
 
 /** iolat_eng_spec_outer() - the engine whose options @s holds: its wrapper, else its engine. */
 const struct iolat_engine_ops *iolat_eng_spec_outer(const struct iolat_eng_spec *s);

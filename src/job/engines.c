@@ -9,6 +9,7 @@
 
 #include "engine/engine.h"
 #include "engine/engspec.h"
+#include "engine/registry.h"
 #include "job/engines.h"
 #include "util/strbuf.h"
 

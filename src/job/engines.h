@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * engines.h - the job layer's view of the I/O engines: what an ioengine=
- * value names, asked of the engine registry (src/engine/engine.c, the one
+ * value names, asked of the engine registry (src/engine/registry.c, the one
  * list of engine names), plus the job layer's own "sim" (the simulated
  * device of `iolat sim`). The tools ask here too, not src/engine.
  * Context: any thread; constant data.

@@ -26,6 +26,7 @@
 #include "engine/engine.h"
 #include "engine/engopt.h"
 #include "engine/engspec.h"
+#include "engine/registry.h"
 #include "job/engines.h"
 #include "job/jobfile.h"
 #include "job/jobfile_priv.h"

@@ -16,6 +16,7 @@
 #include "engine/devinfo.h"
 #include "engine/engine.h"
 #include "engine/engspec.h"
+#include "engine/registry.h"
 #include "engine/verify.h"
 #include "iolatency.h"
 #include "job/engines.h"

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "engine/registry.h"
 #include "engine/layout.h"
 #include "engine/verify.h"
 #include "engine/t_engine.h"

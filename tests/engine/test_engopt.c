@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/registry.h"
 #include "engine/engopt.h"
 
 struct t_opts {

@@ -24,6 +24,7 @@
 #include "engine/eng_faulty.h"
 #include "engine/engine.h"
 #include "engine/engspec.h"
+#include "engine/registry.h"
 #include "job/jobfile.h"
 
 static const struct iolat_eng_opt *opt_of(const struct iolat_eng_opt *tbl, const char *name,

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "engine/registry.h"
 #include "engine/eng_faulty.h"
 #include "engine/layout.h"
 #include "engine/t_engine.h"

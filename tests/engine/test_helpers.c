@@ -24,6 +24,7 @@
 #include "engine/crc32c.h"
 #include "engine/devinfo.h"
 #include "engine/engine.h"
+#include "engine/registry.h"
 #include "engine/layout.h"
 #include "engine/verify.h"
 #include "engine/t_engine.h"

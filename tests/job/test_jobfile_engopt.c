@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "engine/engine.h"
+#include "engine/registry.h"
 #include "engine/engopt.h"
 #include "job/jobfile.h"
 
