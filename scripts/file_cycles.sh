@@ -27,10 +27,6 @@ command -v python3 >/dev/null || { echo "file-cycles: python3 not installed: not
 # parser are cut one way already: control_priv.h, be_engines_priv.h and
 # jobfile_priv.h say how).
 read -r -d '' ALLOWED <<'EOT'
-# The simulator backend: be_sim.h includes run_sim.h (the series be_sim.c
-# fills), run_sim.c runs the backend table be_sim_setup.c defines, and
-# be_sim_setup.c calls be_sim.c's loop.
-src/run: be_sim be_sim_setup run_sim
 # The leaking-service scenario: the run makes and frees its result with the
 # report's functions, the report names modes and presets with the run's.
 src/scen/memleak: memleak_report memleak_run

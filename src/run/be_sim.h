@@ -4,8 +4,10 @@
  * file on a simulated device, in virtual time): be_sim.c (the submitters,
  * the tick, sampling, the end of the run and the drain) and be_sim_setup.c
  * (the event queue and the device, the clones, the backend's table). Its
- * state and what the two files call of each other. run_sim.c hands it the
- * result it fills (run_execute()'s be_out).
+ * state and what the two files call of each other: be_sim_setup.c calls
+ * be_sim.c, never the other way. run_sim.c hands it the result it fills
+ * (run_execute()'s be_out; sim_result.h), and is the only file of the
+ * three that names the backend's table.
  * Context: one thread per run; all state is local to the run.
  */
 #ifndef IOLAT_RUN_BE_SIM_H
@@ -17,7 +19,7 @@
 
 #include "iolatency.h"
 #include "run/run_priv.h"
-#include "run/run_sim.h"
+#include "run/sim_result.h"
 #include "sim/device.h"
 #include "sim/event.h"
 #include "util/hist.h"

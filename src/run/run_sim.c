@@ -2,8 +2,8 @@
 /*
  * run_sim.c - a virtual-time run with its series (run_sim.h): the one
  * runner (run.c) on the simulator backend (be_sim*.c), the backend filling
- * the series, the runner's result copied beside them; the check behind
- * `iolat sim --parse-only`; the models' help.
+ * the series (sim_result.c), the runner's result copied beside them; the
+ * check behind `iolat sim --parse-only`; the models' help.
  * Context: one thread per run; all state is local to the run.
  */
 #include <errno.h>
@@ -78,27 +78,6 @@ int iolat_sim_check(const struct iolat_jobfile *jf, const struct iolat_sim_opts 
 	struct iolat_run_opts ro = run_opts(opts);
 
 	return iolat_run_check(jf, &iolat_backend_sim, &ro, err, errlen);
-}
-
-void iolat_sim_result_free(struct iolat_sim_result *res)
-{
-	if (!res)
-		return;
-	for (unsigned i = 0; res->groups && i < res->nr_groups; i++) {
-		free(res->groups[i].samples);
-		free(res->groups[i].windows);
-	}
-	free(res->groups);
-	iolat_report_destroy(res->report);
-	free(res);
-}
-
-int iolat_sim_find_group(const struct iolat_sim_result *res, const char *path)
-{
-	for (unsigned i = 0; i < res->nr_groups; i++)
-		if (!strcmp(res->groups[i].path, path))
-			return (int)i;
-	return -ENOENT;
 }
 
 /* Append to @buf the modes that judge a @rotational device by @rule:
