@@ -3,8 +3,10 @@
  * memleak_int.h - what the parts of the leaking-service scenario share: the
  * run's state (struct ml) around the simulated machine's kernel side
  * (src/sim/mm.h: tasks, allocation, reclaim, kswapd, swap and refault I/O).
- * memleak_run.c: set-up, ticks, oomd, kills, metrics. wl_hashd.c: the web
- * server. wl_memhog.c: the leak and the background service.
+ * memleak_run.c: set-up, ticks, oomd, kills, metrics, over
+ * memleak_report.c (the figures) and memleak_config.c (the configuration's
+ * words and defaults). wl_hashd.c: the web server. wl_memhog.c: the leak
+ * and the background service.
  * Context: one simulation thread per run.
  */
 #ifndef IOLAT_SCEN_MEMLEAK_INT_H
