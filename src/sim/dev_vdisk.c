@@ -33,6 +33,16 @@
  *   bursts) the queue fills and reads wait for the writes before them.
  * - The moving knee: from slow_at_s for slow_for_s, the pipe runs at
  *   slow_pct % of mbps (the host busy with other work).
+ * - The host takes up to host_writes writes off the queue at once (1, the
+ *   default: a write starts only when the pipe is free); they go through
+ *   the pipe one after the other. A read queued behind them starts once the
+ *   host has room, not when the pipe has drained them all: with more than
+ *   one, a read behind a bunch of writes waits for the part of it beyond
+ *   the host's n (the project's disk: p90 of a few ms, not the whole bunch).
+ * - A read behind the write in service (read_wait_pct, 0: off): a read
+ *   started while a write holds the pipe waits that share of the write's
+ *   remaining pipe time before its own service (the host serves one request
+ *   of the virtio queue at a time for a part of it). It holds no one else.
  * - Stalls: about every stall_every_ms (exponential gaps; 0: never) the
  *   device starts nothing for uniform(stall_min_ms, stall_max_ms) (the host
  *   flushing): a few reads see 5-40 ms, the mean of a window jumps.
@@ -50,11 +60,16 @@ struct vdisk_cfg {
 	double capacity_gib, mbps, read_us, read_mbps, write_us, jitter_pct;
 	double slow_at_s, slow_for_s, slow_pct;
 	double stall_every_ms, stall_min_ms, stall_max_ms;
+	double read_wait_pct, host_writes;
 };
+
+#define VDISK_MAX_HOST 256    /* host_writes' range */
 
 struct vdisk {
 	uint64_t start_ns;      /* the device's birth: slow_at_s counts from here */
 	uint64_t pipe_free_ns;  /* the write pipe is busy until then */
+	uint64_t host_end_ns[VDISK_MAX_HOST]; /* when each write the host took leaves the pipe: a ring */
+	unsigned host_head, host_n;
 	uint64_t kick_ns;       /* a kick is scheduled then (0: none) */
 	uint64_t stall_at_ns, stall_end_ns; /* the next stall */
 };
@@ -74,6 +89,10 @@ static const struct iolat_sim_param vdisk_params[] = {
 	P("stall_every_ms", stall_every_ms, 0, 0, 1e9, "a stall about this often, ms (0: never)"),
 	P("stall_min_ms", stall_min_ms, 5, 0, 1e6, "shortest stall, ms"),
 	P("stall_max_ms", stall_max_ms, 40, 0, 1e6, "longest stall, ms"),
+	P("read_wait_pct", read_wait_pct, 0, 0, 100,
+	  "a read started while a write is in the pipe waits this share of its rest, %"),
+	P("host_writes", host_writes, 1, 1, VDISK_MAX_HOST,
+	  "writes the host takes off the queue ahead of the pipe (1: one at a time)"),
 	{ .name = NULL },
 };
 #undef P
@@ -162,6 +181,15 @@ static int busy_until(struct iolat_sim_dev *d, uint64_t t)
 	return -EBUSY;
 }
 
+/* Forget the writes that left the pipe by @now. */
+static void host_drop(struct vdisk *v, uint64_t now)
+{
+	while (v->host_n && v->host_end_ns[v->host_head] <= now) {
+		v->host_head = (v->host_head + 1) % VDISK_MAX_HOST;
+		v->host_n--;
+	}
+}
+
 static int vdisk_start(struct iolat_sim_dev *d, struct iolat_sim_req *r, uint64_t now)
 {
 	const struct vdisk_cfg *c = d->cfg;
@@ -174,12 +202,21 @@ static int vdisk_start(struct iolat_sim_dev *d, struct iolat_sim_req *r, uint64_
 		schedule_stall(d, v->stall_end_ns);
 	}
 	if (r->write) {
-		if (v->pipe_free_ns > now)
-			return busy_until(d, v->pipe_free_ns);
-		v->pipe_free_ns = now + iolat_sim_xfer_ns(r->len, pipe_mbps(d, now));
+		unsigned n = (unsigned)c->host_writes;
+
+		host_drop(v, now);
+		if (v->host_n >= n)   /* the host holds n writes: the queue waits for the first */
+			return busy_until(d, n == 1 ? v->pipe_free_ns : v->host_end_ns[v->host_head]);
+		v->pipe_free_ns = (v->pipe_free_ns > now ? v->pipe_free_ns : now) +
+				  iolat_sim_xfer_ns(r->len, pipe_mbps(d, now));
+		v->host_end_ns[(v->host_head + v->host_n++) % VDISK_MAX_HOST] = v->pipe_free_ns;
 		done = v->pipe_free_ns + jittered_us(d, c->write_us);
 	} else {
 		done = now + jittered_us(d, c->read_us) + iolat_sim_xfer_ns(r->len, c->read_mbps);
+		host_drop(v, now);
+		if (c->read_wait_pct > 0 && v->host_n)   /* behind the write in service */
+			done += (uint64_t)llround((double)(v->host_end_ns[v->host_head] - now) *
+						  c->read_wait_pct / 100.0);
 	}
 	iolat_sim_evq_at(d->evq, done, on_done, d, (uint64_t)(uintptr_t)r);
 	return 0;
