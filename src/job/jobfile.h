@@ -93,6 +93,7 @@ struct iolat_jobfile_group {
 	int parent;                      /* index in groups[], or IOLAT_GROUP_ROOT */
 	uint64_t target_ns;              /* 0: none ("max" or not given) */
 	unsigned weight;                 /* 1..10000; 0: not given (IOLAT_WEIGHT_DEFAULT) */
+	uint64_t throttle_bps;           /* iolat sim: a static kernel-throttle cap, bytes/s; 0: none */
 	struct iolat_scen_vals scen_vals;/* scenario keys set in its section */
 	bool declared;                   /* a [group:PATH] section exists */
 	unsigned line;                   /* line of the section, or of the first use */
@@ -206,6 +207,10 @@ struct iolat_jobfile_global {
 					  * runtime starts; the report leaves it out */
 	double percentiles[IOLAT_MAX_PERCENTILES]; /* percentile_list=, in the JSON */
 	unsigned nr_percentiles;
+	/* iolat sim's kernel-throttle plant (docs/simulator-scenarios.md section 6); all 0: off */
+	uint64_t throttle_slice_ns;      /* the throttle grants its budget per slice; 0: smoothly */
+	uint64_t actuate_period_ns;      /* the actuator reads the controller's rate this often */
+	uint64_t actuate_delay_ns;       /* ... and the value takes effect this much later */
 };
 
 /* A device-model parameter (hdd_*, ssd_*, badssd_*), kept verbatim for the simulator. */

@@ -109,6 +109,9 @@ const struct iolat_opt jf_opts[] = {
 	  .min = IOLAT_WEIGHT_MIN, .max = IOLAT_WEIGHT_MAX,
 	  .help = "the group's weight, 1-10000 as io.weight's (default 100): active siblings share "
 	  "the device in proportion (docs/weights.md); any weight= turns weights on" },
+	{ .name = "throttle_bps", .type = IOLAT_OPT_RATE, .where = IOLAT_OPT_IN_GROUP, GRPF(throttle_bps),
+	  .def = "0", .help = "iolat sim: a static cap on the group as the kernel's block throttle "
+	  "applies it (in throttle_slice slices), bytes/s; 0: none" },
 	/* safety: writing to block devices */
 	{ .name = "allow_mounted_write", .type = IOLAT_OPT_BOOL, .where = IN_JOBS,
 	  JOBF(allow_mounted_write), .def = "0",
@@ -148,6 +151,18 @@ const struct iolat_opt jf_opts[] = {
 	{ .name = "seed", .type = IOLAT_OPT_UINT, .where = IOLAT_OPT_IN_GLOBAL, GLOBF(seed),
 	  .min = 0, .max = UINT64_MAX, .def = "1", .help = "random seed of the workloads and the simulator",
 	  .has_given = true, .given_off = offsetof(struct iolat_jobfile_global, seed_set) },
+	{ .name = "throttle_slice", .type = IOLAT_OPT_TIME_US, .where = IOLAT_OPT_IN_GLOBAL,
+	  GLOBF(throttle_slice_ns), .def = "0", .max = 10ull * NSEC_PER_SEC,
+	  .help = "iolat sim: the kernel-throttle plant releases a limited group's budget per "
+	  "slice this long, in clumps (v1: 100ms); 0: smoothly. This key, actuate_* or "
+	  "throttle_bps turn the plant on in place of the pace gate" },
+	{ .name = "actuate_period", .type = IOLAT_OPT_TIME_US, .where = IOLAT_OPT_IN_GLOBAL,
+	  GLOBF(actuate_period_ns), .def = "0", .max = 10ull * NSEC_PER_SEC,
+	  .help = "iolat sim: the plant reads the adaptive rate and writes it as the group's "
+	  "throttle limit this often (iolatd's round: 100ms); 0: every 1ms" },
+	{ .name = "actuate_delay", .type = IOLAT_OPT_TIME_US, .where = IOLAT_OPT_IN_GLOBAL,
+	  GLOBF(actuate_delay_ns), .def = "0", .max = 10ull * NSEC_PER_SEC,
+	  .help = "iolat sim: a written limit takes effect this much later" },
 	{ .name = "hdd_", .type = IOLAT_OPT_PARAM, .where = IOLAT_OPT_IN_GLOBAL,
 	  .help = "HDD model parameters (checked by iolat sim)" },
 	{ .name = "ssd_", .type = IOLAT_OPT_PARAM, .where = IOLAT_OPT_IN_GLOBAL,

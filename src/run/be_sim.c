@@ -123,7 +123,13 @@ static void take_sample(struct sim *s, uint64_t now)
 				sm->windows_ok = st.windows_ok;
 				sm->windows_missed = st.windows_missed;
 				sm->stalled_windows = st.stalled_windows;
+				sm->pace_bps = st.pace_bps;
 			}
+		}
+		if (s->thr_on && ri != s->root_row) {
+			sm->thr_bps = sim_thr_bps(s, ri);
+			sm->thr_sent = s->thr[ri].sent_bytes;
+			s->thr[ri].sent_bytes = 0;
 		}
 		iolat_hist_reset(&row->hs);
 		row->s_bytes = 0;
@@ -333,7 +339,17 @@ static void pump(struct sim_job *j, uint64_t now)
 				return;
 			}
 		}
-		if (j->c.g && !(j->c.job->ioflags & (IOLAT_IO_META | IOLAT_IO_SWAP))) {
+		if (s->thr_on) {
+			/* The kernel-throttle plant instead of the pace gate (be_sim_throttle.c). */
+			uint64_t wait = sim_thr_due(s, j->c.row, j->c.job->bs, j->c.job->ioflags &
+						    (IOLAT_IO_META | IOLAT_IO_SWAP), now);
+
+			if (wait) {
+				iolat_workload_hold(&j->c.wl, now + wait);
+				schedule_pump(j, now + wait);
+				return;
+			}
+		} else if (j->c.g && !(j->c.job->ioflags & (IOLAT_IO_META | IOLAT_IO_SWAP))) {
 			/* The adaptive mode's pace gate: a retry event when it says. */
 			uint64_t pace = iolat_group_pace_due(j->c.g, j->c.job->bs, now);
 
@@ -391,6 +407,7 @@ static void run_events(struct sim *s)
 		iolat_sim_evq_at(&s->q, r->start_ns + r->jf->global.ramp_ns, ramp_ev, s, 0);
 	if (r->ctl)
 		iolat_sim_evq_after(&s->q, SIM_TICK_NS, tick_ev, s, 0);
+	sim_thr_start(s);
 	iolat_sim_evq_after(&s->q, r->res->sample_ns, sample_ev, s, 0);
 	for (unsigned i = 0; i < r->nr_clones; i++)
 		schedule_pump(sim_job_at(s, i), r->start_ns);

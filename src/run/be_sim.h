@@ -69,6 +69,20 @@ struct sim_row {
 	size_t cap_samples, cap_windows;
 };
 
+/* The kernel-throttle plant's state of one row (be_sim_throttle.c). */
+struct sim_thr {
+	uint64_t static_bps;       /* throttle_bps= (0: none) */
+	uint64_t ctl_bps;          /* the controller's rate, in force (0: none) */
+	uint64_t written_bps;      /* ... as the actuator wrote it last */
+	uint64_t slice_start;      /* the current slice's start */
+	int64_t used;              /* bytes charged in it (< 0: carried from the last) */
+	uint64_t next_issue;       /* throttle_slice=0: the smooth limit's virtual time */
+	uint64_t served_bytes, served_ios; /* since the last round */
+	uint64_t sent_bytes;       /* since the last sample */
+	uint64_t *pend;            /* written limits not yet in force: a ring */
+	unsigned pend_cap, pend_head, pend_n;
+};
+
 /* The backend's state of one run (run->be_state). */
 struct sim {
 	struct run *r;
@@ -83,6 +97,8 @@ struct sim {
 	uint64_t last_sample;
 	uint64_t inflight;         /* I/O issued and not completed */
 	bool stopped;              /* the measured run is over */
+	bool thr_on;               /* the kernel-throttle plant replaces the pace gate */
+	struct sim_thr *thr;       /* per row, when thr_on */
 	int error;                 /* first internal error (-ENOMEM) */
 };
 
@@ -96,5 +112,17 @@ static inline struct sim_job *sim_job_at(const struct sim *s, unsigned i)
 void sim_io_granted(struct iolat_waiter *w);
 void sim_io_complete(struct iolat_sim_req *r, uint64_t now);
 int sim_drive(struct run *r, char *err, size_t errlen);
+
+/* be_sim_throttle.c: the kernel-throttle plant. Does @jf ask for it; can it
+ * run (-EINVAL and one line if not); its state after the rows have their
+ * groups; its first round; how long an I/O of @bytes of row @row waits at
+ * @now (0: it went and is charged; @bypass: never waits); its teardown. */
+bool sim_thr_wanted(const struct iolat_jobfile *jf);
+int sim_thr_check(const struct iolat_jobfile *jf, char *err, size_t errlen);
+int sim_thr_setup(struct sim *s);
+void sim_thr_start(struct sim *s);
+uint64_t sim_thr_due(struct sim *s, unsigned row, uint64_t bytes, bool bypass, uint64_t now);
+uint64_t sim_thr_bps(const struct sim *s, unsigned row);
+void sim_thr_free(struct sim *s);
 
 #endif /* IOLAT_RUN_BE_SIM_H */

@@ -174,6 +174,8 @@ static int sim_prepare(struct run *r, char *err, size_t errlen)
 	struct sim *s = r->be_state;
 	int ret = refuse_cgroups(r->jf, err, errlen);
 
+	if (!ret)
+		ret = sim_thr_check(r->jf, err, errlen);
 	if (ret)
 		return ret;
 	s->r = r;
@@ -260,7 +262,7 @@ static int sim_setup_done(struct run *r, char *err, size_t errlen)
 	if (r->ctl)
 		s->rows[s->root_row].g = iolat_ctl_root(r->ctl);
 	s->active = r->nr_clones;
-	return 0;
+	return sim_thr_setup(s);
 }
 
 static void sim_teardown(struct run *r, bool failed)
@@ -269,6 +271,7 @@ static void sim_teardown(struct run *r, bool failed)
 
 	if (!s->r)
 		return;   /* prepare did not run */
+	sim_thr_free(s);
 	iolat_sim_dev_destroy(s->dev);
 	for (unsigned i = 0; i < r->nr_clones; i++)
 		free(sim_job_at(s, i)->ios);

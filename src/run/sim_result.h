@@ -33,6 +33,9 @@ struct iolat_sim_sample {
 	uint64_t throttled_ns, delay_ns, slept_ns;   /* cumulative, controller's */
 	uint64_t scale_downs, scale_ups, windows_ok, windows_missed; /* cumulative */
 	uint64_t stalled_windows; /* cumulative: closed while its I/O stalled (adaptive) */
+	uint64_t pace_bps;      /* the adaptive mode's rate for the group then (0: none) */
+	uint64_t thr_bps;       /* the kernel-throttle plant's limit in force then (0: none or off) */
+	uint64_t thr_sent;      /* bytes it let through in this sample interval (bypass too) */
 };
 
 /* One latency window of a group with a target, on a fixed grid from the start
@@ -74,6 +77,7 @@ struct iolat_sim_result {
 	uint64_t drain_ns;            /* after the end, until the last I/O completed */
 	uint64_t events;              /* events run */
 	uint64_t nr_submitted, nr_completed;
+	uint64_t thr_writes, thr_applied; /* the kernel-throttle plant: limits written, put in force */
 	unsigned nr_groups;           /* jobfile groups, then the root row */
 	struct iolat_sim_group *groups;
 	size_t nr_samples;

@@ -30,7 +30,7 @@ for k in filename size offset rw rwmixread bs iodepth runtime time_based startde
 	 rate rate_process thinktime direct ioengine numjobs verify group cgroup burst_on burst_off ioflags \
 	 target device nr_requests rotational control kernel_compat seed 'hdd_\*' 'ssd_\*' 'badssd_\*' \
 	 blocksize name ramp_time randrepeat norandommap percentile_list allow_mounted_write \
-	 allow_signature_write; do
+	 allow_signature_write throttle_slice actuate_period actuate_delay throttle_bps; do
 	grep -Eq "(^|\|)$k( |\|)" "$tmp/keys" || fail "help keys lacks $k"
 done
 # fio's keys: the accepted aliases and what to use instead of the others
