@@ -71,6 +71,8 @@ badparse not_number ":3: key 'hdd_rpm': expected a number" '[global]\ndevice=hdd
 badparse out_of_range ":3: key 'ssd_units': 0 is out of range" '[global]\ndevice=ssd\nssd_units=0\n[j]\nruntime=1s\n'
 badparse inconsistent ":4: key 'ssd_gc_min_ms': needs" '[global]\ndevice=ssd\nssd_gc_max_ms=1\nssd_gc_min_ms=3\n[j]\nruntime=1s\n'
 badparse no_runtime ":2: job 'j': the simulator needs runtime= or size=" '\n[j]\nrw=randread\n'
+badparse plant_weights ":3: key 'weight': group 'a': the simulator's kernel-throttle plant" '[global]\nthrottle_slice=100ms\n[group:a]\nweight=200\n[j]\ngroup=a\nruntime=1s\n'
+badparse plant_slice ":2: key 'throttle_slice': expected a duration" '[global]\nthrottle_slice=abc\n[j]\nruntime=1s\n'
 for f in examples/sim-*.ini; do
 	"$IOLAT" sim --parse-only "$f" >"$dir/out" 2>"$dir/err" && grep -q ': ok (' "$dir/out" ||
 		fail "--parse-only $f: $(cat "$dir/err")"
