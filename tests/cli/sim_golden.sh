@@ -39,4 +39,7 @@ case_ knee-default.txt examples/sim-knee.ini
 # weights (docs/weights.md): two writers 100:300, and four stacked workloads
 case_ weights.txt examples/sim-weights.ini
 case_ weights-stacked.json examples/sim-weights-stacked.ini --output-format=json
+# the kernel-throttle plant (docs/simulator-scenarios.md section 6): the adaptive mode
+# through iolatd's round and the block throttle's 100 ms slices, on the calibrated vdisk
+case_ openloop-throttle.txt examples/sim-openloop-throttle.ini
 exit $failed
