@@ -29,6 +29,7 @@
 
 #include "iolatency.h"
 #include "run/be_sim.h"
+#include "run/be_sim_throttle.h"
 #include "util/errmsg.h"
 #include "util/grow.h"
 

@@ -14,6 +14,7 @@
 #include "iolatency_internal.h"   /* iolat_window_ns() */
 #include "conf/suggest.h"
 #include "run/be_sim.h"
+#include "run/be_sim_throttle.h"
 #include "sim/registry.h"
 #include "util/errmsg.h"
 

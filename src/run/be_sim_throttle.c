@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/be_sim.h"
+#include "run/be_sim_throttle.h"
 #include "util/errmsg.h"
 
 #define THR_DEF_ROUND_NS NSEC_PER_MSEC   /* actuate_period=0: rounds this often */
