@@ -6,7 +6,8 @@
  *
  *  - off: a missed window starts a measurement of what the siblings do
  *    unthrottled; after two more missed windows the first limit is 0.9 x the
- *    best of them. A lone miss (a good window while measuring) limits nothing.
+ *    best of them, or the last episode's cruise rate (its memory, 30 s) when
+ *    lower. A lone miss (a good window while measuring) limits nothing.
  *  - limited: the protected group is judged per QoS period (about 1 s of its
  *    windows, windows within 200 ms of a cut aside): bad when more than 10 %
  *    of its I/Os (or of its windows) were late, good under 7.5 %, nothing in
@@ -26,6 +27,9 @@
  *    row, not above 0.99 x a probe that failed in the last 10 s); held, the
  *    next probe follows at once; not held, a short period at 0.92 x the
  *    estimate drains what it queued, then cruise again.
+ *  - drowning: a judged window >= 90 % late, its mean >= 4 x the target,
+ *    while the limit binds, is cut at once by the far step, again at the next
+ *    judged window while each such cut lowered the mean by 10 %.
  *  - emergency: a window with more than half its I/Os late while the limit
  *    binds ends a probe at once, or (no cut in the last period) cuts to 0.9 x
  *    what was delivered over the last second (or since the last change or
@@ -61,17 +65,36 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
+/* What a limited episode that ends leaves the next one: its cruise rate
+ * under the knee estimate, else the limit in force. */
+static void remember(struct iolat_knee *k)
+{
+	uint64_t est = knee_good_rate(k, k->last_obs);
+	uint64_t in_force = k->force_bps ? k->force_bps : k->limit_bps;
+
+	if (k->phase < KNEE_LIMIT)
+		return;
+	k->mem_bps = est ? knee_scale_pm(est, KNEE_CRUISE_PM) : in_force;
+	k->mem_at = k->last_obs;
+}
+
 void knee_reset(struct iolat_knee *k)
 {
 	uint64_t probes = k->probes, fails = k->probe_fails, backoffs = k->backoffs;
 	uint64_t emergencies = k->emergencies, last_obs = k->last_obs;
+	uint64_t mem_bps, mem_at;
 
+	remember(k);
+	mem_bps = k->mem_bps;
+	mem_at = k->mem_at;
 	memset(k, 0, sizeof(*k));
 	k->probes = probes;
 	k->probe_fails = fails;
 	k->backoffs = backoffs;
 	k->emergencies = emergencies;
 	k->last_obs = last_obs;
+	k->mem_bps = mem_bps;
+	k->mem_at = mem_at;
 }
 
 uint64_t knee_next_probe_ns(const struct iolat_knee *k)
@@ -177,6 +200,8 @@ static bool take_force(struct iolat_knee *k, const struct knee_obs *o)
 static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, bool ok,
 			     uint64_t d_bps, uint64_t d_iops)
 {
+	uint64_t first_bps, first_iops;
+
 	if (ok) {
 		/* A lone miss: nothing limited. */
 		knee_reset(k);
@@ -197,9 +222,15 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 	k->cycle = KNEE_CRUISE;
 	k->used_at = o->now;
 	k->force_bps = k->force_iops = 0; /* none in force yet */
-	set_limit(k, knee_scale_pm(k->base_bps, KNEE_FIRST_PM),
-		  k->base_iops ? knee_scale_pm(k->base_iops, KNEE_FIRST_PM) : 0, o->now,
-		  IOLAT_STEP_LIMIT);
+	first_bps = knee_scale_pm(k->base_bps, KNEE_FIRST_PM);
+	first_iops = k->base_iops ? knee_scale_pm(k->base_iops, KNEE_FIRST_PM) : 0;
+	if (k->mem_bps && o->now - k->mem_at < KNEE_MEMORY_NS && k->mem_bps < first_bps) {
+		/* The knee of an episode that just ended: the I/O rate keeps today's ratio. */
+		first_iops = first_iops ? max_u64((uint64_t)((double)first_iops * (double)k->mem_bps /
+							       (double)first_bps), 1) : 0;
+		first_bps = k->mem_bps;
+	}
+	set_limit(k, first_bps, first_iops, o->now, IOLAT_STEP_LIMIT);
 	return KNEE_SET;
 }
 
@@ -442,10 +473,41 @@ static enum knee_act emergency(struct iolat_knee *k, const struct knee_obs *o)
 	return cut(k, o->now, d_bps, 1000 - KNEE_EMERGENCY_CUT_PM, 0, false);
 }
 
+/*
+ * A judged window nearly all late, its mean 4 x the target or more, while the
+ * limit binds (an open-loop reader queued behind the writer): cut by far at once rather than at the period's
+ * end, for as long as each such cut lowered the window's mean by 10 % (a
+ * target out of reach is left to the period and its futility rule). Any
+ * judged window not drowning ends the chain.
+ */
+static bool drowning(struct iolat_knee *k, const struct knee_obs *o, bool bound)
+{
+	if (!o->nr || o->missed * 1000 < o->nr * KNEE_DROWN_PM || !o->target_ns ||
+	    o->sum_ns / o->nr < o->target_ns * KNEE_DROWN_MUL) {
+		k->drown_mean_ns = 0;
+		return false;
+	}
+	if (k->phase != KNEE_LIMIT || k->cycle == KNEE_UP || !bound || k->futile_steps)
+		return false;
+	return !k->drown_mean_ns ||
+	       o->sum_ns / o->nr <= knee_scale_pm(k->drown_mean_ns, KNEE_DROWN_HELP_PM);
+}
+
+static enum knee_act drown_cut(struct iolat_knee *k, const struct knee_obs *o)
+{
+	uint64_t d_bps = knee_ring_rate(k);
+
+	k->drown_mean_ns = o->sum_ns / o->nr;
+	k->bad_streak = k->bad_streak ? k->bad_streak : 1;
+	if (k->since_dt >= KNEE_SINCE_NS)
+		d_bps = min_u64(d_bps, knee_per_sec(k->since_bytes, k->since_dt));
+	return cut(k, o->now, d_bps, cut_steps[0], knee_late_step_pm(o->missed, o->nr), false);
+}
+
 static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, bool ok,
 			     uint64_t dt, uint64_t d_bps, uint64_t d_iops)
 {
-	bool in_force = take_force(k, o), bound;
+	bool in_force = take_force(k, o), bound, judged;
 	uint64_t len = k->cycle == KNEE_CRUISE && k->decision != IOLAT_STEP_LIMIT ? KNEE_PERIOD_NS :
 		       KNEE_UP_NS; /* a probe, a drain, the first limit: judged sooner */
 
@@ -460,9 +522,12 @@ static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, boo
 		(k->force_iops && d_iops >= knee_scale_pm(k->force_iops, KNEE_BIND_PM));
 	if (bound)
 		k->used_at = o->now;
+	judged = in_force && (k->cycle == KNEE_UP || o->now - k->force_at > KNEE_SETTLE_NS);
+	if (judged && drowning(k, o, bound))
+		return drown_cut(k, o);
 	if (emergency_due(k, o, ok, bound))
 		return emergency(k, o);
-	if (!in_force || (k->cycle != KNEE_UP && o->now - k->force_at <= KNEE_SETTLE_NS))
+	if (!judged)
 		return KNEE_NONE; /* not judged: not in force, or still settling */
 	if (k->phase == KNEE_FUTILE) /* a window is late against 1.5 x the best mean */
 		ok = o->nr && o->sum_ns / o->nr <= knee_scale_pm(k->best_mean_ns, KNEE_WORSE_PM);

@@ -53,6 +53,10 @@
 #define KNEE_HISTORY           8u  /* levels remembered for the futility rule ... */
 #define KNEE_LEVEL_WINDOWS     3u  /* ... each known once it has this many judged windows */
 #define KNEE_RING             16u  /* windows remembered for the delivered rate */
+#define KNEE_DROWN_PM        900u  /* drowning: a judged window with >= 90 % of its I/Os late ... */
+#define KNEE_DROWN_MUL          4u  /* ... and a mean >= 4 x the target ... */
+#define KNEE_DROWN_HELP_PM   900u  /* ... cut at once by far while each such cut lowers the mean 10 % */
+#define KNEE_MEMORY_NS 30000000000ull /* an episode's knee is the next one's first limit for 30 s */
 
 enum knee_phase {
 	KNEE_OFF = 0,   /* nothing limited */
@@ -74,6 +78,7 @@ struct knee_obs {
 	uint64_t win_ns;       /* the protected group's window length */
 	uint64_t nr, missed;   /* its latencies in the window, and those >= target */
 	uint64_t sum_ns;       /* their sum */
+	uint64_t target_ns;    /* the protected group's target (0: unknown, never drowning) */
 	uint64_t bytes, ios;   /* the limited siblings' I/O served since the last call */
 	uint64_t waited;       /* how many of those waited at the pace gate */
 	/* The actuator's word (iolat_group_observe_applied()): when @applied is
@@ -129,6 +134,9 @@ struct iolat_knee {
 	uint32_t nr_lv;
 	uint32_t futile_steps;
 	uint64_t best_mean_ns;        /* unattainable: the best mean seen (the reference) */
+	uint64_t drown_mean_ns;       /* the mean of the window that made the last drowning cut */
+	/* Kept across episodes (knee_reset): the last limited episode's knee. */
+	uint64_t mem_bps, mem_at;     /* its cruise rate (or limit in force), and when it ended */
 	uint64_t probes, probe_fails, backoffs, emergencies;
 };
 
