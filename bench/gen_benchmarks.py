@@ -22,6 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as B  # noqa: E402
+import gen_calibrate  # noqa: E402  (section 10)
 import gen_control  # noqa: E402  (section 3)
 import gen_openloop  # noqa: E402  (section 8)
 import gen_oracle  # noqa: E402  (sections 4 and 7)
@@ -912,9 +913,10 @@ def headlines(res):
     h = gen_openloop.headline(res)
     if h:
         out.append(h)
-    h = gen_weights.headline(res)
-    if h:
-        out.append(h)
+    for gen in (gen_weights, gen_calibrate):
+        h = gen.headline(res)
+        if h:
+            out.append(h)
     text = load_text(os.path.join(res, "scale.txt")) or ""
     rows = {}
     for l in text.splitlines():
@@ -956,6 +958,7 @@ def generate(res, out, quick):
     gen_oracle.section(body, res, "iolatd.json")
     gen_openloop.section(body, res)
     gen_weights.section(body, res)
+    gen_calibrate.section(body, res)
 
     doc = Doc()
     doc.w("# Benchmarks")

@@ -5,15 +5,16 @@
 # raw outputs in bench/results/ and regenerates BENCHMARKS.md with
 # bench/gen_benchmarks.py.
 #
-#   bench/run_all.sh            the full suite (~2 h 20 on 2 cores: sections 4, 7, 8 and 9
-#                               take ~17, ~12, ~85 and ~9 min, more when runs disturbed by
+#   bench/run_all.sh            the full suite (~2 h 30 on 2 cores: sections 4, 7, 8, 9 and 10
+#                               take ~17, ~12, ~85, ~9 and ~8 min, more when runs disturbed by
 #                               other traffic on the disk are run again), writes BENCHMARKS.md
 #   bench/run_all.sh --quick    a smoke run (~15 min; sections 8 and 9 ~8 and ~2): short runs,
 #                               fewer repeats; results and markdown go to bench/results/quick/
 #                               (BENCHMARKS.md is left alone)
 # options:
-#   --sections LIST   run only these sections (e.g. 1,5; 1-9, all by default: 9 is
-#                     iolatd's weights, bench_weights.py); the others are taken
+#   --sections LIST   run only these sections (e.g. 1,5; 1-10, all by default: 9 is
+#                     iolatd's weights, bench_weights.py; 10 is iolat calibrate against
+#                     the oracle sweep, bench_calibrate.py); the others are taken
 #                     from the results already in the results folder
 #   --dir D           where the real-disk files go (default /var/tmp/iolat-bench;
 #                     up to about 6 GiB, removed at the end)
@@ -26,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 QUICK=0
-SECTIONS=1,2,3,4,5,6,7,8,9
+SECTIONS=1,2,3,4,5,6,7,8,9,10
 DIR=/var/tmp/iolat-bench
 BUILD=1
 GEN_ONLY=0
@@ -40,7 +41,7 @@ while [ $# -gt 0 ]; do
 	--dir=*) DIR=${1#*=} ;;
 	--no-build) BUILD=0 ;;
 	--gen-only) GEN_ONLY=1; BUILD=0 ;;
-	-h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run_all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -88,7 +89,7 @@ if [ "$GEN_ONLY" = 0 ]; then
 	: >"$TIMES.new"
 	# Keep the other sections' records when running a subset.
 	if [ -f "$CMDS" ]; then
-		for s in 0 1 2 3 4 5 6 7 8 9; do
+		for s in 0 1 2 3 4 5 6 7 8 9 10; do
 			want "$s" && continue
 			[ "$s" = 0 ] && [ "$BUILD" = 1 ] && continue
 			grep -P "^$s\t" "$CMDS" >>"$CMDS.new" || true
@@ -153,6 +154,11 @@ if [ "$GEN_ONLY" = 0 ]; then
 	if want 9; then
 		# the same needs as 7: two sibling cgroups weighted by iolatd.conf, unmodified fio
 		section 9 weights $PY bench/bench_weights.py $Q --iolatd "$O/iolatd" --dir "$DIR" --out "$RES"
+	fi
+	if want 10; then
+		# root and a cgroup hierarchy with the block throttle: iolat calibrate against the
+		# oracle sweep (the kernel's throttle bisected), 4 repetitions, ~8 min
+		section 10 calibrate $PY bench/bench_calibrate.py $Q --iolat "$IOLAT" --dir "$DIR" --out "$RES"
 	fi
 	rm -f "$DIR/engine.dat"
 	rmdir "$DIR" 2>/dev/null || true

@@ -17,7 +17,7 @@ set -u
 command -v python3 >/dev/null || skip "python3 not installed"
 bash bench/run_all.sh --help | grep -q "9 is" ||
 	{ echo "FAIL: run_all.sh --help: no section 9"; exit 1; }
-grep -q '^SECTIONS=1,2,3,4,5,6,7,8,9$' bench/run_all.sh ||
+grep -qE '^SECTIONS=([0-9]+,)*9(,[0-9]+)*$' bench/run_all.sh ||
 	{ echo "FAIL: 9 not in the default sections"; exit 1; }
 echo "ok: run_all.sh lists section 9 (default and --help)"
 exec python3 -B - <<'PY'
