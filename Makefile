@@ -14,6 +14,8 @@
 #   make man        the man pages from man/*.scd (scdoc), into $(O)/man
 #   make vm-test    iolatd on Debian 12's stock kernel under QEMU (tests/vm; minutes, see docs/iolatd.md)
 #   make vm-quickstart  README.md's quick start verbatim in a systemd guest (tests/vm/sysd.sh; minutes)
+#   make vm-weights iolatd's weights against the kernel's io.cost in the same guest (bench/vm_weights.sh;
+#                   a benchmark, ~10 min: writes bench/results/vm_weights.json, not run by make test)
 #   make deb        the Debian packages (dpkg-buildpackage in $(O)/pkg; scripts/package_check.sh checks them)
 # CC=clang works too. Every source module is found by wildcard: adding a file needs no edit here.
 
@@ -98,7 +100,7 @@ TEST_HELP := $(patsubst %.c,$(O)/%.o,$(wildcard tests/helpers/*.c))
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(patsubst %.c,$(O)/%,$(BENCH_SRC))
 
-.PHONY: all lib test tests bench clean check-core-deps check-layers check-functions install man vm-test vm-quickstart deb FORCE
+.PHONY: all lib test tests bench clean check-core-deps check-layers check-functions install man vm-test vm-quickstart vm-weights deb FORCE
 
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
@@ -245,6 +247,10 @@ endif
 # iolatd on Debian 12's stock 6.1 kernel in a QEMU guest: tests/vm/run.sh (everything under $(O)/vm).
 vm-test: $(IOLAT) $(IOLATD)
 	O=$(O) bash tests/vm/run.sh
+
+# Issue 28's VM anchor: no control, io.cost and iolatd's weights, side by side in one guest (a benchmark).
+vm-weights: $(IOLAT) $(IOLATD)
+	O=$(O) bash bench/vm_weights.sh
 
 # README.md's quick start, verbatim, on Debian 12 with systemd (root, mmdebstrap; minutes).
 vm-quickstart:

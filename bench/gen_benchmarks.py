@@ -917,6 +917,9 @@ def headlines(res):
         h = gen.headline(res)
         if h:
             out.append(h)
+    h = gen_weights.vm_headline(res)
+    if h:
+        out.append(h)
     text = load_text(os.path.join(res, "scale.txt")) or ""
     rows = {}
     for l in text.splitlines():

@@ -5,12 +5,14 @@ iolatd's weights) with each group's MB/s and share against its weight's, the
 share error per second (median and worst second), the combined total against
 the uncontrolled run of the same repetition, and the reaction to a sibling
 that starts and stops; issue 28's real-disk goals, each judged repetition by
-repetition with the count held; and what was not measured. Rules: shares.py.
-Called by gen_benchmarks.py (one thread).
+repetition with the count held; what was not measured; and the VM comparison
+with the kernel's io.cost (gen_vmweights.py). Rules: shares.py. Called by
+gen_benchmarks.py (one thread).
 """
 import os
 
 import benchlib as B
+import gen_vmweights
 import genlib as G
 import judge as J
 import shares as S
@@ -249,11 +251,9 @@ def not_measured(doc, d=None):
         here = " (this run: cgroup %s, the disk's scheduler %s)" % (
             d.get("cgroup", "?"), d.get("scheduler") or "?")
     doc.w("**Not measured here.** The side-by-side comparison with the kernel's io.weight "
-          "under io.cost (issue 28's VM goal: the same fio workloads in the stock-kernel VM, "
-          "Debian's 6.1 with `CONFIG_BLK_CGROUP_IOCOST=y`, its default model and QoS, against "
-          "iolatd's weights in the same guest and run) needs cgroup v2 with io and io.cost on "
-          "the disk, which this machine does not give%s; it belongs to tests/vm, not to this "
-          "section. The simulator's stacked scenarios (shares within ±5 %%) are judged by "
+          "under io.cost (issue 28's VM goal) needs cgroup v2 with io and io.cost on the disk, "
+          "which this machine does not give%s: it is measured in the stock-kernel VM, below. "
+          "The simulator's stacked scenarios (shares within ±5 %%) are judged by "
           "`tests/sim/test_scen_weights.c` and its goldens, not here." % here)
     doc.w()
 
@@ -268,8 +268,8 @@ def section(doc, res):
         doc.w()
         doc.goal(SEC, "iolatd's weights on the real disk (issue 28)", "-", None, "not run: " + why)
         not_measured(doc)
-        doc.goal(SEC, "Weights in the VM: share error and work conservation no worse than the "
-                 "kernel's io.cost", "-", None, "not measured in this section (tests/vm)")
+        gen_vmweights.section(doc, res)
+        gen_vmweights.goals(doc, res)
         return
     intro(doc, d)
     disturbance(doc, d)
@@ -284,8 +284,8 @@ def section(doc, res):
         goals(doc, case, verdicts(d, case))
     doc.goal(SEC, "Weights, tuning: none (no model, no calibration run, no per-device table)",
              "iolatd.conf: `device=` and `weight=` only", True, "")
-    doc.goal(SEC, "Weights in the VM: share error and work conservation no worse than the "
-             "kernel's io.cost", "-", None, "not measured in this section (tests/vm)")
+    gen_vmweights.section(doc, res)
+    gen_vmweights.goals(doc, res)
 
 
 def headline(res):
@@ -313,3 +313,8 @@ def headline(res):
                 G.rng(B.summary([v["iolatd"]["react_stop_s"] for v in vs]), f_s)))
     return "**Weights** (section %s, iolatd, unmodified fio): " % SEC + "; ".join(bits) + "." \
         if bits else None
+
+
+def vm_headline(res):
+    """The VM comparison's line (gen_vmweights.py), for gen_benchmarks.py."""
+    return gen_vmweights.headline(res)

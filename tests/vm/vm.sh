@@ -3,7 +3,8 @@
 # A cgroup v2 test machine from Debian 12's stock kernel, under QEMU.
 #   tests/vm/vm.sh [-o OUTDIR] SCENARIO [ARGS...]
 # Builds, under OUTDIR (default $O/vm, $O = build), everything the guest needs
-# (executables in $O/vm-extra/ go in too, for comparisons):
+# (executables in $O/vm-extra/ go in too, for comparisons, and those VM_EXTRA
+# names, space-separated paths, e.g. VM_EXTRA=/usr/bin/fio):
 #   kernel/   Debian's linux-image package (apt-get download, dpkg-deb -x; never
 #             installed on the host), VM_KERNEL_PKG picks it (default: the real
 #             package behind linux-image-cloud-amd64; linux-image-amd64 works too)
@@ -54,7 +55,7 @@ build_initramfs() {
 	done
 	[ -d "$root/lib64" ] || mkdir -p "$root/lib64"
 	# Other programs for a measurement (e.g. another build of iolatd to compare).
-	for b in "$top/$O"/vm-extra/*; do
+	for b in "$top/$O"/vm-extra/* ${VM_EXTRA:-}; do
 		[ -x "$b" ] && copy_with_libs "$b" "$root"
 	done
 	copy_virtio_modules "$root/lib/modules" || return 1
