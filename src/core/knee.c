@@ -460,23 +460,31 @@ static bool emergency_due(const struct iolat_knee *k, const struct knee_obs *o, 
 	return !k->cut_at || o->now - k->cut_at >= KNEE_PERIOD_NS;
 }
 
-static enum knee_act emergency(struct iolat_knee *k, const struct knee_obs *o)
+/* The base of a cut between periods: the rate delivered over the last second
+ * of windows, or since the last change when that spans long enough and is
+ * lower (a knee that dropped shows since the change). */
+static uint64_t recent_rate(const struct iolat_knee *k)
 {
 	uint64_t d_bps = knee_ring_rate(k);
 
+	if (k->since_dt >= KNEE_SINCE_NS)
+		d_bps = min_u64(d_bps, knee_per_sec(k->since_bytes, k->since_dt));
+	return d_bps;
+}
+
+static enum knee_act emergency(struct iolat_knee *k, const struct knee_obs *o)
+{
 	k->emergencies++;
 	if (k->cycle == KNEE_UP && !k->pending)
 		return probe_end(k, o->now, true);
 	k->bad_streak = k->bad_streak ? k->bad_streak : 1;
-	if (k->since_dt >= KNEE_SINCE_NS) /* a knee that dropped shows since the change */
-		d_bps = min_u64(d_bps, knee_per_sec(k->since_bytes, k->since_dt));
-	return cut(k, o->now, d_bps, 1000 - KNEE_EMERGENCY_CUT_PM, 0, false);
+	return cut(k, o->now, recent_rate(k), 1000 - KNEE_EMERGENCY_CUT_PM, 0, false);
 }
 
 /*
  * A judged window nearly all late, its mean 4 x the target or more, while the
- * limit binds (an open-loop reader queued behind the writer): cut by far at once rather than at the period's
- * end, for as long as each such cut lowered the window's mean by 10 % (a
+ * limit binds (an open-loop reader queued behind the writer): cut by far at
+ * once rather than at the period's end, for as long as each such cut lowered the window's mean by 10 % (a
  * target out of reach is left to the period and its futility rule). Any
  * judged window not drowning ends the chain.
  */
@@ -495,13 +503,10 @@ static bool drowning(struct iolat_knee *k, const struct knee_obs *o, bool bound)
 
 static enum knee_act drown_cut(struct iolat_knee *k, const struct knee_obs *o)
 {
-	uint64_t d_bps = knee_ring_rate(k);
-
 	k->drown_mean_ns = o->sum_ns / o->nr;
 	k->bad_streak = k->bad_streak ? k->bad_streak : 1;
-	if (k->since_dt >= KNEE_SINCE_NS)
-		d_bps = min_u64(d_bps, knee_per_sec(k->since_bytes, k->since_dt));
-	return cut(k, o->now, d_bps, cut_steps[0], knee_late_step_pm(o->missed, o->nr), false);
+	return cut(k, o->now, recent_rate(k), cut_steps[0], knee_late_step_pm(o->missed, o->nr),
+		   false);
 }
 
 static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, bool ok,
