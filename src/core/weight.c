@@ -18,9 +18,11 @@
  *    weight. When every one is a donor, what is left is spread by weight.
  *  - an inactive child's budget is what it would get joining the active
  *    ones (its weight's part of the pool with itself counted).
- *  - the capacity estimate: the device's total when a budgeted group fell
- *    short of its budget (the device was the limit), growing by steps while
- *    every budget is met, never lowered while nothing is budgeted.
+ *  - the capacity estimate: the device's total when it fell well short of
+ *    what the budgets allowed (the device was the limit), growing by steps
+ *    while they are met, held in between (a throttle's own shortfall of a
+ *    few per cent is not the device's), never lowered while nothing is
+ *    budgeted.
  *
  * Context: weight.h (the caller serialises; pure).
  */
@@ -128,20 +130,23 @@ void weight_divide(struct weight_node *c, uint32_t n, double parent_hw, uint64_t
 
 static const uint32_t grow_steps[WEIGHT_GROW_LEVELS] = WEIGHT_GROW_STEPS_PM;
 
-uint64_t weight_cap_update(struct weight_cap *c, uint64_t total_bps, bool budgeted, bool short_)
+uint64_t weight_cap_update(struct weight_cap *c, uint64_t total_bps, bool budgeted,
+			   uint64_t allowed_bps)
 {
 	uint32_t lvl;
 
 	if (!budgeted) {
 		c->bps = max_u64(c->bps, total_bps);
 		c->grow_streak = 0;
-	} else if (short_ || !c->bps) {
+	} else if (!c->bps || total_bps < weight_mul_div(allowed_bps, WEIGHT_SHORT_PM, 1000)) {
 		c->bps = total_bps;
 		c->grow_streak = 0;
-	} else {
+	} else if (total_bps >= weight_mul_div(allowed_bps, WEIGHT_MET_PM, 1000)) {
 		lvl = c->grow_streak < WEIGHT_GROW_LEVELS ? c->grow_streak : WEIGHT_GROW_LEVELS - 1;
 		c->bps = max_u64(total_bps, weight_mul_div(c->bps, 1000 + grow_steps[lvl], 1000));
 		c->grow_streak++;
+	} else {
+		c->bps = max_u64(c->bps, total_bps);
 	}
 	return c->bps;
 }

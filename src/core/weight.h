@@ -18,8 +18,11 @@
 
 /* Constants (docs/weights.md, "Constants", says why each). */
 #define WEIGHT_PERIOD_NS  1000000000ull /* a period: shares decided this often */
-#define WEIGHT_SHORT_PM         980u /* the device delivered under 0.98 x what the budgets
+#define WEIGHT_SHORT_PM         920u /* the device delivered under 0.92 x what the budgets
 					* allowed: it was the limit, the estimate is what it did */
+#define WEIGHT_MET_PM           980u /* at least 0.98 x: the budgets were met, it may grow;
+					* between the two the estimate holds (a throttle
+					* delivers a few per cent under its limit) */
 #define WEIGHT_SLACK_NS     2000000ull /* the gate's virtual time may lag now by 2 ms */
 #define WEIGHT_GROW_LEVELS        6u /* budgets all met: the estimate grows by a step ... */
 #define WEIGHT_GROW_STEPS_PM { 10u, 20u, 40u, 80u, 160u, 250u } /* ... +1, 2, 4, 8, 16, 25 % */
@@ -60,20 +63,22 @@ void weight_divide(struct weight_node *c, uint32_t n, double parent_hw, uint64_t
 /* The capacity estimate (docs/weights.md, "Capacity"). */
 struct weight_cap {
 	uint64_t bps;          /* the estimate; 0: unknown */
-	uint32_t grow_streak;  /* periods in a row whose budgets were all met */
+	uint32_t grow_streak;  /* periods whose budgets were all met since the last short one */
 };
 
 /*
  * weight_cap_update() - a period ended in which the device delivered
- * @total_bps. @budgeted: some active top-level group had a budget; @short_:
- * the total was under WEIGHT_SHORT_PM of what the budgets allowed (each
- * budgeted group's budget, a donor's or an unbudgeted group's use). Without budgets the
- * estimate is the best of itself and the total (a lone group that wants
- * little says nothing of the device); short: the total (the device was the
- * limit); budgets all met: it grows by a step that grows with such periods
- * in a row. Return: the estimate.
+ * @total_bps. @budgeted: some active top-level group had a budget;
+ * @allowed_bps: what the budgets allowed (each budgeted group's budget, a
+ * donor's or an unbudgeted group's use). Without budgets the estimate is the
+ * best of itself and the total (a lone group that wants little says nothing
+ * of the device). With budgets, by the total's part of what was allowed:
+ * under WEIGHT_SHORT_PM the total (the device was the limit); at least
+ * WEIGHT_MET_PM a step up that grows with such periods in a row; between,
+ * held (neither a fall nor a step, the streak kept). Return: the estimate.
  */
-uint64_t weight_cap_update(struct weight_cap *c, uint64_t total_bps, bool budgeted, bool short_);
+uint64_t weight_cap_update(struct weight_cap *c, uint64_t total_bps, bool budgeted,
+			   uint64_t allowed_bps);
 
 /* @v x @num / @den without overflow for the values used here (den > 0). */
 uint64_t weight_mul_div(uint64_t v, uint64_t num, uint64_t den);

@@ -264,7 +264,7 @@ static void run_period(struct iolat_ctl *ctl, uint64_t from, uint64_t now)
 	struct iolat_group *root = grp_at(ctl, IOLAT_ROOT_IDX);
 	uint64_t dt = now - from, total = 0, allowed = 0, budget;
 	uint32_t maxdepth = 0;
-	bool budgeted = false, short_ = false;
+	bool budgeted = false;
 
 	for (uint32_t i = 1; i < ctl->nr_groups; i++) {
 		struct iolat_group *g = grp_at(ctl, i);
@@ -284,8 +284,7 @@ static void run_period(struct iolat_ctl *ctl, uint64_t from, uint64_t now)
 		/* A donor: what it used is what it wanted. */
 		allowed += atomic_load(&g->w.donor) ? g->w.use_bps : budget;
 	}
-	short_ = budgeted && total < weight_mul_div(allowed, WEIGHT_SHORT_PM, 1000);
-	ctl->weight_cap_bps = weight_cap_update(&ctl->weight_cap, total, budgeted, short_);
+	ctl->weight_cap_bps = weight_cap_update(&ctl->weight_cap, total, budgeted, allowed);
 	ctl->weight_total_bps = total;
 	root->w.hweight = 1.0;
 	root->w.share_bps = ctl->weight_cap_bps;
