@@ -125,10 +125,12 @@ static int write_staged(struct act *a, const struct cgfs_root *root, const struc
 	int ret;
 
 	if (pending == ACT_FOLD) { /* recorded first: a crash must not leave the opening behind */
+		a->before = keep;
 		a->written = *l;
 		if (before_write)
 			before_write(ctx);
 		a->written = keep;
+		memset(&a->before, 0, sizeof(a->before));
 	}
 	if ((ret = do_write(a, root, l, now, dry_run)) < 0)
 		return ret;
@@ -171,10 +173,12 @@ static int write_now(struct act *a, const struct cgfs_root *root, const struct c
 	struct cg_limits keep = a->written;
 
 	a->pending = ACT_NONE;
-	a->written = *next; /* recorded before it goes out */
+	a->before = keep;   /* recorded before it goes out, with what it replaces */
+	a->written = *next;
 	if (before_write)
 		before_write(ctx);
 	a->written = keep;
+	memset(&a->before, 0, sizeof(a->before));
 	return do_write(a, root, next, now, dry_run);
 }
 

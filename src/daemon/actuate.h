@@ -51,6 +51,7 @@ struct act {
 	bool active;              /* a limit of ours is in force */
 	struct cg_limits admin;   /* the administrator's, valid while active */
 	struct cg_limits written; /* what is in the file now, as written */
+	struct cg_limits before;  /* while a write is recorded ahead of it: what the file holds */
 	uint64_t last_write_ns;
 	uint64_t active_since_ns; /* when the current limit episode began */
 	uint64_t limited_ns;      /* total time under a limit of ours, closed episodes */

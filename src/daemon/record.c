@@ -28,6 +28,7 @@ void iolatd_save_state(void *ctx)
 		d->recs[n].dev = a->dev;
 		d->recs[n].admin = a->admin;
 		d->recs[n].written = a->written;
+		d->recs[n].before = a->before;
 		n++;
 	}
 	if (d->opts.dry_run)

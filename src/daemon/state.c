@@ -4,6 +4,8 @@
  * Format, one line a cgroup and device, tab-separated:
  *   iolatd-limits 1
  *   <cgdir> <MAJ:MIN> <admin rbps wbps riops wiops> <written rbps wbps riops wiops>
+ *           [<before rbps wbps riops wiops>]
+ * (the last group, what a recorded write replaces, may be missing: 0s)
  * Context: the daemon's one thread.
  */
 #include <errno.h>
@@ -52,6 +54,8 @@ int iolatd_state_save(const char *run_dir, const struct state_rec *recs, unsigne
 			fprintf(af.f, "%c%" PRIu64, k ? ' ' : '\t', r->admin.v[k]);
 		for (int k = 0; k < CG_NR_LIMITS; k++)
 			fprintf(af.f, "%c%" PRIu64, k ? ' ' : '\t', r->written.v[k]);
+		for (int k = 0; k < CG_NR_LIMITS; k++)
+			fprintf(af.f, "%c%" PRIu64, k ? ' ' : '\t', r->before.v[k]);
 		fputc('\n', af.f);
 	}
 	return iolat_atomic_commit(&af, 0);
@@ -61,15 +65,19 @@ static int parse_rec(char *line, struct state_rec *r)
 {
 	char *tab = strchr(line, '\t');
 	unsigned maj, min;
-	uint64_t *a = r->admin.v, *w = r->written.v;
+	uint64_t *a = r->admin.v, *w = r->written.v, *b = r->before.v;
+	int got;
 
 	if (!tab || tab == line || (size_t)(tab - line) >= sizeof(r->cgdir) || line[0] != '/')
 		return -EINVAL;
 	memcpy(r->cgdir, line, (size_t)(tab - line));
 	r->cgdir[tab - line] = '\0';
-	if (sscanf(tab + 1, "%u:%u\t%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 "\t%" SCNu64
-		   " %" SCNu64 " %" SCNu64 " %" SCNu64, &maj, &min, &a[0], &a[1], &a[2], &a[3],
-		   &w[0], &w[1], &w[2], &w[3]) != 10)
+	memset(&r->before, 0, sizeof(r->before));
+	got = sscanf(tab + 1, "%u:%u\t%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 "\t%" SCNu64
+		     " %" SCNu64 " %" SCNu64 " %" SCNu64 "\t%" SCNu64 " %" SCNu64 " %" SCNu64
+		     " %" SCNu64, &maj, &min, &a[0], &a[1], &a[2], &a[3], &w[0], &w[1], &w[2], &w[3],
+		     &b[0], &b[1], &b[2], &b[3]);
+	if (got != 10 && got != 14)
 		return -EINVAL;
 	r->dev = makedev(maj, min);
 	return 0;
@@ -107,7 +115,8 @@ int iolatd_state_load(const char *run_dir, struct state_rec *recs, unsigned max,
 	return (int)n;
 }
 
-/* Put back the kinds of @r still in force as written. Return: how many. */
+/* Put back the kinds of @r still in force as written (or as they were before
+ * a recorded write that never went out). Return: how many. */
 static int restore_one(const struct cgfs_root *root, const struct state_rec *r)
 {
 	struct cg_limits cur;
@@ -117,7 +126,8 @@ static int restore_one(const struct cgfs_root *root, const struct state_rec *r)
 	if (iolatd_cgfs_read_limits(root, r->cgdir, r->dev, &cur))
 		return 0; /* the cgroup is gone: so are its limits */
 	for (int k = 0; k < CG_NR_LIMITS; k++) {
-		if (r->written.v[k] && cur.v[k] == r->written.v[k]) {
+		if ((r->written.v[k] && cur.v[k] == r->written.v[k]) ||
+		    (r->before.v[k] && cur.v[k] == r->before.v[k])) {
 			only[k] = true;
 			n++;
 		}

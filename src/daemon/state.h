@@ -21,6 +21,8 @@ struct state_rec {
 	dev_t dev;
 	struct cg_limits admin;       /* found before the first write; 0: none */
 	struct cg_limits written;     /* in force now; 0: not written */
+	struct cg_limits before;      /* recorded ahead of a write: what the file held until it
+				       * lands (a kill between the two leaves that); 0: none */
 };
 
 #define STATE_FILE "limits"
@@ -36,7 +38,8 @@ int iolatd_state_load(const char *run_dir, struct state_rec *recs, unsigned max,
 
 /*
  * iolatd_state_cleanup() - put back every recorded limit that is still the one
- * written (a limit changed since by someone else is left alone), restoring
+ * written, or the one it replaced when the daemon died between recording a
+ * write and making it (a limit changed since by someone else is left alone), restoring
  * the administrator's value, then remove the record file. A cgroup that is
  * gone is skipped. Return: the number of limits restored, or -errno when
  * the records cannot be read (the file is then kept).

@@ -37,12 +37,13 @@ static struct t_fakecg f;
 static struct cgfs_root root;
 static struct act a;
 static unsigned recorded;
-static uint64_t recorded_wbps;
+static uint64_t recorded_wbps, recorded_before_wbps;
 
 static void record(void *ctx)
 {
 	recorded++;
 	recorded_wbps = ((struct act *)ctx)->written.v[CG_WBPS];
+	recorded_before_wbps = ((struct act *)ctx)->before.v[CG_WBPS];
 }
 
 static int setup(void **state)
@@ -95,6 +96,8 @@ static void test_admin_limit_kept_and_restored(void **state)
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 60000000");
 	assert_int_equal(recorded, 2);
 	assert_int_equal(recorded_wbps, 60 * MS); /* recorded before it went out */
+	assert_int_equal(recorded_before_wbps, 100 * MS); /* with what it replaces */
+	assert_int_equal(a.before.v[CG_WBPS], 0);         /* and only while it goes out */
 	assert_true(a.active);
 	assert_int_equal(iolatd_act_release(&a, &root, 1500 * MS, false), 1);
 	assert_string_equal(t_fakecg_read(&f, "w", WBPS), "254:0 100000000");

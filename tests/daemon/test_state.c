@@ -3,8 +3,10 @@
  * test_state.c - the record of written limits and the clean-up at start: a
  * record round-trips; clean-up restores the administrator's value for every
  * kind still holding what was written, leaves a kind someone changed since,
- * skips a cgroup that is gone, and removes the record; a damaged record is
- * refused and kept; an empty set removes the file.
+ * skips a cgroup that is gone, and removes the record; a kill between a
+ * recorded write and the write leaves the value before it, also restored; a
+ * record of the first format (no "before" values) still reads; a damaged
+ * record is refused and kept; an empty set removes the file.
  * Context: single-threaded cmocka program on a fake v1 tree.
  */
 #include <errno.h>
@@ -61,6 +63,7 @@ static void test_round_trip(void **state)
 	struct state_rec in[2], out[4];
 
 	in[0] = rec("a", 5, 6, 7);
+	in[0].before.v[CG_WBPS] = 8;
 	in[1] = rec("b", 0, 1ull << 40, 0);
 	in[1].dev = makedev(8, 16);
 	assert_int_equal(iolatd_state_save(run, in, 2), 0);
@@ -70,6 +73,7 @@ static void test_round_trip(void **state)
 		assert_int_equal(in[i].dev, out[i].dev);
 		assert_memory_equal(&in[i].admin, &out[i].admin, sizeof(in[i].admin));
 		assert_memory_equal(&in[i].written, &out[i].written, sizeof(in[i].written));
+		assert_memory_equal(&in[i].before, &out[i].before, sizeof(in[i].before));
 	}
 	assert_int_equal(iolatd_state_save(run, NULL, 0), 0);
 	assert_int_equal(iolatd_state_load(run, out, 4, why, sizeof(why)), 0);
@@ -104,6 +108,35 @@ static void test_cleanup_restores_what_is_ours(void **state)
 	assert_int_equal(iolatd_state_cleanup(run, &root, why, sizeof(why)), 0);
 }
 
+/*
+ * The daemon recorded a write of 200 over its own 300 and was killed before
+ * making it: the file still holds 300, and that is put back too. A record of
+ * the first format (no "before" group) reads with none.
+ */
+static void test_cleanup_after_a_kill_before_the_write(void **state)
+{
+	struct state_rec r[1];
+	char path[1200];
+	FILE *fp;
+
+	t_fakecg_mkdir(&f, "k");
+	t_fakecg_write(&f, "k", WBPS, "254:0 300\n");
+	r[0] = rec("k", 900, 200, 0);
+	r[0].before.v[CG_WBPS] = 300;
+	assert_int_equal(iolatd_state_save(run, r, 1), 0);
+	assert_int_equal(iolatd_state_cleanup(run, &root, why, sizeof(why)), 1);
+	assert_string_equal(t_fakecg_read(&f, "k", WBPS), "254:0 900");
+
+	snprintf(path, sizeof(path), "%s/%s", run, STATE_FILE);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "iolatd-limits 1\n%s\t254:0\t0 900 0 0\t0 900 0 0\n", t_fakecg_path(&f, "k"));
+	fclose(fp);
+	assert_int_equal(iolatd_state_load(run, r, 1, why, sizeof(why)), 1);
+	assert_int_equal(r[0].written.v[CG_WBPS], 900);
+	assert_int_equal(r[0].before.v[CG_WBPS], 0);
+}
+
 static void test_damaged_record_kept(void **state)
 {
 	char path[1200];
@@ -129,6 +162,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cleanup_restores_what_is_ours, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cleanup_after_a_kill_before_the_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_record_kept, setup, teardown),
 	};
 
