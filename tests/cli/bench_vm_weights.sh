@@ -25,7 +25,7 @@ grep -q '^# vm-drive: throttling.bps-total=209715200$' tests/vm/guest/weights.sh
 	{ echo "FAIL: weights.sh: no 200 MiB/s throttle for vm.sh"; exit 1; }
 echo "ok: the guest's disk is throttled to 200 MiB/s (vm.sh's vm-drive line)"
 cli_tmpdir bench_vm_weights
-exec python3 -B - "$dir" <<'PY'
+python3 -B - "$dir" <<'PY'
 import contextlib
 import io
 import json
