@@ -17,7 +17,8 @@ import shares as S
 
 SEC = "9"
 MODES = ("none", "iocost", "iolatd")
-SHORT = 0.98   # docs/weights.md's WEIGHT_SHORT_PM: delivered under this x the budgets is "short"
+SHORT = 0.92   # docs/weights.md's WEIGHT_SHORT_PM: delivered under this x the budgets is "short"
+MET = 0.98     # WEIGHT_MET_PM: at least this x the budgets is "met"; between the two, "held"
 MODE_NAME = {"none": "no control", "iocost": "io.cost (io.weight)", "iolatd": "iolatd (weight=)"}
 
 
@@ -321,13 +322,14 @@ def section(doc, res):
         doc.w("iolatd: each budgeted group's bytes in a judged second ÷ the budget in force "
               "(io.max) — %s. When the groups together get under %g× what the budgets allow in a "
               "period, iolatd takes the device to be short (weights.md, \"capacity: short\"): "
-              "its estimate becomes what was delivered, and grows back by +1, 2, 4 … %% a "
-              "period." % ("; ".join(
-                  "%s: median %.2f, 10–90 %% %.2f–%.2f, %d of %d under %g×" % (
+              "its estimate becomes what was delivered; at least %g×, it grows by +1, 2, 4 … %% "
+              "a period; in between it is held." % ("; ".join(
+                  "%s: median %.2f, 10–90 %% %.2f–%.2f, %d of %d under %g×, %d under %g×" % (
                       ":".join(str(g["weight"]) for g in c["groups"]), B.median(h),
                       B.quantile(h, 0.1), B.quantile(h, 0.9),
-                      sum(1 for x in h if x < SHORT), len(h), SHORT) for c, h in held if h),
-                  SHORT))
+                      sum(1 for x in h if x < MET), len(h), MET,
+                      sum(1 for x in h if x < SHORT), SHORT) for c, h in held if h),
+                  SHORT, MET))
         doc.w()
     share, cons = no_worse(fig, d["cases"])
     doc.w("Command: `%s` (%s). %s." % (d.get("cmd", "?"), d.get("date", "?"), "; ".join(
