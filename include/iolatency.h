@@ -574,8 +574,12 @@ int iolat_group_observe_applied(struct iolat_group *g, uint64_t bps, uint64_t io
  * and _serviced, v2 io.stat rbytes+wbytes, rios+wios). From the first call
  * on, what @g was delivered is taken from these reports only, not from
  * iolat_observe_done*() (report every round, 0 when nothing was served).
+ * With weights on, a report with bytes from a group that was idle activates
+ * it and divides the shares again at once, and a donor reported at its
+ * reduced budget gets its part back (docs/weights.md).
  * Return: 0, -EINVAL (no group, or the root).
- * Context: any thread; lock-free.
+ * Context: any thread; lock-free, except that an activation takes the
+ * controller's weight lock (a leaf lock) for one division.
  */
 int iolat_group_observe_served(struct iolat_group *g, uint64_t bytes, uint64_t ios,
 			       uint64_t now_ns);

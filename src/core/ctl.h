@@ -118,9 +118,13 @@ struct iolat_weight_grp {
 	_Atomic uint64_t fair_bps;     /* a donor's part before donation (snap-back) */
 	_Atomic uint64_t next_issue;   /* the weight gate's virtual time */
 	_Atomic uint64_t snapbacks;    /* donations ended by the gate */
+	_Atomic uint32_t idle;         /* not active: its next I/O activates it (mirrors !active) */
+	_Atomic uint64_t served_at;    /* the last served report (iolat_group_observe_served) */
+	_Atomic uint32_t served_snap;  /* a served report snapped it back this period */
 	/* Under ctl->weight_lock: */
 	uint64_t snap_bytes, snap_ios, snap_waits, snap_served, snap_served_ios;
 	bool active, busy;
+	bool snapped;                  /* snapped back by a served report in the last period */
 	double hweight;
 	uint64_t share_bps, use_bps, donated_bps;
 };
@@ -378,6 +382,12 @@ void iolat_weight_group_init(struct iolat_group *g);
 void iolat_weight_maybe_period(struct iolat_ctl *ctl, uint64_t now);
 /* Count @bytes of @g (and one I/O) at every level from @g up. */
 void iolat_weight_count(struct iolat_group *g, uint64_t bytes);
+/* @g (or a level above it) was idle and did I/O: active from now on, the
+ * shares divided again at once (lock-free check, weight_lock when due). */
+void iolat_weight_maybe_activate(struct iolat_group *g, uint64_t now);
+/* A served report of @bytes at @now: a donor served at >= WEIGHT_BUSY_PM of
+ * its reduced budget since the last report gets its part back at once. */
+void iolat_weight_served(struct iolat_group *g, uint64_t bytes, uint64_t now);
 /* The weight gate: the ns to wait at @now (0: may go; counts a wait). */
 uint64_t iolat_weight_wait(struct iolat_group *g, uint64_t bytes, uint64_t now);
 /* ... the I/O goes: count it and charge every budgeted level. */

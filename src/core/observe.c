@@ -73,6 +73,7 @@ int iolat_observe_done_at(struct iolat_group *g, uint64_t lat_ns, uint64_t bytes
 	atomic_fetch_add_explicit(&shared_slot(g)->done, 1, memory_order_relaxed);
 	if (ctl_weights_on(ctl)) { /* weights: what each level was delivered */
 		iolat_weight_count(g, bytes);
+		iolat_weight_maybe_activate(g, now_ns);
 		iolat_weight_maybe_period(ctl, now_ns);
 	}
 	if (g->idx == IOLAT_ROOT_IDX || !atomic_load_explicit(&ctl->enable_cnt, memory_order_relaxed))
@@ -132,14 +133,19 @@ int iolat_group_observe_applied(struct iolat_group *g, uint64_t bps, uint64_t io
 int iolat_group_observe_served(struct iolat_group *g, uint64_t bytes, uint64_t ios,
 			       uint64_t now_ns)
 {
-	(void)now_ns; /* the adaptive parent reads the counts at its own windows,
-		       * the weights' period at its end (not here: a round's
-		       * reports of several groups stay in one period) */
+	/* The adaptive parent reads the counts at its own windows, the weights'
+	 * period at its end (not here: a round's reports of several groups stay
+	 * in one period); a group that was idle is activated here. */
 	if (!g || g->idx == IOLAT_ROOT_IDX)
 		return -EINVAL;
 	atomic_fetch_add(&g->ad.served_bytes, bytes);
 	atomic_fetch_add(&g->ad.served_ios, ios);
 	atomic_fetch_or(&g->ad.fed, IOLAT_FED_SERVED);
+	if (ctl_weights_on(g->ctl)) {
+		iolat_weight_served(g, bytes, now_ns);
+		if (bytes || ios)
+			iolat_weight_maybe_activate(g, now_ns); /* divides again, measures nothing */
+	}
 	return 0;
 }
 

@@ -18,12 +18,18 @@
  * period, the capacity estimate from the device's total, then each parent's
  * children divided, parents before their children.
  *
+ * Between periods: a group that was idle and does I/O (counted, through the
+ * gate, or in a served report) is activated and the shares are divided again
+ * at once, measuring nothing (activation); a donor that a served report shows
+ * at its reduced budget snaps back.
+ *
  * The gate: a budgeted level has a virtual time like the pace gate's (at
  * rate R, one I/O of B bytes every B/R; an idle group builds no credit); a
  * donor that would wait gets its fair part back at once (snap-back).
  *
- * Context: any thread; the counting and the gate lock-free, the period under
- * weight_lock (a leaf lock: no other lock is taken under it).
+ * Context: any thread; the counting and the gate lock-free (one relaxed load
+ * a level to see whether an activation is due), the period and an
+ * activation under weight_lock (a leaf lock: no other lock is taken under it).
  */
 #include <errno.h>
 
@@ -52,10 +58,13 @@ void iolat_weight_group_init(struct iolat_group *g)
 	atomic_store_explicit(&w->fair_bps, 0, rlx);
 	atomic_store_explicit(&w->next_issue, 0, rlx);
 	atomic_store_explicit(&w->snapbacks, 0, rlx);
+	atomic_store_explicit(&w->idle, 1, rlx);
+	atomic_store_explicit(&w->served_at, 0, rlx);
+	atomic_store_explicit(&w->served_snap, 0, rlx);
 	iolat_spin_lock(&g->ctl->weight_lock);
 	w->snap_bytes = w->snap_ios = w->snap_waits = 0;
 	w->snap_served = w->snap_served_ios = 0;
-	w->active = w->busy = false;
+	w->active = w->busy = w->snapped = false;
 	w->hweight = g->idx == IOLAT_ROOT_IDX ? 1.0 : 0.0;
 	w->share_bps = w->use_bps = w->donated_bps = 0;
 	iolat_spin_unlock(&g->ctl->weight_lock);
@@ -96,6 +105,34 @@ void iolat_weight_count(struct iolat_group *g, uint64_t bytes)
 	}
 }
 
+/* ---- activation ---- */
+
+static void divide_all(struct iolat_ctl *ctl, uint64_t now);
+
+void iolat_weight_maybe_activate(struct iolat_group *g, uint64_t now)
+{
+	struct iolat_ctl *ctl;
+	bool idle = false;
+
+	for (struct iolat_group *lvl = g; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl))
+		idle |= atomic_load_explicit(&lvl->w.idle, memory_order_relaxed) != 0;
+	if (!idle)
+		return;
+	ctl = g->ctl;
+	idle = false;
+	iolat_spin_lock(&ctl->weight_lock);
+	for (struct iolat_group *lvl = g; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
+		if (!atomic_exchange(&lvl->w.idle, 0))
+			continue;
+		/* Starting: wants its part (not a donor) until a period has measured it. */
+		lvl->w.active = lvl->w.busy = true;
+		idle = true;
+	}
+	if (idle && ctl->weight_cap_bps)
+		divide_all(ctl, now);
+	iolat_spin_unlock(&ctl->weight_lock);
+}
+
 /* ---- the gate ---- */
 
 static uint64_t cost_ns(uint64_t bytes, uint64_t bps)
@@ -116,6 +153,23 @@ static void snap_back(struct iolat_group *lvl, uint64_t now)
 		atomic_store(&lvl->w.budget_bps, fair ? fair : WEIGHT_UNLIMITED);
 	atomic_store(&lvl->w.next_issue, now);
 	atomic_fetch_add_explicit(&lvl->w.snapbacks, 1, memory_order_relaxed);
+}
+
+/* Fed by served reports (no gate): a donor served at its reduced budget's
+ * rate since the last report snaps back the same way. */
+void iolat_weight_served(struct iolat_group *g, uint64_t bytes, uint64_t now)
+{
+	uint64_t at = atomic_exchange(&g->w.served_at, now), budget;
+
+	if (!at || now <= at || !atomic_load(&g->w.donor))
+		return;
+	budget = atomic_load(&g->w.budget_bps);
+	if (budget == WEIGHT_UNLIMITED ||
+	    per_sec(bytes, now - at) < weight_mul_div(budget, WEIGHT_BUSY_PM, 1000))
+		return;
+	snap_back(g, now);
+	atomic_fetch_add(&g->w.waits, 1); /* it wanted more: busy at the period's end */
+	atomic_store(&g->w.served_snap, 1);
 }
 
 uint64_t iolat_weight_wait(struct iolat_group *g, uint64_t bytes, uint64_t now)
@@ -169,6 +223,7 @@ void iolat_weight_charge(struct iolat_group *g, uint64_t bytes, uint64_t now)
 							      memory_order_relaxed, memory_order_relaxed))
 			;
 	}
+	iolat_weight_maybe_activate(g, now);
 }
 
 /* ---- the period ---- */
@@ -200,6 +255,8 @@ static void measure(struct iolat_group *g, uint64_t dt)
 		  (budget != WEIGHT_UNLIMITED &&
 		   w->use_bps >= weight_mul_div(budget, WEIGHT_BUSY_PM, 1000));
 	w->snap_waits = waits;
+	w->snapped = atomic_exchange(&w->served_snap, 0) != 0;
+	atomic_store(&w->idle, !w->active);
 }
 
 static uint32_t depth_of(const struct iolat_group *g)
@@ -263,7 +320,6 @@ static void run_period(struct iolat_ctl *ctl, uint64_t from, uint64_t now)
 {
 	struct iolat_group *root = grp_at(ctl, IOLAT_ROOT_IDX);
 	uint64_t dt = now - from, total = 0, allowed = 0, budget;
-	uint32_t maxdepth = 0;
 	bool budgeted = false;
 
 	for (uint32_t i = 1; i < ctl->nr_groups; i++) {
@@ -281,8 +337,9 @@ static void run_period(struct iolat_ctl *ctl, uint64_t from, uint64_t now)
 			continue;
 		}
 		budgeted = true;
-		/* A donor: what it used is what it wanted. */
-		allowed += atomic_load(&g->w.donor) ? g->w.use_bps : budget;
+		/* A donor, or one a served report snapped back (its budget moved
+		 * within the period): what it used is what it wanted. */
+		allowed += atomic_load(&g->w.donor) || g->w.snapped ? g->w.use_bps : budget;
 	}
 	ctl->weight_cap_bps = weight_cap_update(&ctl->weight_cap, total, budgeted, allowed);
 	ctl->weight_total_bps = total;
@@ -290,6 +347,14 @@ static void run_period(struct iolat_ctl *ctl, uint64_t from, uint64_t now)
 	root->w.share_bps = ctl->weight_cap_bps;
 	root->w.use_bps = total;
 	root->w.active = total != 0;
+	divide_all(ctl, now);
+}
+
+/* Each parent's children divided, parents before their children. */
+static void divide_all(struct iolat_ctl *ctl, uint64_t now)
+{
+	uint32_t maxdepth = 0;
+
 	for (uint32_t d = 0; d <= maxdepth; d++) {
 		for (uint32_t i = 0; i < ctl->nr_groups; i++) {
 			struct iolat_group *p = grp_at(ctl, i);

@@ -209,10 +209,14 @@ static void node_want(struct iolatd *d, struct node_dev *nd, const struct iolat_
  * directions it does, never below the floors). Split again only when the
  * core's budget changes (at most once per its period) or a second has
  * passed (the mix moves): a budget is rewritten at most once a period,
- * and only past actuate.c's dead band. Elsewhere none (what was written for
- * it goes at the next apply).
+ * and only past actuate.c's dead band. A direction @doing this round that
+ * has no limit yet (a group that just started: its mix does not know it)
+ * is split for at once and, unknown to the mix, gets the whole budget, the
+ * split made again next round. Elsewhere none (what was written for it goes
+ * at the next apply).
  */
-static void weight_want(struct iolatd *d, unsigned k, struct node_dev *nd, uint64_t now)
+static void weight_want(struct iolatd *d, unsigned k, struct node_dev *nd, const bool doing[2],
+			uint64_t now)
 {
 	struct iolat_group_share sh;
 	uint64_t budget = UINT64_MAX;
@@ -224,11 +228,22 @@ static void weight_want(struct iolatd *d, unsigned k, struct node_dev *nd, uint6
 		nd->wbudget_bps = UINT64_MAX;
 		return;
 	}
-	if (budget == nd->wbudget_bps && now - nd->wsplit_at < IOLATD_SECOND_NS)
+	if (budget == nd->wbudget_bps && now - nd->wsplit_at < IOLATD_SECOND_NS &&
+	    !(doing[RATE_READ] && !nd->wwant.v[CG_RBPS]) && !(doing[RATE_WRITE] && !nd->wwant.v[CG_WBPS]))
 		return;
 	nd->wbudget_bps = budget;
 	nd->wsplit_at = now;
 	iolatd_rate_split(&nd->est, budget, 0, d->cfg.min_bps, d->cfg.min_iops, &nd->wwant);
+	for (int dir = 0; dir < 2; dir++) {
+		int kind = dir == RATE_READ ? CG_RBPS : CG_WBPS;
+
+		if (!doing[dir] || nd->wwant.v[kind])
+			continue;
+		/* Done this round, unknown to the mix yet (a group that just
+		 * started): the whole budget on it, split again next round. */
+		nd->wwant.v[kind] = budget > d->cfg.min_bps ? budget : d->cfg.min_bps;
+		nd->wbudget_bps = UINT64_MAX;
+	}
 }
 
 /* @a and @b kind by kind, the tighter where both limit (0: none). */
@@ -244,7 +259,10 @@ static void node_round(struct iolatd *d, int i, unsigned k, uint64_t now)
 	struct node_dev *nd = &d->nd[i][k];
 	struct cg_limits prev = nd->lat_want;
 	struct iolat_observe_stat st;
+	bool doing[2];
 
+	for (int dir = 0; dir < 2; dir++) /* this round, by BPF or by the throttle's counters */
+		doing[dir] = nd->cur.bytes[dir] || (nd->served.valid && nd->served.bytes[dir]);
 	iolatd_effect_period(&nd->eff, &nd->cur, &nd->placed, IOLATD_PERIOD_NS);
 	iolatd_rate_est_update(&nd->est, &nd->cur);
 	if (nd->g && (d->cfg.mode == IOLAT_CTL_MODE_ADAPTIVE || iolatd_weights_act(d, k)))
@@ -258,7 +276,7 @@ static void node_round(struct iolatd *d, int i, unsigned k, uint64_t now)
 	nd->use_delay = st.use_delay;
 	if (d->cfg.control)
 		node_want(d, nd, &st, &prev, &nd->lat_want, now);
-	weight_want(d, k, nd, now);
+	weight_want(d, k, nd, doing, now);
 	limits_tighter(&nd->lat_want, &nd->wwant, &nd->want);
 }
 

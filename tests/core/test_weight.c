@@ -282,6 +282,57 @@ static void test_snap_back_from_served_reports(void **state)
 	iolat_ctl_destroy(ctl);
 }
 
+/*
+ * Fed by served reports every 100 ms (iolatd's round): a group that was
+ * idle and reports bytes mid-period is active at once, and the shares are
+ * divided again then, not at the period's end; a donor whose report shows
+ * it served at its reduced budget's rate gets its part back at that report.
+ */
+static void test_activation_and_served_snap_back_mid_period(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *a = t_grp(ctl, NULL, "a", 0), *b = t_grp(ctl, NULL, "b", 0);
+	uint64_t part, reduced;
+
+	assert_int_equal(iolat_group_set_weight(a, 100), 0);
+	assert_int_equal(iolat_group_set_weight(b, 100), 0);
+	/* a alone for 2 s, reporting 10 MiB per 100 ms: unlimited. */
+	for (unsigned r = 0; r < 20; r++) {
+		t_advance(100 * T_MS);
+		assert_int_equal(iolat_group_observe_served(a, 10 * MIB, 10, t_now), 0);
+		iolat_ctl_tick(ctl);
+	}
+	assert_int_equal(share(a).budget_bps, UNL);
+	/* 300 ms into the next period b reports its first bytes. */
+	for (unsigned r = 0; r < 3; r++) {
+		t_advance(100 * T_MS);
+		assert_int_equal(iolat_group_observe_served(a, 10 * MIB, 10, t_now), 0);
+		iolat_ctl_tick(ctl);
+	}
+	assert_int_equal(share(a).budget_bps, UNL);
+	assert_int_equal(iolat_group_observe_served(b, MIB, 1, t_now), 0);
+	part = share(a).capacity_bps / 2;
+	assert_true(share(b).active);
+	assert_int_equal(share(a).budget_bps, part); /* divided at b's first report */
+	assert_int_equal(share(b).budget_bps, part);
+	/* Periods with b using little: b a donor on a reduced budget. */
+	for (unsigned r = 0; r < 27; r++) {
+		t_advance(100 * T_MS);
+		assert_int_equal(iolat_group_observe_served(a, 9 * MIB, 9, t_now), 0);
+		assert_int_equal(iolat_group_observe_served(b, MIB, 1, t_now), 0);
+		iolat_ctl_tick(ctl);
+	}
+	reduced = share(b).budget_bps;
+	part = share(b).share_bps; /* its part of today's estimate */
+	assert_true(reduced < part / 2);
+	assert_true(share(b).donated_bps > 0);
+	/* b's next report: served at its reduced budget's rate over 100 ms. */
+	t_advance(100 * T_MS);
+	assert_int_equal(iolat_group_observe_served(b, reduced / 10, 1, t_now), 0);
+	assert_int_equal(share(b).budget_bps, part); /* back at once, mid-period */
+	iolat_ctl_destroy(ctl);
+}
+
 /* A group with a target keeps its protection: never budgeted; its use
  * comes off what its siblings divide. */
 static void test_target_is_never_budgeted(void **state)
@@ -492,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_donation),
 		cmocka_unit_test(test_snap_back_at_the_gate),
 		cmocka_unit_test(test_snap_back_from_served_reports),
+		cmocka_unit_test(test_activation_and_served_snap_back_mid_period),
 		cmocka_unit_test(test_target_is_never_budgeted),
 		cmocka_unit_test(test_loop_shares_follow_weights),
 		cmocka_unit_test(test_loop_a_sibling_starts_and_stops),
