@@ -380,8 +380,9 @@ static inline bool ctl_weights_on(const struct iolat_ctl *ctl)
 void iolat_weight_group_init(struct iolat_group *g);
 /* A period is due at @now: run it (one caller wins). Any thread, no lock. */
 void iolat_weight_maybe_period(struct iolat_ctl *ctl, uint64_t now);
-/* Count @bytes of @g (and one I/O) at every level from @g up. */
-void iolat_weight_count(struct iolat_group *g, uint64_t bytes);
+/* Count @bytes of @g (and one I/O) at every level from @g up at @now; a
+ * level that was idle is activated (below). */
+void iolat_weight_count(struct iolat_group *g, uint64_t bytes, uint64_t now);
 /* @g (or a level above it) was idle and did I/O: active from now on, the
  * shares divided again at once (lock-free check, weight_lock when due). */
 void iolat_weight_maybe_activate(struct iolat_group *g, uint64_t now);

@@ -72,8 +72,7 @@ int iolat_observe_done_at(struct iolat_group *g, uint64_t lat_ns, uint64_t bytes
 	atomic_fetch_add_explicit(&g->obs_bytes, bytes, memory_order_relaxed);
 	atomic_fetch_add_explicit(&shared_slot(g)->done, 1, memory_order_relaxed);
 	if (ctl_weights_on(ctl)) { /* weights: what each level was delivered */
-		iolat_weight_count(g, bytes);
-		iolat_weight_maybe_activate(g, now_ns);
+		iolat_weight_count(g, bytes, now_ns); /* and activates an idle level */
 		iolat_weight_maybe_period(ctl, now_ns);
 	}
 	if (g->idx == IOLAT_ROOT_IDX || !atomic_load_explicit(&ctl->enable_cnt, memory_order_relaxed))

@@ -97,29 +97,21 @@ unsigned iolat_group_weight(const struct iolat_group *g)
 
 /* ---- counting ---- */
 
-void iolat_weight_count(struct iolat_group *g, uint64_t bytes)
-{
-	for (struct iolat_group *lvl = g; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
-		atomic_fetch_add_explicit(&lvl->w.bytes, bytes, memory_order_relaxed);
-		atomic_fetch_add_explicit(&lvl->w.ios, 1, memory_order_relaxed);
-	}
-}
-
 /* ---- activation ---- */
 
 static void divide_all(struct iolat_ctl *ctl, uint64_t now);
 
-void iolat_weight_maybe_activate(struct iolat_group *g, uint64_t now)
+static bool lvl_idle(const struct iolat_group *lvl)
 {
-	struct iolat_ctl *ctl;
+	return atomic_load_explicit(&lvl->w.idle, memory_order_relaxed) != 0;
+}
+
+/* A level from @g up was idle (its callers' walk saw it): activate. */
+static void activate(struct iolat_group *g, uint64_t now)
+{
+	struct iolat_ctl *ctl = g->ctl;
 	bool idle = false;
 
-	for (struct iolat_group *lvl = g; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl))
-		idle |= atomic_load_explicit(&lvl->w.idle, memory_order_relaxed) != 0;
-	if (!idle)
-		return;
-	ctl = g->ctl;
-	idle = false;
 	iolat_spin_lock(&ctl->weight_lock);
 	for (struct iolat_group *lvl = g; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
 		if (!atomic_exchange(&lvl->w.idle, 0))
@@ -131,6 +123,28 @@ void iolat_weight_maybe_activate(struct iolat_group *g, uint64_t now)
 	if (idle && ctl->weight_cap_bps)
 		divide_all(ctl, now);
 	iolat_spin_unlock(&ctl->weight_lock);
+}
+
+void iolat_weight_maybe_activate(struct iolat_group *g, uint64_t now)
+{
+	for (struct iolat_group *lvl = g; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl))
+		if (lvl_idle(lvl)) {
+			activate(g, now);
+			return;
+		}
+}
+
+void iolat_weight_count(struct iolat_group *g, uint64_t bytes, uint64_t now)
+{
+	bool idle = false;
+
+	for (struct iolat_group *lvl = g; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
+		atomic_fetch_add_explicit(&lvl->w.bytes, bytes, memory_order_relaxed);
+		atomic_fetch_add_explicit(&lvl->w.ios, 1, memory_order_relaxed);
+		idle |= lvl_idle(lvl);
+	}
+	if (idle)
+		activate(g, now);
 }
 
 /* ---- the gate ---- */
@@ -203,12 +217,15 @@ uint64_t iolat_weight_wait(struct iolat_group *g, uint64_t bytes, uint64_t now)
 
 void iolat_weight_charge(struct iolat_group *g, uint64_t bytes, uint64_t now)
 {
+	bool idle = false;
+
 	for (struct iolat_group *lvl = g; lvl && lvl->idx != IOLAT_ROOT_IDX; lvl = grp_parent(lvl)) {
 		struct iolat_weight_grp *w = &lvl->w;
 		uint64_t bps, ni, cost, lag;
 
 		atomic_fetch_add_explicit(&w->bytes, bytes, memory_order_relaxed);
 		atomic_fetch_add_explicit(&w->ios, 1, memory_order_relaxed);
+		idle |= lvl_idle(lvl);
 		bps = atomic_load_explicit(&w->budget_bps, memory_order_relaxed);
 		if (bps == WEIGHT_UNLIMITED)
 			continue;
@@ -223,7 +240,8 @@ void iolat_weight_charge(struct iolat_group *g, uint64_t bytes, uint64_t now)
 							      memory_order_relaxed, memory_order_relaxed))
 			;
 	}
-	iolat_weight_maybe_activate(g, now);
+	if (idle)
+		activate(g, now);
 }
 
 /* ---- the period ---- */

@@ -215,6 +215,12 @@ static void node_want(struct iolatd *d, struct node_dev *nd, const struct iolat_
  * split made again next round. Elsewhere none (what was written for it goes
  * at the next apply).
  */
+/* Direction @dir is done this round (@doing) and @w has no bytes limit on it. */
+static bool left_free(const bool doing[2], const struct cg_limits *w, int dir)
+{
+	return doing[dir] && !w->v[dir == RATE_READ ? CG_RBPS : CG_WBPS];
+}
+
 static void weight_want(struct iolatd *d, unsigned k, struct node_dev *nd, const bool doing[2],
 			uint64_t now)
 {
@@ -229,19 +235,18 @@ static void weight_want(struct iolatd *d, unsigned k, struct node_dev *nd, const
 		return;
 	}
 	if (budget == nd->wbudget_bps && now - nd->wsplit_at < IOLATD_SECOND_NS &&
-	    !(doing[RATE_READ] && !nd->wwant.v[CG_RBPS]) && !(doing[RATE_WRITE] && !nd->wwant.v[CG_WBPS]))
+	    !left_free(doing, &nd->wwant, RATE_READ) && !left_free(doing, &nd->wwant, RATE_WRITE))
 		return;
 	nd->wbudget_bps = budget;
 	nd->wsplit_at = now;
 	iolatd_rate_split(&nd->est, budget, 0, d->cfg.min_bps, d->cfg.min_iops, &nd->wwant);
 	for (int dir = 0; dir < 2; dir++) {
-		int kind = dir == RATE_READ ? CG_RBPS : CG_WBPS;
-
-		if (!doing[dir] || nd->wwant.v[kind])
+		if (!left_free(doing, &nd->wwant, dir))
 			continue;
 		/* Done this round, unknown to the mix yet (a group that just
 		 * started): the whole budget on it, split again next round. */
-		nd->wwant.v[kind] = budget > d->cfg.min_bps ? budget : d->cfg.min_bps;
+		nd->wwant.v[dir == RATE_READ ? CG_RBPS : CG_WBPS] =
+			budget > d->cfg.min_bps ? budget : d->cfg.min_bps;
 		nd->wbudget_bps = UINT64_MAX;
 	}
 }
