@@ -45,7 +45,7 @@ endif
 
 # BPF (iolatd's measurement): clang, bpftool, libbpf and a vmlinux.h at build
 # time. The vmlinux.h is the one vendored for the target's architecture
-# (src/daemon/bpf/vmlinux/ARCH/vmlinux.h, trimmed, from scripts/vmlinux_h.sh;
+# (src/daemon/sys/bpf/vmlinux/ARCH/vmlinux.h, trimmed, from scripts/vmlinux_h.sh;
 # CO-RE relocates it at load on any kernel), else one generated from the build
 # host's BTF. Without them iolatd is still built and says it cannot measure;
 # HAVE_BPF=1 makes a missing piece an error (the Debian build does), HAVE_BPF=0
@@ -57,7 +57,7 @@ VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 BPF_ARCH  ?= $(shell $(CC) -dumpmachine | sed -e 's/-.*//' -e 's/^x86_64$$/x86/' -e 's/^i[3-6]86$$/x86/' \
 		-e 's/^aarch64.*/arm64/' -e 's/^p\(ower\)*pc64.*/powerpc/' -e 's/^s390x$$/s390/' \
 		-e 's/^riscv64$$/riscv/' -e 's/^loongarch64$$/loongarch/')
-VMLINUX_H_VENDORED := src/daemon/bpf/vmlinux/$(BPF_ARCH)/vmlinux.h
+VMLINUX_H_VENDORED := src/daemon/sys/bpf/vmlinux/$(BPF_ARCH)/vmlinux.h
 VMLINUX_H := $(if $(wildcard $(VMLINUX_H_VENDORED)),$(VMLINUX_H_VENDORED),$(O)/bpf/vmlinux.h)
 HAVE_BPF  ?= $(shell test -n "$(BPFTOOL)" && command -v $(BPF_CLANG) >/dev/null 2>&1 && test -e /usr/include/bpf/libbpf.h && { test -e $(VMLINUX_H_VENDORED) || test -r $(VMLINUX_BTF); } && echo 1)
 ifeq ($(HAVE_BPF),1)
@@ -76,7 +76,7 @@ REPORT_SRC := $(wildcard src/report/*.c)
 RUN_SRC    := $(wildcard src/run/*.c)
 SCEN_SRC   := $(wildcard src/scen/*.c src/scen/*/*.c)
 CALIB_SRC  := $(wildcard src/calib/*.c)
-DAEMON_SRC := $(wildcard src/daemon/*.c)
+DAEMON_SRC := $(wildcard src/daemon/*.c src/daemon/*/*.c)
 TOOL_SRC   := $(filter-out tools/iolatd.c,$(wildcard tools/*.c))
 
 # libiolatency is its header: the controller and what it stands on, and the
@@ -160,16 +160,16 @@ $(O)/bpf/vmlinux.h:
 	@test -n "$(BPFTOOL)" || { echo "make: BPF: no bpftool (apt-get install bpftool) and no vendored $(VMLINUX_H_VENDORED)" >&2; exit 1; }
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 
-$(O)/bpf/iolatd.bpf.o: src/daemon/bpf/iolatd.bpf.c src/daemon/bpf/iolatd_event.h $(VMLINUX_H)
+$(O)/bpf/iolatd.bpf.o: src/daemon/sys/bpf/iolatd.bpf.c src/daemon/sys/bpf/iolatd_event.h $(VMLINUX_H)
 	@mkdir -p $(dir $@)
-	$(BPF_CLANG) -O2 -g -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -I$(dir $(VMLINUX_H)) -Isrc/daemon/bpf -c $< -o $@
+	$(BPF_CLANG) -O2 -g -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -I$(dir $(VMLINUX_H)) -Isrc/daemon/sys/bpf -c $< -o $@
 
 $(O)/bpf/iolatd.skel.h: $(O)/bpf/iolatd.bpf.o
 	$(BPFTOOL) gen skeleton $< name iolatd_bpf > $@.tmp && mv $@.tmp $@
 
 ifeq ($(HAVE_BPF),1)
-$(O)/src/daemon/bpf_source.o: $(O)/bpf/iolatd.skel.h
-$(O)/src/daemon/bpf_source.o: ALL_CFLAGS += -I$(O)/bpf -Isrc/daemon
+$(O)/src/daemon/sys/bpf_source.o: $(O)/bpf/iolatd.skel.h
+$(O)/src/daemon/sys/bpf_source.o: ALL_CFLAGS += -I$(O)/bpf -Isrc/daemon/sys
 endif
 
 $(O)/tests/%: tests/%.c $(TEST_HELP) $(APP_A) $(DAEMON_A) $(LIB_A)

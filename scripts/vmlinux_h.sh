@@ -6,7 +6,7 @@
 #     ARCH    the BPF target's name for the architecture: x86, arm64, ...
 #     SOURCE  a Debian linux-image-*.deb, a vmlinuz (x86 bzImage or a gzipped
 #             arm64 Image), a vmlinux ELF, or a BTF file (/sys/kernel/btf/vmlinux)
-#     OUT     default src/daemon/bpf/vmlinux/ARCH/vmlinux.h
+#     OUT     default src/daemon/sys/bpf/vmlinux/ARCH/vmlinux.h
 # The header's comment says which kernel it came from. With CO-RE the kernel
 # it came from need not be the one that runs the program: the members read
 # are relocated by name at load time (docs/iolatd.md, "Packages").
@@ -20,7 +20,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 arch=${1:-}; src=${2:-}
 [ -n "$arch" ] && [ -n "$src" ] || { echo "usage: $0 ARCH SOURCE [OUT]" >&2; exit 2; }
 [ -r "$src" ] || { echo "vmlinux_h: $src: not readable" >&2; exit 1; }
-out=${3:-$top/src/daemon/bpf/vmlinux/$arch/vmlinux.h}
+out=${3:-$top/src/daemon/sys/bpf/vmlinux/$arch/vmlinux.h}
 bpftool=${BPFTOOL:-$(command -v bpftool || echo /usr/sbin/bpftool)}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 

@@ -14,7 +14,7 @@ stdin) and writes a C header holding only:
     never used and the object runs on any kernel that has those members.
     Other structs named by a kept member appear as forward declarations.
 The list below is the program's needs: a member read in
-src/daemon/bpf/iolatd.bpf.c that is missing here fails its compilation.
+src/daemon/sys/bpf/iolatd.bpf.c that is missing here fails its compilation.
 Usage: vmlinux_trim.py "FROM" < btf.json > vmlinux.h   (FROM: where the BTF came from)
 """
 import json

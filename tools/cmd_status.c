@@ -21,8 +21,8 @@
 
 #include "commands.h"
 #include "iolatency.h"
-#include "daemon/prom.h"
-#include "daemon/statusfile.h"
+#include "daemon/status/prom.h"
+#include "daemon/status/statusfile.h"
 
 #define DEFAULT_RUN_DIR "/run/iolatd"
 #define IOLAT_EXIT_STALE 3          /* the status file's daemon is gone */

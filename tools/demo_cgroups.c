@@ -28,8 +28,8 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "daemon/cgroupfs.h"
-#include "daemon/statusfile.h"
+#include "daemon/status/statusfile.h"
+#include "daemon/sys/cgroupfs.h"
 #include "demo_cgroups.h"
 #include "iolatency.h"
 #include "util/readfile.h"

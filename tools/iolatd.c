@@ -7,8 +7,8 @@
  * configuration keeping the controllers' state; SIGTERM and SIGINT remove
  * every limit written and exit 0. --check-config only checks the file
  * (src/daemon/checkconf.c). Log lines carry a priority, written as the
- * destination understands it (src/daemon/logsink.h); under systemd's
- * WatchdogSec= the loop sends WATCHDOG=1 (src/daemon/sdnotify.h).
+ * destination understands it (src/daemon/log/logsink.h); under systemd's
+ * WatchdogSec= the loop sends WATCHDOG=1 (src/daemon/sys/sdnotify.h).
  * Context: one thread; signals are taken synchronously (signalfd-free:
  * blocked, then collected with sigtimedwait between polls).
  */
@@ -24,12 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/bpf_source.h"
 #include "daemon/checkconf.h"
-#include "daemon/config.h"
+#include "daemon/config/config.h"
 #include "daemon/control.h"
-#include "daemon/logsink.h"
-#include "daemon/sdnotify.h"
+#include "daemon/log/logsink.h"
+#include "daemon/sys/bpf_source.h"
+#include "daemon/sys/sdnotify.h"
 #include "util/version.h"
 
 #define DEFAULT_CONFIG "/etc/iolatd.conf"

@@ -9,7 +9,7 @@
  *   FILE:LINE: key 'KEY': expected WHAT (got 'VALUE')
  *
  * The job file (src/job/jobfile_table.c) and iolatd.conf
- * (src/daemon/config.c) are such tables; a table's owner handles its own
+ * (src/daemon/config/config.c) are such tables; a table's owner handles its own
  * types (IOLAT_OPT_USER0...), the rest is here. Adding a key is one entry.
  * Context: any thread; tables are constant, the struct filled is the caller's.
  */

@@ -3,7 +3,9 @@
  * checkconf.c - a configuration checked without acting (checkconf.h): the
  * disks, the cgroup root, the metrics textfile's directory, each group's
  * cgroup (with the io controller on v2), each unit named, and weights given
- * on a disk where the kernel's own are in force (kweights.h).
+ * on a disk where the kernel's own are in force (tree/kweights.h). At the
+ * daemon's top beside the life, which asks its device checks: it reads
+ * units and weights through the tree's parts (tree/sdunit.h, tree/kweights.h).
  * Context: any thread; no global state.
  */
 #include <errno.h>
@@ -14,10 +16,10 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "daemon/cgroupfs.h"
 #include "daemon/checkconf.h"
-#include "daemon/kweights.h"
-#include "daemon/sdunit.h"
+#include "daemon/sys/cgroupfs.h"
+#include "daemon/tree/kweights.h"
+#include "daemon/tree/sdunit.h"
 
 #define CHECK_UNITS_MAX 64
 

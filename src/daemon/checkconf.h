@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "daemon/config.h"
+#include "daemon/config/config.h"
 
 struct iolatd_check_env {
 	const char *sysfs_root;   /* NULL: /sys */

@@ -3,14 +3,15 @@
  * control.h - iolatd's controller loop without its event sources: one
  * libiolatency controller per device over the discovered cgroup tree,
  * completions fed in (iolatd_observe), and at each period the allowed depth
- * of every group turned into block-throttle limits (ratelimit.c) written
- * through actuate.c, with every write recorded first (state.c). Once a
- * second: the controller's tick, a rescan of the tree, the status file.
- * The caller (tools/iolatd.c, or a test on a virtual clock and a fake
- * cgroupfs tree) brings the completions and the time. A header of no file:
- * iolatd_period() is loop.c's, iolatd_observe() round.c's,
- * iolatd_write_status() status.c's, the rest life.c's (docs/design.md,
- * "The daemon cut").
+ * of every group turned into block-throttle limits (round/ratelimit.c)
+ * written through limits/actuate.c, with every write recorded first
+ * (limits/state.c). Once a second: the controller's tick, a rescan of the
+ * tree, the status file. The caller (tools/iolatd.c, or a test on a virtual
+ * clock and a fake cgroupfs tree) brings the completions and the time. A
+ * header of no file, the door of the daemon's rooms for the tools
+ * (scripts/check_layers.sh): iolatd_period() is loop.c's, iolatd_observe()
+ * round/round.c's, iolatd_write_status() status/status.c's, the rest
+ * life.c's (docs/design.md, "The daemon cut").
  * Context: one thread for every call on one struct iolatd.
  */
 #ifndef IOLAT_DAEMON_CONTROL_H
@@ -22,7 +23,7 @@
 #include <sys/types.h>
 
 #include "iolatency.h"
-#include "daemon/config.h"
+#include "daemon/config/config.h"
 
 struct iolatd;
 

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * control_priv.h - struct iolatd and its nodes and disks, the state the
- * daemon's rooms share, and the log lines (log.c) they all write. Every
+ * daemon's rooms share, and the log lines (log/log.c) they all write. Every
  * function lives in the room that owns it, with its own header, and the
- * rooms call one way (docs/design.md, "The daemon cut"): the loop (loop.c)
- * and the life (life.c) on top, then the report (status.c), the round
- * (round.c, round_second.c, round_served.c), the tree (tree.c,
- * tree_units.c), the record (record.c) and the latency histogram
- * (lathist.c), the log (log.c) under all. This header has no file of its
- * own and names none of theirs (but lathist.h, for struct node_dev).
+ * rooms, each a folder of src/daemon, call and include one way
+ * (docs/design.md, "The daemon cut"; scripts/check_layers.sh): the loop
+ * (loop.c) and the life (life.c) on top, then the status (status/), the
+ * round (round/), the tree (tree/), the limits in force and their record
+ * (limits/), the log (log/); under the rooms the interfaces (sys/) and the
+ * configuration (config/), which know nothing of this struct. This header
+ * has no file of its own and names none of the rooms' (but the types of
+ * the round's, the tree's and the limits' parts its members are). Every
+ * room from the top to the log may include it; what a room reaches through
+ * it is not judged by the layers, what it calls is.
  * Not for other users: they go through control.h.
  * Context: one thread for every call on one struct iolatd.
  */
@@ -17,18 +21,18 @@
 
 #include <syslog.h> /* LOG_ERR ... LOG_DEBUG: the priorities of iolatd_log_at() */
 
-#include "daemon/actuate.h"
 #include "daemon/control.h"
-#include "daemon/discover.h"
-#include "daemon/effect.h"
-#include "daemon/exempt.h"
-#include "daemon/kweights.h"
-#include "daemon/lathist.h"
-#include "daemon/limtab.h"
-#include "daemon/placement.h"
-#include "daemon/ratelimit.h"
-#include "daemon/state.h"
-#include "daemon/usage.h"
+#include "daemon/limits/actuate.h"
+#include "daemon/limits/limtab.h"
+#include "daemon/limits/state.h"
+#include "daemon/round/effect.h"
+#include "daemon/round/lathist.h"
+#include "daemon/round/placement.h"
+#include "daemon/round/ratelimit.h"
+#include "daemon/round/usage.h"
+#include "daemon/tree/discover.h"
+#include "daemon/tree/exempt.h"
+#include "daemon/tree/kweights.h"
 
 /* One discovered cgroup on one device. Its figures cover its whole subtree. */
 struct node_dev {

@@ -4,8 +4,10 @@
  * loop (control.h): devices and cgroup root resolved, stale limits of a
  * previous run put back, one controller per device; on stop, every limit
  * written removed; and the getters and counters of control.h. Beside the
- * loop (loop.c), neither calls the other; it calls the tree (tree.c,
- * tree_units.c) and the report (status.c).
+ * loop (loop.c), neither calls the other; it calls the status
+ * (status/status.c), the tree (tree/tree.c, tree/tree_units.c), the limits
+ * (limits/: a previous run's record put back, ours removed) and the device
+ * checks of --check-config (checkconf.c).
  * Context: one thread for every call on one struct iolatd.
  */
 #include <errno.h>
@@ -19,9 +21,9 @@
 
 #include "daemon/checkconf.h"
 #include "daemon/control_priv.h"
-#include "daemon/runlock.h"
-#include "daemon/tree.h"
-#include "daemon/tree_units.h"
+#include "daemon/sys/runlock.h"
+#include "daemon/tree/tree.h"
+#include "daemon/tree/tree_units.h"
 
 static uint32_t sysfs_u32(const char *sysfs, dev_t dev, const char *attr, uint32_t dflt)
 {

@@ -2,21 +2,21 @@
 /*
  * loop.c - iolatd's controller loop (control.h: iolatd_period): the schedule
  * of one period and one second. Each call: primed writes whose time has
- * come (round.c); each period, a control round per disk (round.c); each
- * second, the controllers' tick, systemd's units looked at again every
- * IOLATD_RESOLVE_NS (tree_units.c), the rescan and the kernel's weights
- * (tree.c), the second's checks (round_second.c), the status file
- * (status.c). It calls those rooms and none calls it; the life (life.c)
- * sits beside it.
+ * come (round/round.c); each period, a control round per disk
+ * (round/round.c); each second, the controllers' tick, systemd's units
+ * looked at again every IOLATD_RESOLVE_NS (tree/tree_units.c), the rescan
+ * and the kernel's weights (tree/tree.c), the second's checks
+ * (round/round_second.c), the status file (status/status.c). It calls
+ * those rooms and none calls it; the life (life.c) sits beside it.
  * Context: one thread for every call on one struct iolatd.
  */
 #include <string.h>
 
 #include "daemon/control_priv.h"
-#include "daemon/round.h"
-#include "daemon/round_second.h"
-#include "daemon/tree.h"
-#include "daemon/tree_units.h"
+#include "daemon/round/round.h"
+#include "daemon/round/round_second.h"
+#include "daemon/tree/tree.h"
+#include "daemon/tree/tree_units.h"
 
 /* Units come, go and restart: look at them again (tree_units.c). */
 static void refresh_units(struct iolatd *d, uint64_t now)

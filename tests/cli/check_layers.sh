@@ -10,13 +10,18 @@
 # reaching the simulator, an engine or the internal header through headers
 # it may include (two levels deep); and a call from an engine into the
 # core's internals with no include at all (seen in the object's symbols).
+# Inside the daemon: a room including a room above it (the tree the round),
+# a room calling one above it with no include (the limits the tree), a tool
+# including struct iolatd or a room's header, a tool calling a room past
+# control.h, and the interfaces below the rooms (sys) including struct
+# iolatd all fail; the real tool's iolatd_observe() through control.h passes.
 # A daemon through the public header, tools through the daemon, and the real
 # tree's tools -> scen -> {job, sim}, tools -> run -> {report, job, engine,
 # sim} pass. scripts/file_cycles.sh (also run by `make check-layers`) finds
 # no circle in the tree; fails on a new circle between two files of a
 # folder, by includes or by calls, and on each cut crossed upward (a model
 # reaching its registry, the simulator backend reaching run_sim.c, the
-# daemon's tree reaching its round); passes a circle listed in its
+# round's throttle counters reaching the round); passes a circle listed in its
 # allow-list and fails one that grows beyond its entry.
 # Uses the objects of $O (the build being tested) for the call checks.
 set -u
@@ -133,6 +138,27 @@ else
 	echo "FAIL compiling the planted call: $(cat "$dir/cc.err")"; failed=1
 fi
 
+# The daemon's rooms, one way (the order in scripts/check_layers.sh).
+fresh; echo '#include "daemon/round/round.h"' >>"$dir/t/src/daemon/tree/tree.c"
+expect 1 "the daemon's tree includes the round (up a room)" 'src/daemon/tree/tree.c: includes src/daemon/round/round.h: daemon/tree may not reach daemon/round'
+fresh; echo '#include "daemon/control_priv.h"' >>"$dir/t/src/daemon/sys/cgroupfs.c"
+expect 1 "the daemon's interfaces include struct iolatd" 'src/daemon/sys/cgroupfs.c: includes src/daemon/control_priv.h: daemon/sys may not reach daemon/control_priv.h'
+fresh; echo '#include "daemon/control_priv.h"' >>"$dir/t/tools/iolatd.c"
+expect 1 "a tool includes struct iolatd" 'tools/iolatd.c: includes src/daemon/control_priv.h: tools may not reach daemon/control_priv.h'
+fresh; echo '#include "daemon/tree/tree.h"' >>"$dir/t/tools/iolatd.c"
+expect 1 "a tool includes a room's header" 'tools/iolatd.c: includes src/daemon/tree/tree.h: tools may not reach daemon/tree'
+# plant_call FILE SYMBOL: a new source FILE calling SYMBOL, declared by itself, compiled into the copy's objects
+plant_call() {
+	printf 'void %s(void);\nvoid planted_call(void);\nvoid planted_call(void) { %s(); }\n' "$2" "$2" >"$dir/t/$1"
+	mkdir -p "$(dirname "$objs/$1")"
+	"$CC" -std=c11 -c "$dir/t/$1" -o "$objs/${1%.c}.o" 2>"$dir/cc.err" ||
+		{ echo "FAIL compiling the planted call: $(cat "$dir/cc.err")"; failed=1; }
+}
+fresh objects; plant_call src/daemon/limits/planted.c iolatd_weights_act
+expect 1 "the daemon's limits call the tree (up a room)" 'src/daemon/limits/planted.c calls iolatd_weights_act (daemon/tree): daemon/limits may not reach daemon/tree'
+fresh objects; plant_call tools/planted.c iolatd_round
+expect 1 "a tool calls the round past control.h" 'tools/planted.c calls iolatd_round (daemon/round): tools may not reach daemon/round'
+
 # Circles between the files of one folder (scripts/file_cycles.sh): none in
 # the tree; a new one fails, by includes or by calls; a listed one passes,
 # and fails when it grows.
@@ -179,6 +205,6 @@ fresh objects
 echo '#include "run/run_sim.h"' >>"$dir/t/src/run/be_sim.c"
 expect_cycles 1 "the simulator backend reaching run_sim.c" 'src/run: be_sim be_sim_setup run_sim: a new circle'
 fresh objects
-echo '#include "daemon/round.h"' >>"$dir/t/src/daemon/tree.c"
-expect_cycles 1 "the daemon's cut, crossed upward" 'src/daemon: .*round.*tree.*: a new circle'
+echo '#include "daemon/round/round.h"' >>"$dir/t/src/daemon/round/round_served.c"
+expect_cycles 1 "the round's cut, crossed upward" 'src/daemon/round: round round_served: a new circle'
 exit $failed

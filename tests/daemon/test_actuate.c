@@ -26,7 +26,7 @@
 #include <sys/sysmacros.h>
 #include <cmocka.h>
 
-#include "daemon/actuate.h"
+#include "daemon/limits/actuate.h"
 #include "helpers/t_fakecg.h"
 
 #define MS 1000000ull

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/bpf_source.h"
+#include "daemon/sys/bpf_source.h"
 
 #ifdef CONFIG_HAVE_BPF
 #include <bpf/btf.h>

@@ -33,7 +33,7 @@
 
 #include "util/readfile.h"
 
-#define SRC "src/daemon/bpf/iolatd.bpf.c"
+#define SRC "src/daemon/sys/bpf/iolatd.bpf.c"
 #define MAX_NAMES 64
 
 /* The header of a .BTF.ext section (as libbpf lays it out; the CO-RE part from 5.x on). */

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/cgroupfs.h"
+#include "daemon/sys/cgroupfs.h"
 #include "helpers/t_fakecg.h"
 
 static struct cgfs_root root_of(struct t_fakecg *f)

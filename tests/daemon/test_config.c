@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/config.h"
+#include "daemon/config/config.h"
 
 static struct iolatd_config cfg;
 static char err[IOLATD_ERR_MAX];

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/config.h"
+#include "daemon/config/config.h"
 #include "util/readfile.h"
 #include "util/strbuf.h"
 

@@ -37,9 +37,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/actuate.h"
-#include "daemon/cgroupfs.h"
 #include "daemon/control.h"
+#include "daemon/limits/actuate.h"
+#include "daemon/sys/cgroupfs.h"
 #include "helpers/t_daemon.h"
 
 #define MS 1000000ull

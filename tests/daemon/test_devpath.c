@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/devpath.h"
+#include "daemon/tree/devpath.h"
 
 static char top[64], sysfs[128], udev[128];
 

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/config.h"
-#include "daemon/discover.h"
+#include "daemon/config/config.h"
+#include "daemon/tree/discover.h"
 #include "helpers/t_fakecg.h"
 
 static struct t_fakecg f;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/effect.h"
+#include "daemon/round/effect.h"
 
 #define PERIOD 100000000ull
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_exempt.c - the groups iolatd never limits (src/daemon/exempt.c): its
+ * test_exempt.c - the groups iolatd never limits (src/daemon/tree/exempt.c): its
  * own cgroup read from /proc/self/cgroup (v1's blkio line, v2's "0::"
  * line), systemd-journald.service, and exempt= (paths and unit names); a
  * configured group or a parent of one never is. On a fake v1 tree with a
@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "daemon/control.h"
-#include "daemon/exempt.h"
+#include "daemon/tree/exempt.h"
 #include "helpers/t_daemon.h"
 
 #define MS 1000000ull

@@ -23,8 +23,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/cgroupfs.h"
 #include "daemon/control.h"
+#include "daemon/sys/cgroupfs.h"
 #include "helpers/t_daemon.h"
 
 #define MS 1000000ull

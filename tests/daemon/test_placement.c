@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/placement.h"
+#include "daemon/round/placement.h"
 
 static struct carrier writer(double wbps, uint64_t last)
 {

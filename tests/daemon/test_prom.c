@@ -35,10 +35,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/cgroupfs.h"
 #include "daemon/control.h"
-#include "daemon/prom.h"
-#include "daemon/statusfile.h"
+#include "daemon/status/prom.h"
+#include "daemon/status/statusfile.h"
+#include "daemon/sys/cgroupfs.h"
 #include "helpers/t_fakecg.h"
 #include "util/version.h"
 

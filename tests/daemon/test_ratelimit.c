@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "iolatency.h"
-#include "daemon/ratelimit.h"
+#include "daemon/round/ratelimit.h"
 
 /* A writer: 200 x 1 MiB writes whose latencies sum to 0.5 s (mean in-flight 4 over 125 ms). */
 static struct rate_est writer_est(void)

@@ -26,8 +26,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/logsink.h"
-#include "daemon/sdnotify.h"
+#include "daemon/log/logsink.h"
+#include "daemon/sys/sdnotify.h"
 
 #define SEC 1000000000ull
 

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/state.h"
+#include "daemon/limits/state.h"
 #include "helpers/t_fakecg.h"
 
 #define WBPS "blkio.throttle.write_bps_device"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/statusfile.h"
+#include "daemon/status/statusfile.h"
 
 static void test_parse(void **state)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_unitpath.c - a unit's cgroup found by its name in a cgroup tree
- * (src/daemon/unitpath.c), on a tree of plain directories: a service in
+ * (src/daemon/tree/unitpath.c), on a tree of plain directories: a service in
  * system.slice, one deep in a user's app slice, a slice itself, a name seen
  * twice (ambiguous: nothing chosen), none, a file of that name (not a
  * cgroup), deeper than the search goes, and names that are no unit's.
@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/unitpath.h"
+#include "daemon/tree/unitpath.h"
 
 static char root[64];
 

@@ -34,9 +34,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/cgroupfs.h"
 #include "daemon/control.h"
-#include "daemon/sdunit.h"
+#include "daemon/sys/cgroupfs.h"
+#include "daemon/tree/sdunit.h"
 #include "helpers/t_daemon.h"
 
 #define MS 1000000ull

@@ -25,10 +25,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/cgroupfs.h"
 #include "daemon/checkconf.h"
 #include "daemon/control.h"
-#include "daemon/kweights.h"
+#include "daemon/sys/cgroupfs.h"
+#include "daemon/tree/kweights.h"
 #include "helpers/t_daemon.h"
 
 #define MS 1000000ull

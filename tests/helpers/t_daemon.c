@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "daemon/cgroupfs.h"
+#include "daemon/sys/cgroupfs.h"
 #include "t_daemon.h"
 
 struct iolatd_opts t_daemon_opts(const char *run_dir, const char *sysfs_root,

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "daemon/config.h"
+#include "daemon/config/config.h"
 #include "daemon/control.h"
 #include "t_fakecg.h"
 
