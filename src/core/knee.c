@@ -5,9 +5,9 @@
  * anchors: io.cost's QoS periods and busy level, BBR's ProbeBW, LEDBAT):
  *
  *  - off: a missed window starts a measurement of what the siblings do
- *    unthrottled; after two more missed windows the first limit is 0.9 x the
- *    best of them, or the last episode's cruise rate (its memory, 30 s) when
- *    lower. A lone miss (a good window while measuring) limits nothing.
+ *    unthrottled; after two more missed windows the first limit is 0.9 x
+ *    their mean rate, or the last episode's cruise rate (its memory, 30 s)
+ *    when lower. A lone miss (a good window while measuring) limits nothing.
  *  - limited: the protected group is judged per QoS period (about 1 s of its
  *    windows, windows within 200 ms of a cut aside): bad when more than 10 %
  *    of its I/Os (or of its windows) were late, good under 7.5 %, nothing in
@@ -16,15 +16,17 @@
  *    most one change per period.
  *  - a bad period cuts from min(limit in force, rate delivered over the
  *    period) by a step that grows with bad periods in a row (4, 8, 15, 25 %),
- *    and is at least half the share of its I/Os late beyond the bad line
- *    (45 % when all were late) while no cut failed to help: a period that
+ *    and is at least the share of its I/Os late beyond the bad line (up to
+ *    45 %: 55 % late or more) while no cut failed to help: a period that
  *    misses by far is cut by far at once; a target out of reach is not
- *    chased down by far steps.
+ *    chased down by far steps; a period whose every window drowned (see
+ *    below) keeps the far step and is no evidence that cutting is futile.
  *  - good periods feed the knee estimate (the highest rate delivered in a
  *    good period over the last 10 s); the limit cruises at 0.98 x it. After
  *    4 good periods at cruise with the limit used, a probe: a short period
  *    (0.5 s) a little above (+2 %, growing to 25 % with probes held in a
- *    row, not above 0.99 x a probe that failed in the last 10 s); held, the
+ *    row, not above 0.99 x a probe that failed in the last 10 s, nor 1.1 x
+ *    the most the siblings ever delivered); held, the
  *    next probe follows at once; not held, a short period at 0.92 x the
  *    estimate drains what it queued, then cruise again.
  *  - drowning: a judged window >= 90 % late, its mean >= 4 x the target,
@@ -197,10 +199,16 @@ static bool take_force(struct iolat_knee *k, const struct knee_obs *o)
 
 /* ---- the phases ---- */
 
+/*
+ * Measuring the siblings unthrottled. The first limit starts from their mean
+ * rate over the measuring windows they did something in: one window under a
+ * throttle's clumps or a batched measurement can read far above it (the
+ * best of them was once 3 x the writer's rate on the disk).
+ */
 static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, bool ok,
-			     uint64_t d_bps, uint64_t d_iops)
+			     uint64_t dt, uint64_t d_bps, uint64_t d_iops)
 {
-	uint64_t first_bps, first_iops;
+	uint64_t mean_bps, mean_iops, first_bps, first_iops;
 
 	if (ok) {
 		/* A lone miss: nothing limited. */
@@ -211,6 +219,11 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 	k->lv[0].nr += o->nr;
 	k->lv[0].sum_ns += o->sum_ns;
 	k->lv[0].windows++;
+	if (o->bytes || o->ios) { /* a window the siblings did nothing in says nothing of their rate */
+		k->meas_bytes += o->bytes;
+		k->meas_ios += o->ios;
+		k->meas_dt += dt;
+	}
 	k->base_bps = max_u64(k->base_bps, d_bps);
 	k->base_iops = max_u64(k->base_iops, d_iops);
 	if (++k->since_change < KNEE_MEASURE_WINDOWS || (!k->base_bps && !k->base_iops))
@@ -222,8 +235,10 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 	k->cycle = KNEE_CRUISE;
 	k->used_at = o->now;
 	k->force_bps = k->force_iops = 0; /* none in force yet */
-	first_bps = knee_scale_pm(k->base_bps, KNEE_FIRST_PM);
-	first_iops = k->base_iops ? knee_scale_pm(k->base_iops, KNEE_FIRST_PM) : 0;
+	mean_bps = max_u64(knee_per_sec(k->meas_bytes, k->meas_dt), 1);
+	mean_iops = knee_per_sec(k->meas_ios, k->meas_dt);
+	first_bps = knee_scale_pm(mean_bps, KNEE_FIRST_PM);
+	first_iops = k->base_iops ? max_u64(knee_scale_pm(mean_iops, KNEE_FIRST_PM), 1) : 0;
 	if (k->mem_bps && o->now - k->mem_at < KNEE_MEMORY_NS && k->mem_bps < first_bps) {
 		/* The knee of an episode that just ended: the I/O rate keeps today's ratio. */
 		first_iops = first_iops ? max_u64((uint64_t)((double)first_iops * (double)k->mem_bps /
@@ -267,15 +282,23 @@ static enum knee_act go_futile(struct iolat_knee *k, uint64_t now)
 	return KNEE_SET;
 }
 
+/* Why a cut is made: within a period (an emergency, a drowning window), after
+ * a bad period, or after a period whose every window drowned. */
+enum cut_why { CUT_NOW, CUT_PERIOD, CUT_PERIOD_DROWNED };
+
 /*
  * A cut is due after a bad period: did the last one help? Only a level left
  * by a cut is compared (its last period was bad too; a level left by a probe,
  * a drain or an emergency was judged in other conditions). Two cuts in a row
- * that did not help, or the floor: futile.
+ * that did not help, or the floor: futile. A period that drowned (@drowned)
+ * counts no cut against: far above a knee the latency stays at its worst
+ * until the rate comes near the knee (this disk: the same 15 ms from the
+ * writer's full rate down to a third of it), so "it did not help yet" says
+ * nothing there; the floor still ends the chase.
  */
-static bool cut_is_futile(struct iolat_knee *k)
+static bool cut_is_futile(struct iolat_knee *k, bool drowned)
 {
-	if (k->nr_lv > 1 && k->lv[1].cut && knee_level_known(&k->lv[0]) &&
+	if (!drowned && k->nr_lv > 1 && k->lv[1].cut && knee_level_known(&k->lv[0]) &&
 	    knee_level_known(&k->lv[1])) {
 		if (knee_level_mean(&k->lv[0]) >
 		    knee_scale_pm(knee_level_mean(&k->lv[1]), KNEE_HELP_PM))
@@ -290,24 +313,24 @@ static bool cut_is_futile(struct iolat_knee *k)
  * Cut by @step_pm from min(in force, @delivered), but from >= half in force
  * (the I/O rate keeps its ratio to the byte rate: one window's count of I/Os
  * must not bend it); by @far_pm instead when larger and no cut so far failed
- * to help, nor is the target known out of reach (it is not chased down by
- * far steps);
- * @period: after a bad period (else an emergency).
+ * to help (or the period drowned), nor is the target known out of reach (it
+ * is not chased down by far steps).
  */
 static enum knee_act cut(struct iolat_knee *k, uint64_t now, uint64_t d_bps, uint32_t step_pm,
-			 uint32_t far_pm, bool period)
+			 uint32_t far_pm, enum cut_why why)
 {
 	uint64_t from = k->force_bps ? k->force_bps : k->limit_bps;
 	uint64_t base = min_u64(from, max_u64(d_bps, knee_scale_pm(from, KNEE_CUT_FLOOR_PM)));
+	bool drowned = why == CUT_PERIOD_DROWNED;
 	uint64_t bps, iops;
 
-	if (period && cut_is_futile(k))
+	if (why != CUT_NOW && cut_is_futile(k, drowned))
 		return go_futile(k, now);
-	if (far_pm > step_pm && !k->futile_steps && k->phase != KNEE_FUTILE)
+	if (far_pm > step_pm && (!k->futile_steps || drowned) && k->phase != KNEE_FUTILE)
 		step_pm = far_pm; /* in the futile phase the share late says nothing: all miss */
 	bps = knee_scale_pm(base, 1000 - step_pm);
 	iops = iops_for(k, bps);
-	k->lv[0].cut = period;
+	k->lv[0].cut = why != CUT_NOW;
 	knee_good_cap(k, bps / KNEE_CRUISE_PM * 1000); /* cruise is here now, not above */
 	k->backoffs++;
 	k->cut_at = now;
@@ -344,6 +367,8 @@ static uint64_t probe_rate(const struct iolat_knee *k, uint64_t now)
 
 	if (k->bad_at && now - k->bad_at < KNEE_BAD_MEMORY_NS)
 		up = min_u64(up, knee_scale_pm(k->bad_bps, KNEE_CEILING_PM));
+	if (k->base_bps) /* not far above all they ever did: a base measured low grows with it */
+		up = min_u64(up, knee_scale_pm(k->base_bps, KNEE_PROBE_OVER_PM));
 	return up >= knee_scale_pm(in_force, 1000 + KNEE_MIN_STEP_PM) ? up : 0;
 }
 
@@ -424,6 +449,7 @@ static enum knee_act close_period(struct iolat_knee *k, uint64_t now)
 		     (k->force_iops && d_iops >= knee_scale_pm(k->force_iops, KNEE_BIND_PM));
 	int v = knee_period_verdict(k, k->phase == KNEE_FUTILE);
 	bool met = knee_period_verdict(k, false) == 1;
+	bool drowned = p->windows && p->drowned_windows == p->windows;
 	uint32_t lvl;
 
 	k->lv[0].nr = p->nr; /* the level's mean: its last period's */
@@ -439,11 +465,12 @@ static enum knee_act close_period(struct iolat_knee *k, uint64_t now)
 		return KNEE_NONE; /* the dead zone: nothing changes */
 	if (v < 0) { /* sitting on the edge: the smallest cut */
 		k->dead_streak = 0;
-		return cut(k, now, d_bps, cut_steps[0], 0, true);
+		return cut(k, now, d_bps, cut_steps[0], 0, CUT_PERIOD);
 	}
 	k->bad_streak++;
 	lvl = k->bad_streak < KNEE_CUT_LEVELS ? k->bad_streak - 1 : KNEE_CUT_LEVELS - 1;
-	return cut(k, now, d_bps, cut_steps[lvl], late_step, true);
+	return cut(k, now, d_bps, cut_steps[lvl], late_step,
+		   drowned ? CUT_PERIOD_DROWNED : CUT_PERIOD);
 }
 
 /* A window mostly late while the limit binds: act now (see the file's top). */
@@ -478,7 +505,7 @@ static enum knee_act emergency(struct iolat_knee *k, const struct knee_obs *o)
 	if (k->cycle == KNEE_UP && !k->pending)
 		return probe_end(k, o->now, true);
 	k->bad_streak = k->bad_streak ? k->bad_streak : 1;
-	return cut(k, o->now, recent_rate(k), 1000 - KNEE_EMERGENCY_CUT_PM, 0, false);
+	return cut(k, o->now, recent_rate(k), 1000 - KNEE_EMERGENCY_CUT_PM, 0, CUT_NOW);
 }
 
 /*
@@ -490,8 +517,7 @@ static enum knee_act emergency(struct iolat_knee *k, const struct knee_obs *o)
  */
 static bool drowning(struct iolat_knee *k, const struct knee_obs *o, bool bound)
 {
-	if (!o->nr || o->missed * 1000 < o->nr * KNEE_DROWN_PM || !o->target_ns ||
-	    o->sum_ns / o->nr < o->target_ns * KNEE_DROWN_MUL) {
+	if (!knee_window_drowns(o)) {
 		k->drown_mean_ns = 0;
 		return false;
 	}
@@ -506,7 +532,7 @@ static enum knee_act drown_cut(struct iolat_knee *k, const struct knee_obs *o)
 	k->drown_mean_ns = o->sum_ns / o->nr;
 	k->bad_streak = k->bad_streak ? k->bad_streak : 1;
 	return cut(k, o->now, recent_rate(k), cut_steps[0], knee_late_step_pm(o->missed, o->nr),
-		   false);
+		   CUT_NOW);
 }
 
 static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, bool ok,
@@ -560,7 +586,7 @@ enum knee_act knee_window(struct iolat_knee *k, const struct knee_obs *o, bool o
 		k->lv[0].windows++;
 		return KNEE_WATCH;
 	case KNEE_MEASURE:
-		return measure(k, o, ok, d_bps, d_iops);
+		return measure(k, o, ok, dt, d_bps, d_iops);
 	default:
 		return limited(k, o, ok, dt, d_bps, d_iops);
 	}

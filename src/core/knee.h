@@ -17,7 +17,7 @@
 
 /* Constants (docs/controller-adaptive.md, section 2, says why each). */
 #define KNEE_FIRST_PM        900u  /* first limit: 0.9 x the siblings' unthrottled rate ... */
-#define KNEE_MEASURE_WINDOWS   2u  /* ... the best of this many windows (one may be a hiccup) */
+#define KNEE_MEASURE_WINDOWS   2u  /* ... over this many windows: their mean, not their best */
 #define KNEE_PERIOD_NS   1000000000ull /* a QoS period: this much of judged windows */
 #define KNEE_UP_NS        500000000ull /* a probe's and a drain's period: shorter */
 #define KNEE_SETTLE_NS    200000000ull /* windows this soon after a cut are not judged */
@@ -31,13 +31,15 @@
 #define KNEE_CUT_FLOOR_PM    500u  /* a cut's base: not under half the limit in force */
 #define KNEE_CUT_LEVELS        4u  /* cuts grow with bad periods in a row: */
 #define KNEE_CUT_STEPS_PM { 40u, 80u, 150u, 250u } /* 4, 8, 15, 25 % */
-#define KNEE_CUT_LATE_DIV      2u  /* ... and at least half the share of I/Os late beyond 10 % */
+#define KNEE_CUT_LATE_DIV      1u  /* ... and at least the share of I/Os late beyond 10 % ... */
+#define KNEE_CUT_LATE_MAX_PM 450u  /* ... up to 45 % */
 #define KNEE_CRUISE_PM       980u  /* cruise at 0.98 x the knee estimate */
 #define KNEE_CRUISE_PERIODS    4u  /* good periods at cruise before a probe */
 #define KNEE_UP_LEVELS         5u  /* a probe's gain grows with probes held in a row: */
 #define KNEE_UP_STEPS_PM { 20u, 40u, 80u, 160u, 250u } /* +2, 4, 8, 16, 25 % */
 #define KNEE_DRAIN_PM        920u  /* after a probe that did not hold: 0.92 x the knee */
 #define KNEE_MIN_STEP_PM      20u  /* no change under 2 % (an actuator skips it) */
+#define KNEE_PROBE_OVER_PM  1100u  /* a probe: at most 1.1 x the most the siblings delivered */
 #define KNEE_CEILING_PM      990u  /* probes stay under 0.99 x a rate that failed ... */
 #define KNEE_BAD_MEMORY_NS 10000000000ull /* ... in the last 10 s */
 #define KNEE_GOOD_BUCKETS     10u  /* the knee estimate: a max filter of 10 buckets ... */
@@ -101,6 +103,7 @@ struct knee_period {
 	uint64_t dt;                 /* judged time */
 	uint64_t nr, missed, sum_ns; /* the protected group's I/O */
 	uint32_t windows, missed_windows;
+	uint32_t drowned_windows;    /* ... nearly all late by far (knee_window_drowns()) */
 	uint64_t bytes, ios, waited; /* the siblings' */
 };
 
@@ -112,6 +115,7 @@ struct iolat_knee {
 	uint64_t force_bps, force_iops; /* what is in force (limit_*, once put in force) */
 	bool pending;                 /* the last change is not in force yet */
 	uint64_t base_bps, base_iops; /* their rate measured unthrottled (bps: or since, in a good period) */
+	uint64_t meas_bytes, meas_ios, meas_dt; /* measuring: the siblings' delivery over its windows */
 	uint64_t last_obs;            /* end of the previous call's period */
 	uint64_t changed_at;          /* the limit last changed (decided) */
 	uint64_t force_at;            /* ... and was found in force */
@@ -181,6 +185,13 @@ void knee_period_add(struct iolat_knee *k, const struct knee_obs *o, bool ok, ui
 int knee_period_verdict(const struct iolat_knee *k, bool futile);
 bool knee_period_certain(const struct iolat_knee *k, uint64_t period_ns, uint64_t win_ns);
 uint32_t knee_late_step_pm(uint64_t late, uint64_t nr);
+
+/*
+ * knee_window_drowns() - was the protected group's window nearly all late
+ * (KNEE_DROWN_PM) with a mean KNEE_DROWN_MUL x its target or more: far from
+ * the target, not at its edge (an open-loop reader queued behind the writer)?
+ */
+bool knee_window_drowns(const struct knee_obs *o);
 void knee_ring_add(struct iolat_knee *k, uint64_t bytes, uint64_t dt);
 uint64_t knee_ring_rate(const struct iolat_knee *k);
 uint64_t knee_scale_pm(uint64_t v, uint32_t pm);

@@ -97,9 +97,16 @@ void knee_period_add(struct iolat_knee *k, const struct knee_obs *o, bool ok, ui
 	p->sum_ns += o->sum_ns;
 	p->windows++;
 	p->missed_windows += !ok;
+	p->drowned_windows += knee_window_drowns(o);
 	p->bytes += o->bytes;
 	p->ios += o->ios;
 	p->waited += o->waited;
+}
+
+bool knee_window_drowns(const struct knee_obs *o)
+{
+	return o->nr && o->target_ns && o->missed * 1000 >= o->nr * KNEE_DROWN_PM &&
+	       o->sum_ns / o->nr >= o->target_ns * KNEE_DROWN_MUL;
 }
 
 /*
@@ -136,8 +143,8 @@ int knee_period_verdict(const struct iolat_knee *k, bool futile)
 
 /*
  * knee_late_step_pm() - the least cut, per mille, for @late of @nr I/Os
- * over the target: half their share beyond the bad line (KNEE_BAD_PM), so
- * 45 % when all were late. A period that misses by far (an open-loop reader queued
+ * over the target: their share beyond the bad line (KNEE_BAD_PM), at most
+ * KNEE_CUT_LATE_MAX_PM (45 %: 55 % late or more). A period that misses by far (an open-loop reader queued
  * behind the writer: most of its I/Os late) takes a step that size at once
  * instead of climbing the steps one period at a time; one that misses by a
  * little keeps the small steps.
@@ -147,7 +154,7 @@ uint32_t knee_late_step_pm(uint64_t late, uint64_t nr)
 	uint64_t share = nr ? late * 1000 / nr : 0;
 	uint64_t pm = share > KNEE_BAD_PM ? (share - KNEE_BAD_PM) / KNEE_CUT_LATE_DIV : 0;
 
-	return (uint32_t)pm;
+	return (uint32_t)(pm < KNEE_CUT_LATE_MAX_PM ? pm : KNEE_CUT_LATE_MAX_PM);
 }
 
 /*
