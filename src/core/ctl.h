@@ -123,6 +123,8 @@ struct iolat_weight_grp {
 	_Atomic uint32_t served_snap;  /* a served report snapped it back this period */
 	/* Under ctl->weight_lock: */
 	uint64_t snap_bytes, snap_ios, snap_waits, snap_served, snap_served_ios;
+	uint64_t active_at;            /* activated then (between periods; 0: at a period's end) */
+	uint64_t rate_bps;             /* its use over the period, or since activated: divided by */
 	bool active, busy;
 	bool snapped;                  /* snapped back by a served report in the last period */
 	double hweight;

@@ -27,6 +27,8 @@
 #define WEIGHT_GROW_LEVELS        6u /* budgets all met: the estimate grows by a step ... */
 #define WEIGHT_GROW_STEPS_PM { 10u, 20u, 40u, 80u, 160u, 250u } /* ... +1, 2, 4, 8, 16, 25 % */
 #define WEIGHT_BUSY_PM          900u /* busy: used >= 0.9 x its budget (or waited at the gate) */
+#define WEIGHT_FRESH_NS   250000000ull /* activated this recently: busy, not yet measured; ...
+					* later in its first period: measured since then */
 #define WEIGHT_DONOR_PM        1250u /* a donor keeps 1.25 x its use ... */
 #define WEIGHT_DONOR_FLOOR_DIV    8u /* ... and at least 1/8 of its fair share */
 #define WEIGHT_EXEMPT_FLOOR_DIV  16u /* a target's use leaves its siblings >= 1/16 of the pool */

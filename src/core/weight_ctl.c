@@ -21,7 +21,8 @@
  * Between periods: a group that was idle and does I/O (counted, through the
  * gate, or in a served report) is activated and the shares are divided again
  * at once, measuring nothing (activation); a donor that a served report shows
- * at its reduced budget snaps back.
+ * at its reduced budget snaps back. At the period's end a group activated within it is judged by its rate
+ * since then.
  *
  * The gate: a budgeted level has a virtual time like the pace gate's (at
  * rate R, one I/O of B bytes every B/R; an idle group builds no credit); a
@@ -63,6 +64,7 @@ void iolat_weight_group_init(struct iolat_group *g)
 	atomic_store_explicit(&w->served_snap, 0, rlx);
 	iolat_spin_lock(&g->ctl->weight_lock);
 	w->snap_bytes = w->snap_ios = w->snap_waits = 0;
+	w->active_at = w->rate_bps = 0;
 	w->snap_served = w->snap_served_ios = 0;
 	w->active = w->busy = w->snapped = false;
 	w->hweight = g->idx == IOLAT_ROOT_IDX ? 1.0 : 0.0;
@@ -118,6 +120,7 @@ static void activate(struct iolat_group *g, uint64_t now)
 			continue;
 		/* Starting: wants its part (not a donor) until a period has measured it. */
 		lvl->w.active = lvl->w.busy = true;
+		lvl->w.active_at = now;
 		idle = true;
 	}
 	if (idle && ctl->weight_cap_bps)
@@ -246,11 +249,18 @@ void iolat_weight_charge(struct iolat_group *g, uint64_t bytes, uint64_t now)
 
 /* ---- the period ---- */
 
-/* One group's use, activity and busyness over the period of @dt ns. */
-static void measure(struct iolat_group *g, uint64_t dt)
+/*
+ * One group's use, activity and busyness over the period [@from, @now]. One
+ * activated within it is judged by its rate since then (over the whole
+ * period a sibling that started late would look like a donor for a period),
+ * and is busy, not yet measured, when that was under WEIGHT_FRESH_NS ago.
+ */
+static void measure(struct iolat_group *g, uint64_t from, uint64_t now)
 {
 	struct iolat_weight_grp *w = &g->w;
 	uint64_t bytes, ios, waits = atomic_load(&w->waits), budget = atomic_load(&w->budget_bps);
+	uint64_t dt = now - from;
+	bool fresh = w->active_at > from && w->active_at <= now;
 
 	if (atomic_load(&g->ad.fed) & IOLAT_FED_SERVED) {
 		uint64_t b = atomic_load(&g->ad.served_bytes), n = atomic_load(&g->ad.served_ios);
@@ -268,11 +278,14 @@ static void measure(struct iolat_group *g, uint64_t dt)
 		w->snap_ios = n;
 	}
 	w->use_bps = per_sec(bytes, dt);
+	w->rate_bps = fresh ? per_sec(bytes, now - w->active_at) : w->use_bps;
 	w->active = bytes || ios;
 	w->busy = waits != w->snap_waits ||
+		  (fresh && now - w->active_at < WEIGHT_FRESH_NS) ||
 		  (budget != WEIGHT_UNLIMITED &&
-		   w->use_bps >= weight_mul_div(budget, WEIGHT_BUSY_PM, 1000));
+		   w->rate_bps >= weight_mul_div(budget, WEIGHT_BUSY_PM, 1000));
 	w->snap_waits = waits;
+	w->active_at = 0;
 	w->snapped = atomic_exchange(&w->served_snap, 0) != 0;
 	atomic_store(&w->idle, !w->active);
 }
@@ -313,7 +326,7 @@ static void divide_children(struct iolat_ctl *ctl, struct iolat_group *p, uint64
 		idx[n] = i;
 		nodes[n] = (struct weight_node){
 			.weight = grp_weight(c), .active = c->w.active, .busy = c->w.busy,
-			.exempt = atomic_load(&c->target_ns) != 0, .use_bps = c->w.use_bps,
+			.exempt = atomic_load(&c->target_ns) != 0, .use_bps = c->w.rate_bps,
 		};
 		n++;
 	}
@@ -337,7 +350,7 @@ static void divide_children(struct iolat_ctl *ctl, struct iolat_group *p, uint64
 static void run_period(struct iolat_ctl *ctl, uint64_t from, uint64_t now)
 {
 	struct iolat_group *root = grp_at(ctl, IOLAT_ROOT_IDX);
-	uint64_t dt = now - from, total = 0, allowed = 0, budget;
+	uint64_t total = 0, allowed = 0, budget;
 	bool budgeted = false;
 
 	for (uint32_t i = 1; i < ctl->nr_groups; i++) {
@@ -345,7 +358,7 @@ static void run_period(struct iolat_ctl *ctl, uint64_t from, uint64_t now)
 
 		if (!atomic_load_explicit(&g->used, memory_order_acquire))
 			continue;
-		measure(g, dt);
+		measure(g, from, now);
 		if (atomic_load(&g->parent) != IOLAT_ROOT_IDX)
 			continue;
 		total += g->w.use_bps;
