@@ -12,9 +12,9 @@
 #    [group:PATH] of the file with no group= (the old alias: use group=).
 # Needs root and a cgroup hierarchy with the block controller; uses $TMPDIR or /var/tmp.
 set -u
-IOLAT=${IOLAT:-build/iolat}
-[ -x "$IOLAT" ] || { echo "skip: $IOLAT not built"; exit 77; }
-dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-cgroup-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need_iolat
+dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-cgroup-XXXXXX") || skip "no temp dir"
 name="iolat-test-$$"
 root=$(awk '$3 == "cgroup" && $4 ~ /(^|,)blkio(,|$)/ { print $2; exit }' /proc/self/mounts)
 v=1 stat=blkio.throttle.io_service_bytes
@@ -32,7 +32,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-fail() { echo "FAIL: $*"; exit 1; }
 chmod 755 "$dir"
 
 # Refusals that need neither root nor a hierarchy: the simulator, parse errors (FILE:LINE).
@@ -51,8 +50,8 @@ bad '[group:web]\ntarget=5ms\n[j]\nfilename=/tmp/x\ncgroup=web\n' \
 	"5: key 'cgroup': expected a kernel cgroup for the job's threads, as fio's cgroup= (got 'web', a [group:web] of this file: for iolat's group write group=web"
 "$IOLAT" help keys | grep -E '^cgroup ' | grep -q "as fio's: the kernel cgroup" || fail "iolat help keys does not say what cgroup= is"
 
-[ "$(id -u)" -eq 0 ] || { echo "skip: not root (the refusals above passed)"; exit 77; }
-[ -n "$root" ] || { echo "skip: no cgroup hierarchy with blkio or io (the refusals above passed)"; exit 77; }
+[ "$(id -u)" -eq 0 ] || skip "not root (the refusals above passed)"
+[ -n "$root" ] || skip "no cgroup hierarchy with blkio or io (the refusals above passed)"
 devno=$(python3 -c 'import os,sys; s=os.stat(sys.argv[1]).st_dev; print(f"{os.major(s)}:{os.minor(s)}")' "$dir")
 [ -e "/sys/dev/block/$devno/partition" ] && devno=$(cat "/sys/dev/block/$devno/../dev")
 
