@@ -62,10 +62,25 @@ copy_virtio_modules() {
 }
 
 # Boot: qemu_boot LOG INITRD DISK DRIVE_OPTS APPEND; the console goes to stdout
-# and LOG; sets $vm_rc to the guest's VMTEST-EXIT status ("" when none).
+# and LOG; sets $vm_rc to the guest's VMTEST-EXIT status ("" when none). KVM
+# where /dev/kvm is writable (VM_ACCEL=tcg|kvm forces one), but a KVM that
+# fails before the kernel prints a line (a nested host refusing the CPU's
+# MSRs: "failed to set MSR", an assertion in QEMU) is tried again with TCG.
 qemu_boot() {
-	local log=$1 initrd=$2 disk=$3 drive_opts=$4 append=$5 accel=tcg t0
+	local log=$1 initrd=$2 disk=$3 drive_opts=$4 append=$5 accel=tcg
 	[ -w /dev/kvm ] && accel=kvm
+	accel=${VM_ACCEL:-$accel}
+	qemu_boot_with "$accel" "$@"
+	if [ "$accel" = kvm ] && [ -z "${VM_ACCEL:-}" ] && [ -z "$vm_rc" ] &&
+	   ! grep -q "Linux version" "$log"; then
+		say "KVM did not start the guest: booting again with TCG"
+		qemu_boot_with tcg "$@"
+	fi
+}
+
+# qemu_boot_with ACCEL LOG INITRD DISK DRIVE_OPTS APPEND: one boot (qemu_boot).
+qemu_boot_with() {
+	local accel=$1 log=$2 initrd=$3 disk=$4 drive_opts=$5 append=$6 t0
 	t0=$(date +%s)
 	say "booting $(basename "$vmlinuz") ($accel)"
 	timeout -k 10 "${VM_TIMEOUT:-900}" qemu-system-x86_64 -accel "$accel" -cpu max -smp "${VM_CPUS:-1}" \
