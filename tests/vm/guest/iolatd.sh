@@ -99,16 +99,21 @@ controlled_run() {
 	run_in_cg app/batch/a "$(writer_job $((SECS + 2)))" writer
 	run_in_cg app/main "$(reader_job $SECS)" protected
 	rpid=$!
+	# The limits while the reader runs (1 s before its end): once it stops,
+	# the protected group is quiet and the limit is lifted within a second.
+	(sleep $((SECS - 1)); all_limits >$WORK/limits) &
+	lpid=$!
 	rm -f $WORK/stop
 	sample_cg app/batch 100 $WORK/stop >$WORK/samples &
 	spid=$!
 	wait $rpid
 	protected=$(p90_of $WORK/protected.json)
 	touch $WORK/stop; wait $spid
-	limits=$(all_limits)
+	wait $lpid
+	limits=$(cat $WORK/limits)
 	iolat status --run-dir $RUN | head -n 20
 	stop_workloads
-	echo "limits in force at the end:"; echo "$limits"
+	echo "limits in force 1 s before the reader's end:"; echo "$limits"
 	echo "$limits" | grep -q "^app/batch/io.max: $DEV .*wbps=[0-9]" && ok "io.max written on app/batch for $DEV" ||
 		bad "no wbps limit on app/batch for $DEV"
 	echo "$limits" | grep -v "^app/batch/io.max: " | grep -q . && bad "limits elsewhere: $limits" ||
