@@ -28,8 +28,10 @@ rc=$?
 wall=$(( $(date +%s) - t0 ))
 grep -E '^(skip|vm: )' "$O/vm-weights.log"
 [ $rc -eq 77 ] && exit 77
-accel=tcg
-[ -w /dev/kvm ] && accel=kvm # as tests/vm/host_lib.sh's qemu_boot
+# The accelerator of the boot that ran (qemu_boot's last "booting ... (ACCEL)":
+# a KVM that could not start the guest is followed by a TCG boot).
+accel=$(sed -n 's/^vm: booting .* (\([a-z]*\))$/\1/p' "$O/vm-weights.log" | tail -n 1)
+accel=${accel:-tcg}
 python3 bench/vm_weights.py --console "$O/vm/console-weights.log" --out "$OUT" --wall "$wall" --accel $accel \
 	--cmd "bench/vm_weights.sh${*:+ $*}" || exit 1
 echo "vm_weights: guest exit $rc after $wall s; wrote $OUT"
