@@ -21,8 +21,8 @@
  * Between periods: a group that was idle and does I/O (counted, through the
  * gate, or in a served report) is activated and the shares are divided again
  * at once, measuring nothing (activation); a donor that a served report shows
- * at its reduced budget snaps back. At the period's end a group activated within it is judged by its rate
- * since then.
+ * at its reduced budget snaps back. At the period's end, a group activated
+ * within it is judged by its rate since then.
  *
  * The gate: a budgeted level has a virtual time like the pace gate's (at
  * rate R, one I/O of B bytes every B/R; an idle group builds no credit); a
@@ -97,9 +97,7 @@ unsigned iolat_group_weight(const struct iolat_group *g)
 	return g ? grp_weight(g) : 0;
 }
 
-/* ---- counting ---- */
-
-/* ---- activation ---- */
+/* ---- activation and counting ---- */
 
 static void divide_all(struct iolat_ctl *ctl, uint64_t now);
 
