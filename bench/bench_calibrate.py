@@ -136,6 +136,8 @@ def add_args(ap):
                     BISECT_STEPS)
     ap.add_argument("--reps", type=int, help="repetitions (4)")
     ap.add_argument("--calib-step", help="calibrate's --step (its default, 3s; --quick: 1s)")
+    ap.add_argument("--calib-pace", choices=("auto", "throttle", "rate"), default="throttle",
+                    help="calibrate's --pace (throttle: the oracle's actuator)")
     ap.add_argument("--retries", type=int, default=2, help="reruns of a disturbed measurement (2)")
     ap.add_argument("--quiet-wait", type=float, default=120, help="seconds to wait for a quiet "
                     "disk before each measurement (120; then it runs, and is marked if disturbed)")
@@ -150,6 +152,7 @@ def settings(a):
         "steps": a.steps if a.steps is not None else BISECT_STEPS,
         "reps": a.reps if a.reps is not None else (2 if a.quick else 4),
         "calib_step": a.calib_step or ("1s" if a.quick else None),
+        "calib_pace": a.calib_pace,
         "lead_s": LEAD_S, "ramp_s": 0.0, "targets_us": [], "fractions": None,
         "read_size": READ_SIZE, "write_size": WRITE_SIZE, "retries": a.retries,
         "quiet_wait_s": a.quiet_wait, "budget_s": a.budget * 60, "quick": a.quick,
@@ -204,12 +207,12 @@ def parse_calibrate(text):
             "unpaced_mb_s": d["unpaced"]["writer_mb_s"],
             "bisect": [[p["pace_bps"], p["writer_mb_s"], p["p90_ns"] / 1e3, p["reads_s"],
                         p["within"]] for p in d["bisect"]],
-            "device": d["device"]}
+            "device": d["device"], "pacer": d.get("pacer", "rate")}
 
 
 class Calib(diskdriver.DiskDriver):
     name = "calibrate"
-    children = ("calib", "reader", "writer")
+    children = ("calib", "cwriter", "reader", "writer")
     needs_cgroups = True
 
     def why_not(self):
@@ -352,7 +355,11 @@ class Calib(diskdriver.DiskDriver):
         return self.retried(st, "calibrate", lambda: self._calibrate(st))
 
     def _calibrate(self, st):
-        argv = [self.a.iolat, "calibrate", self.calib_base, "--output-format=json", "-q"]
+        # The throttled writer's cgroup: the benchmark's own (counted as its traffic), made
+        # before and kept: a v1 cgroup removed takes its bytes out of its parent's counters.
+        wcg = os.path.relpath(self.cg("cwriter"), self.root)
+        argv = [self.a.iolat, "calibrate", self.calib_base, "--output-format=json", "-q",
+                "--pace=" + st["calib_pace"]] + (["--cgroup", wcg] if st["calib_pace"] != "rate" else [])
         if st["calib_step"]:
             argv += ["--step", st["calib_step"]]
         smp = self.sampler()

@@ -51,12 +51,27 @@ def f_ratio(v):
     return "-" if v is None else "%.2f×" % v
 
 
+PACER_TEXT = {
+    "throttle": "its writer capped by the kernel's block throttle on a cgroup it makes, the "
+                "oracle's and iolatd's actuator",
+    "rate": "its writer paced by the runner's `rate=`, a token bucket in the process",
+    "auto": "the throttle where it can, else the runner's `rate=`",
+}
+
+
+PACED_BY = {
+    "throttle": "the kernel's throttle",
+    "rate": "the runner's `rate=`: a GCRA, time lost in a stall is not made up beyond its burst",
+    "auto": "the throttle where it could, else `rate=`",
+}
+
+
 def intro(doc, d):
     st = d.get("settings", {})
     doc.w("Issue 29, item 7: is `iolat calibrate`'s knee the one a slow oracle sweep finds on the "
           "same disk, the same hour? Each repetition runs both on `%s` (%s, cgroup %s), which one "
           "first alternating. **calibrate**: `iolat calibrate DIR/calib --output-format=json -q` "
-          "(defaults: 3 s steps; its writer paced by the runner's `rate=`); its wall time includes "
+          "(defaults: 3 s steps) with `--pace=%s` (%s); its wall time includes "
           "laying out its 1.25 GiB of scratch files. **oracle**: calibrate's reader (4 KiB random, "
           "O_DIRECT, QD 1) and writer (1 MiB sequential, O_DIRECT, QD 32), each an `iolat run` job "
           "with the controller off, in two sibling cgroups; the writer started %.0f s before the "
@@ -70,6 +85,7 @@ def intro(doc, d):
           "writer's MB/s at each knee, from calibrate's JSON and the writer cgroup's counters)." % (
               d.get("disk_name", "?"), "rotational" if d.get("rotational") == "1" else
               "non-rotational" if d.get("rotational") == "0" else "?", d.get("cgroup", "?"),
+              st.get("calib_pace", "rate"), PACER_TEXT.get(st.get("calib_pace", "rate"), ""),
               st.get("lead_s", 1), "io.max wbps" if d.get("cgroup") == "v2" else
               "blkio.throttle.write_bps_device", st.get("seconds", 5), st.get("steps", 6)))
     doc.w()
@@ -160,9 +176,9 @@ def goals(doc, d, vs):
                                                 "the two searches end more than 15 % apart"))
     ok, text = per_rep(vs, "ratio_delivered", "held_delivered")
     doc.goal(SEC, GOAL_DELIVERED, text, ok == n and n > 0, "" if ok == n else
-             "at its knee calibrate's writer delivered %s of its pace (the runner's `rate=`: a "
-             "GCRA, time lost in a stall is not made up beyond its burst), the oracle's %s of "
-             "its cap (the kernel's throttle)" % delivery(d))
+             "at its knee calibrate's writer (%s) delivered %s of its pace, the oracle's %s of "
+             "its cap (the kernel's throttle)" % ((PACED_BY.get(d.get("settings", {}).get(
+                 "calib_pace", "rate"), "?"),) + delivery(d)))
     walls = B.summary([v["wall_s"] for v in vs])
     on = sum(1 for v in vs if v["on_time"])
     doc.goal(SEC, GOAL_TIME, "%s, every repetition: %s; held %d/%d" % (

@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "iolatency.h"
 #include "report/report.h"
+#include "run/jobcg.h"
 #include "run/run.h"
 
 #define MAX_SET 16
@@ -35,11 +36,17 @@ struct calib_cli {
 	const char *sets[MAX_SET];
 	unsigned nr_sets;
 	uint64_t target_ns, step_ns;
+	const char *pace;          /* --pace: auto (NULL), throttle, rate */
+	const char *cgroup;        /* --cgroup; NULL: iolat-calibrate-PID */
+	char cgroup_buf[64];
+	char cg_made[IOLAT_GROUP_PATH_MAX]; /* the part of it made here ("" none): removed at the end */
+	int cg_version;            /* the throttle's hierarchy; 0: paced by rate= */
 };
 
 static void usage(FILE *f)
 {
 	fputs("usage: iolat calibrate DISK|DIR|FILE [--target T] [--step T]\n"
+	      "                       [--pace=auto|throttle|rate] [--cgroup PATH]\n"
 	      "                       [--output-format=normal|json] [-q]\n"
 	      "       iolat calibrate --sim [--device MODEL] [--set KEY=VALUE]... [...]\n"
 	      "\n"
@@ -61,6 +68,14 @@ static void usage(FILE *f)
 	      "                 where the reader leaves its solo latency\n"
 	      "  --step T       the length of each of the ~13 measurements (default 3s,\n"
 	      "                 1s to 60s)\n"
+	      "  --pace=P       how the writer is paced: throttle, by the kernel's block\n"
+	      "                 throttle on a cgroup made for it (as iolatd acts; root, cgroup\n"
+	      "                 v1 blkio or v2 io); rate, by iolat's own token bucket; auto\n"
+	      "                 (default): throttle where it can, else rate\n"
+	      "  --cgroup PATH  the writer's cgroup for --pace=throttle, under the hierarchy's\n"
+	      "                 root, with no write cap on the disk; made if missing (and then\n"
+	      "                 removed at the end)\n"
+	      "                 (default iolat-calibrate-PID)\n"
 	      "  --output-format=normal|json   the result as a table and advice, or JSON\n"
 	      "  --sim          measure the simulator's device instead (virtual time)\n"
 	      "  --device M     its model (default vdisk): ssd, hdd, bad-ssd, vdisk\n"
@@ -121,6 +136,18 @@ static int parse_one(struct calib_cli *c, int argc, char **argv, int *i)
 		if (c->nr_sets == MAX_SET)
 			return bad("--set: at most 16 (%s)", v);
 		c->sets[c->nr_sets++] = v;
+	} else if (iolat_cli_is_opt(a, "--pace")) {
+		v = iolat_cli_opt_value(argc, argv, i, "--pace");
+		if (!v || (strcmp(v, "auto") && strcmp(v, "throttle") && strcmp(v, "rate")))
+			return bad("--pace: '%s' is not auto, throttle or rate", v ? v : "");
+		c->pace = v;
+	} else if (iolat_cli_is_opt(a, "--cgroup")) {
+		v = iolat_cli_opt_value(argc, argv, i, "--cgroup");
+		if (!v || !*v || *v == '/' || strstr(v, "..") || strlen(v) >= IOLAT_GROUP_PATH_MAX ||
+		    v[strlen(v) - 1] == '/')
+			return bad("--cgroup: '%s' is not a cgroup path under the hierarchy's root "
+				   "(like iolat/calib)", v ? v : "");
+		c->cgroup = v;
 	} else if (!strcmp(a, "--sim")) {
 		c->sim = true;
 	} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
@@ -152,6 +179,37 @@ static int parse_args(struct calib_cli *c, int argc, char **argv, int *rc)
 		return *rc = bad("%s", "expected a disk, a directory or a new file's path (or --sim)"), 1;
 	if (!c->sim && (c->device || c->nr_sets))
 		return *rc = bad("%s goes with --sim", c->device ? "--device" : "--set"), 1;
+	if (c->sim && (c->pace || c->cgroup))
+		return *rc = bad("%s paces a real disk's writer: not with --sim", c->pace ? "--pace" : "--cgroup"), 1;
+	if (c->cgroup && c->pace && !strcmp(c->pace, "rate"))
+		return *rc = bad("--cgroup is the throttle's: not with --pace=%s", c->pace), 1;
+	return 0;
+}
+
+/*
+ * The writer's pacer, before anything is written: the kernel's throttle on a
+ * cgroup (root; v1 blkio, or v2 with io enabled for the cgroup's parent) or
+ * iolat's rate=. Return: 0, or a usage error.
+ */
+static int choose_pacer(struct calib_cli *c)
+{
+	bool want = c->pace && !strcmp(c->pace, "throttle");
+	char why[JOBCG_PATH_MAX + 128];
+
+	if (c->sim || (c->pace && !strcmp(c->pace, "rate")))
+		return 0;
+	if (!c->cgroup) {
+		snprintf(c->cgroup_buf, sizeof(c->cgroup_buf), "iolat-calibrate-%ld", (long)getpid());
+		c->cgroup = c->cgroup_buf;
+	}
+	c->cg_version = iolat_jobcg_usable(NULL, c->cgroup, why, sizeof(why));
+	if (c->cg_version)
+		return 0;
+	if (want || c->cgroup != c->cgroup_buf)
+		return bad(want ? "--pace=throttle: %s" : "--cgroup: %s", why);
+	if (!c->quiet)
+		fprintf(stderr, "iolat calibrate: the writer is paced by iolat's rate=, not the kernel's "
+			"throttle: %s\n", why);
 	return 0;
 }
 
@@ -161,6 +219,13 @@ static void on_note(void *ctx, const char *line)
 
 	if (!c->quiet)
 		fprintf(stderr, "iolat calibrate: %s\n", line);
+}
+
+/* A line that must reach the user, -q or not (a cgroup left behind). */
+static void on_note_always(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "iolat calibrate: %s\n", line);
 }
 
 static void on_progress(void *ctx, const char *phase, const struct iolat_calib_point *pt)
@@ -197,6 +262,10 @@ static int measure(struct calib_cli *c, const struct iolat_calib_place *pl,
 	char err[512];
 	int ret;
 
+	if (c->cg_version) {
+		plan.throttle_cgroup = c->cgroup;
+		plan.throttle_version = c->cg_version;
+	}
 	if (!c->sim) {
 		plan.read_path = pl->read_path;
 		plan.write_path = pl->write_path;
@@ -220,6 +289,8 @@ int iolat_cmd_calibrate(int argc, char **argv)
 
 	if (parse_args(&c, argc, argv, &rc))
 		return rc;
+	if ((rc = choose_pacer(&c)))
+		return rc;
 	if (!c.sim && iolat_calib_place(&pl, c.path, (long)getpid(), err, sizeof(err))) {
 		fprintf(stderr, "iolat calibrate: %s\n", err);
 		return IOLAT_EXIT_USAGE;
@@ -232,7 +303,15 @@ int iolat_cmd_calibrate(int argc, char **argv)
 	iolat_cli_stop_install();
 	if (pl.scratch)
 		iolat_cli_stop_unlink_on_kill(scratch, 2);
-	rc = measure(&c, &pl, r);
+	/* One cgroup for the whole calibration: a cgroup removed takes its bytes out of its
+	 * parent's counters (v1), which a watcher of the parent would see go backwards. */
+	if (c.cg_version && iolat_jobcg_make_path(c.cgroup, c.cg_made, sizeof(c.cg_made), err, sizeof(err))) {
+		fprintf(stderr, "iolat calibrate: %s\n", err);
+		rc = IOLAT_EXIT_FAILED;
+	} else {
+		rc = measure(&c, &pl, r);
+	}
+	iolat_jobcg_remove_path(c.cgroup ? c.cgroup : "", c.cg_made, on_note_always, &c);
 	if (pl.scratch) {
 		unlink(pl.read_path);
 		unlink(pl.write_path);

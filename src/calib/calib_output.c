@@ -79,6 +79,10 @@ int iolat_calib_write_text(const struct iolat_calib_result *r, const char *dev, 
 		r->device, r->rotational ? "rotational" : "non-rotational",
 		r->elapsed_s, r->virtual_time ? " (virtual time)" : "",
 		r->interrupted ? ", interrupted" : "");
+	if (!r->virtual_time)
+		fprintf(f, "writer paced by %s\n\n", r->throttled ?
+			"the kernel's block throttle on its cgroup (as iolatd acts)" :
+			"iolat's rate= (a token bucket in the process; --pace=throttle as root: the kernel's)");
 	fprintf(f, "%-8s %14s %11s %9s %11s %11s %11s  %s\n", "phase", "writer pace", "writer MB/s",
 		"reads/s", "reader p50", "reader p90", "reader p99", "within");
 	text_row(f, "solo", &r->solo);
@@ -139,6 +143,7 @@ int iolat_calib_write_json(const struct iolat_calib_result *r, const char *dev, 
 		"  \"virtual_time\": %s,\n  \"interrupted\": %s,\n  \"elapsed_s\": %.1f,\n",
 		r->device, dev, r->rotational, r->virtual_time ? "true" : "false",
 		r->interrupted ? "true" : "false", r->elapsed_s);
+	fprintf(f, "  \"pacer\": \"%s\",\n", r->throttled ? "throttle" : "rate");
 	fputs("  \"solo\": ", f);
 	json_point(f, &r->solo, ",");
 	fputs("  \"unpaced\": ", f);

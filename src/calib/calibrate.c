@@ -3,7 +3,10 @@
  * calibrate.c - the measurement of `iolat calibrate` (calibrate.h): the jobs
  * of one measurement built in code, run by the one runner with the
  * controller off, and the search for the knee (solo, unpaced, bisection,
- * the curve around the knee). The rules that judge a point are at the end.
+ * the curve around the knee). The writer is paced by the kernel's block
+ * throttle on the plan's cgroup when it names one, capped per measurement (the
+ * actuator iolatd uses), else by the runner's rate=. The rules that judge a
+ * point are at the end.
  * Context: the calling thread; blocks for the runs.
  */
 #include <errno.h>
@@ -86,6 +89,17 @@ static void sim_device(struct iolat_jobfile_builder *b, const struct iolat_calib
 	}
 }
 
+/* The writer at @rate_bps (0: unpaced): by the kernel's throttle on its cgroup, or the runner's rate=. */
+static void pace_writer(const struct iolat_calib_plan *pl, struct iolat_job *j, uint64_t rate_bps)
+{
+	if (!pl->throttle_cgroup) {
+		j->rate_bps = rate_bps;
+		return;
+	}
+	snprintf(j->cgroup, sizeof(j->cgroup), "%s", pl->throttle_cgroup);
+	j->cgroup_write_bps = rate_bps;
+}
+
 /* The jobs of one measurement: the reader, and the writer at @rate_bps when @writer. */
 static int build(const struct calib *c, uint64_t rate_bps, bool writer,
 		 struct iolat_jobfile **out, char *err, size_t errlen)
@@ -108,6 +122,8 @@ static int build(const struct calib *c, uint64_t rate_bps, bool writer,
 		j->rw = IOLAT_RW_RANDREAD;
 		j->bs = CALIB_READ_BS;
 		j->iodepth = 1;
+		if (pl->throttle_cgroup && pl->throttle_version == 2)   /* v2 moves the whole process */
+			snprintf(j->cgroup, sizeof(j->cgroup), "%s", pl->throttle_cgroup);
 	}
 	g = writer ? iolat_jobfile_build_group(b, "writer", 0) : -1;
 	if (g >= 0 && (j = iolat_jobfile_build_job(b, "writer")) &&
@@ -115,7 +131,7 @@ static int build(const struct calib *c, uint64_t rate_bps, bool writer,
 		j->rw = IOLAT_RW_WRITE;
 		j->bs = CALIB_WRITE_BS;
 		j->iodepth = CALIB_WRITE_QD;
-		j->rate_bps = rate_bps == IOLAT_CALIB_UNPACED ? 0 : rate_bps;
+		pace_writer(pl, j, rate_bps == IOLAT_CALIB_UNPACED ? 0 : rate_bps);
 	}
 	return iolat_jobfile_build_end(b, out);   /* a failure above is returned here */
 }
@@ -260,6 +276,9 @@ static int check_plan(struct calib *c)
 		return calib_err(c, -EINVAL, "calibrate: a reader's path needs a writer's");
 	if (pl->read_path && (!pl->read_size || !pl->write_size))
 		return calib_err(c, -EINVAL, "calibrate: the regions need a size");
+	if (pl->throttle_cgroup && (!pl->read_path || (pl->throttle_version != 1 && pl->throttle_version != 2)))
+		return calib_err(c, -EINVAL, "calibrate: the kernel's throttle paces a real disk's writer, "
+				 "in a cgroup v1 or v2 hierarchy");
 	return 0;
 }
 
@@ -271,6 +290,7 @@ int iolat_calibrate(const struct iolat_calib_plan *pl, struct iolat_calib_result
 	int ret;
 
 	memset(r, 0, sizeof(*r));
+	r->throttled = pl->throttle_cgroup != NULL;
 	if (err && errlen)
 		err[0] = '\0';
 	ret = check_plan(&c);

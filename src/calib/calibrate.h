@@ -48,6 +48,13 @@ struct iolat_calib_plan {
 	 * device twice, at two offsets, or two files). */
 	const char *read_path, *write_path;
 	uint64_t read_offset, write_offset, read_size, write_size;
+	/* How the writer is paced: NULL, by the runner's rate= (a token bucket
+	 * in the process); else by the kernel's block throttle, as iolatd acts,
+	 * on this cgroup (a path under the hierarchy's root with no write cap on
+	 * the disk: cgroup= and cgroup_write_bps= of the writer's job, the cap
+	 * taken off after each measurement). Engines only. */
+	const char *throttle_cgroup;
+	int throttle_version;    /* its hierarchy: 1 (the writer's threads move) or 2 (the process) */
 	uint64_t step_ns;        /* each measurement's length; 0: 3 s */
 	unsigned bisect_steps;   /* 0: 6 (the knee to 1/64 of the writer's rate) */
 	uint64_t target_ns;      /* 0: the knee is where the reader leaves its solo
@@ -78,6 +85,7 @@ struct iolat_calib_result {
 	bool target_given;       /* the plan's */
 	double elapsed_s;        /* the measurements' time (virtual in the simulator) */
 	bool interrupted;        /* a stop cut it short: what ran is kept */
+	bool throttled;          /* the writer was paced by the kernel's throttle (plan's throttle_cgroup) */
 };
 
 /**

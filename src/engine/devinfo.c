@@ -48,6 +48,24 @@ static int read_uint(const char *dir, const char *name, unsigned long *val)
 	return 0;
 }
 
+/* The whole disk's MAJ:MIN from @disk_dir/dev ("254:0"); left 0:0 when unreadable. */
+static void read_disk_dev(const char *disk_dir, struct iolat_eng_devinfo *di)
+{
+	char path[PATH_MAX + 16], buf[64];
+	unsigned maj, min;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/dev", disk_dir);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, sizeof(buf), f) && sscanf(buf, "%u:%u", &maj, &min) == 2) {
+		di->disk_major = maj;
+		di->disk_minor = min;
+	}
+	fclose(f);
+}
+
 int iolat_eng_devinfo_dev(const char *sysfs_root, unsigned maj, unsigned min,
 			  struct iolat_eng_devinfo *di)
 {
@@ -74,6 +92,7 @@ int iolat_eng_devinfo_dev(const char *sysfs_root, unsigned maj, unsigned min,
 	snprintf(di->disk, sizeof(di->disk), "%.*s", (int)sizeof(di->disk) - 1,
 		 slash ? slash + 1 : real);
 
+	read_disk_dev(real, di);
 	snprintf(queue, sizeof(queue), "%s/queue", real);
 	if (read_uint(queue, "nr_requests", &v) == 0 && v > 0 && v <= UINT32_MAX) {
 		di->nr_requests = (uint32_t)v;

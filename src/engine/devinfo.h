@@ -21,6 +21,7 @@ struct iolat_eng_devinfo {
 	uint32_t logical_block_size;  /* queue/logical_block_size; 0 when unknown */
 	bool found;                   /* a sysfs queue directory was read */
 	char disk[32];                /* "vda" (the whole disk), "" when unknown */
+	unsigned disk_major, disk_minor; /* the whole disk's MAJ:MIN (its sysfs "dev"); both 0 when unknown */
 };
 
 /**

@@ -66,6 +66,12 @@ int jf_check_job(struct parser *p, const struct iolat_job *j)
 	if ((j->rate_iops || j->rate_split) && j->rate_bps && j->rate_process == IOLAT_RATE_POISSON)
 		return jf_perr(p, iolat_job_key_line(j, "rate_process"), "rate_process",
 			    "rate_iops or rate, not both, with poisson (each would set the arrival rate)");
+	if (j->cgroup_write_bps && !j->cgroup[0])
+		return jf_perr(p, iolat_job_key_line(j, "cgroup_write_bps"), "cgroup_write_bps",
+			    "a cgroup= to cap (the kernel's throttle acts on a cgroup)");
+	if (j->cgroup_write_bps && !j->filename)
+		return jf_perr(p, iolat_job_key_line(j, "cgroup_write_bps"), "cgroup_write_bps",
+			    "a filename= (the throttle caps one disk: the job file's)");
 	if (j->burst_on_ns > UINT64_MAX / 4 || j->burst_off_ns > UINT64_MAX / 4)
 		return jf_perr(p, iolat_job_key_line(j, "burst_on"), "burst_on",
 			    "on/off durations below 100 years");

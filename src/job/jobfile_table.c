@@ -99,6 +99,11 @@ const struct iolat_opt jf_opts[] = {
 	  .help = "as fio's: the kernel cgroup (v1 blkio or v2) the job's threads run in, under the "
 	  "hierarchy's root; created if missing, removed after; iolat run as root only. Not a group: "
 	  "that is group=" },
+	{ .name = "cgroup_write_bps", .type = IOLAT_OPT_RATE, .where = IN_JOBS, JOBF(cgroup_write_bps),
+	  .max = 1ull << 50, .def = "0",
+	  .help = "the kernel's block throttle on the job's cgroup=: its writes to the job's disk "
+	  "capped at this many bytes/s (v1 blkio.throttle.write_bps_device, v2 io.max wbps) for the "
+	  "run, gone after it; a cgroup with a cap on the disk already is refused; 0: none" },
 	{ .name = "ioflags", .type = IOLAT_OPT_FLAGS, .where = IN_JOBS, JOBF(ioflags),
 	  .choices = "meta|swap|none", .flag_bits = ioflag_bits, .def = "none",
 	  .help = "issue as bypass I/O: never waits, charged as delay when throttled" },

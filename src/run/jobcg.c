@@ -12,7 +12,10 @@
  * (else no io.stat, nothing for iolatd to see), and a cgroup that enables
  * controllers for its children holds no process (the "no internal
  * processes" rule). What iolat created it removes after the run, deepest
- * first, once the tasks are out.
+ * first, once the tasks are out. A cap (cgroup_write_bps=) is written into a
+ * cgroup iolat creates (removing it undoes the cap) or one without a write
+ * cap on that disk (taken off after the run: back to none, as it was); the
+ * block throttle caps a whole disk (a partition's writes count to its disk).
  * Context: see jobcg.h.
  */
 #include <errno.h>
@@ -24,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/devinfo.h"
 #include "run/jobcg.h"
 #include "run/run.h"
 #include "util/errmsg.h"
@@ -31,6 +35,12 @@
 
 #define JOBCG_DIR_MAX (JOBCG_PATH_MAX + IOLAT_GROUP_PATH_MAX) /* root/rel */
 #define JOBCG_LINE_MAX (2 * JOBCG_PATH_MAX + 160)
+
+/* Where the block throttle's write cap of a cgroup is. */
+static const char *cap_file(int version)
+{
+	return version == 1 ? "blkio.throttle.write_bps_device" : "io.max";
+}
 
 /* Does the comma-separated @list hold @word? */
 static bool list_has(const char *list, const char *word)
@@ -186,6 +196,93 @@ static int collect(struct iolat_jobcg *c, const struct iolat_jobfile *jf, char *
 	return 0;
 }
 
+int iolat_jobcg_usable(const char *mounts, const char *rel, char *why, size_t len)
+{
+	char root[JOBCG_PATH_MAX], dir[JOBCG_DIR_MAX], *slash;
+	int version;
+
+	if (geteuid() != 0)
+		return iolat_errf(why, len, 0, "making a cgroup needs root");
+	version = find_root(mounts ? mounts : "/proc/self/mounts", root, sizeof(root));
+	if (!version)
+		return iolat_errf(why, len, 0, "no cgroup hierarchy with the block I/O controller is mounted "
+				  "(v1 blkio, or cgroup2 offering io)");
+	snprintf(dir, sizeof(dir), "%s/%s", root, rel);
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	if (version == 2 && !file_lists(dir, "cgroup.subtree_control", "io"))
+		return iolat_errf(why, len, 0, "%s does not enable io for its children "
+				  "(cgroup.subtree_control)", dir);
+	return version;
+}
+
+/* The job's "FILE:LINE: key 'cgroup_write_bps': job 'J'" into @buf. */
+static void where_cap(const struct iolat_jobfile *jf, const struct iolat_job *j, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s:%u: key 'cgroup_write_bps': job '%s'", jf->file,
+		 iolat_job_key_line(j, "cgroup_write_bps"), j->name);
+}
+
+/*
+ * Has cgroup @dir a write cap on disk @maj:@min now (v1: a line with a
+ * non-zero rate; v2: an io.max line whose wbps is not max)? The line into @line.
+ */
+static bool has_cap(int version, const char *dir, unsigned maj, unsigned min, char *line, size_t len)
+{
+	char path[JOBCG_DIR_MAX + 48], *text, *save = NULL, dev[32];
+	size_t n, dl = (size_t)snprintf(dev, sizeof(dev), "%u:%u ", maj, min);
+	bool found = false;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, cap_file(version));
+	if (iolat_read_file(path, 1 << 16, &text, &n))
+		return false;
+	for (char *l = strtok_r(text, "\n", &save); l && !found; l = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(l, dev, dl))
+			continue;
+		found = version == 1 ? strtoull(l + dl, NULL, 10) != 0 :
+				       strstr(l, "wbps=") && !strstr(l, "wbps=max");
+		snprintf(line, len, "%s", l);
+	}
+	free(text);
+	return found;
+}
+
+/* cgroup_write_bps=: one cap per cgroup, on a disk sysfs names, in a cgroup without one yet. */
+static int check_caps(struct iolat_jobcg *c, const struct iolat_jobfile *jf, char *err, size_t errlen)
+{
+	char at[IOLAT_RUN_NOTE_MAX], dir[JOBCG_DIR_MAX], cap[128];
+
+	for (unsigned i = 0; i < jf->nr_jobs; i++) {
+		const struct iolat_job *j = &jf->jobs[i];
+		struct iolat_eng_devinfo di;
+		struct jobcg_one *one = c->cg;
+
+		if (!j->cgroup_write_bps)
+			continue;
+		while (strcmp(one->rel, j->cgroup))
+			one++;   /* collect() put every cgroup= in c->cg */
+		where_cap(jf, j, at, sizeof(at));
+		snprintf(dir, sizeof(dir), "%s/%s", c->root, one->rel);
+		iolat_eng_devinfo_path(j->filename, &di);
+		if (!di.disk_major && !di.disk_minor)
+			return iolat_errf(err, errlen, -ENODEV, "%s: '%s' is on no disk sysfs names (the "
+					  "block throttle caps a disk)", at, j->filename);
+		if (access(dir, F_OK) == 0 && has_cap(c->version, dir, di.disk_major, di.disk_minor, cap,
+						      sizeof(cap)))
+			return iolat_errf(err, errlen, -EEXIST, "%s: %s has a write cap on %u:%u already "
+					  "('%s'): iolat sets one only where there is none, and takes it off "
+					  "after", at, dir, di.disk_major, di.disk_minor, cap);
+		if (one->write_bps && (one->write_bps != j->cgroup_write_bps || one->maj != di.disk_major ||
+				       one->min != di.disk_minor))
+			return iolat_errf(err, errlen, -EINVAL, "%s: cgroup '%s' has another cap or disk from "
+					  "an earlier job: one cap per cgroup", at, one->rel);
+		one->write_bps = j->cgroup_write_bps;
+		one->maj = di.disk_major;
+		one->min = di.disk_minor;
+	}
+	return 0;
+}
+
 int iolat_jobcg_check(struct iolat_jobcg *c, const struct iolat_jobfile *jf, const char *mounts,
 		      const char *self_cgroup, char *err, size_t errlen)
 {
@@ -211,7 +308,9 @@ int iolat_jobcg_check(struct iolat_jobcg *c, const struct iolat_jobfile *jf, con
 	if (ret)
 		return iolat_errf(err, errlen, ret, "%s: this process's cgroup in %s is not known "
 				  "(/proc/self/cgroup)", at, c->root);
-	return c->version == 2 ? check_v2(c, jf, err, errlen) : 0;
+	if (c->version == 2 && (ret = check_v2(c, jf, err, errlen)))
+		return ret;
+	return check_caps(c, jf, err, errlen);
 }
 
 /* Write @text into @dir/@rel/@name. Return: 0 or -errno. */
@@ -232,10 +331,10 @@ static int write_to(const char *dir, const char *rel, const char *name, const ch
 }
 
 /* mkdir each missing part of @one's path; the shallowest made is recorded. */
-static int make_one(const struct iolat_jobcg *c, struct jobcg_one *one, char *err, size_t errlen)
+static int make_one(const char *root, struct jobcg_one *one, char *err, size_t errlen)
 {
 	char path[JOBCG_DIR_MAX];
-	size_t base = (size_t)snprintf(path, sizeof(path), "%s/", c->root);
+	size_t base = (size_t)snprintf(path, sizeof(path), "%s/", root);
 
 	for (const char *p = one->rel;; p++) {
 		if (*p && *p != '/')
@@ -252,6 +351,39 @@ static int make_one(const struct iolat_jobcg *c, struct jobcg_one *one, char *er
 	}
 }
 
+/* @one's cap: v1 blkio.throttle.write_bps_device, v2 io.max's wbps. */
+static int write_cap(const struct iolat_jobcg *c, const struct jobcg_one *one, char *err, size_t errlen)
+{
+	char text[96];
+	int ret;
+
+	if (!one->write_bps)
+		return 0;
+	snprintf(text, sizeof(text), c->version == 1 ? "%u:%u %llu" : "%u:%u wbps=%llu", one->maj,
+		 one->min, (unsigned long long)one->write_bps);
+	if ((ret = write_to(c->root, one->rel, cap_file(c->version), text)))
+		return iolat_errf(err, errlen, ret, "cannot cap cgroup %s/%s (%s '%s'): %s", c->root,
+				  one->rel, cap_file(c->version), text, strerror(-ret));
+	return 0;
+}
+
+/* A cgroup that existed: its cap on the disk back to none, as it was (a made one goes whole). */
+static void reset_cap(const struct iolat_jobcg *c, const struct jobcg_one *one,
+		      void (*note)(void *ctx, const char *line), void *ctx)
+{
+	char text[64], line[JOBCG_LINE_MAX];
+	int ret;
+
+	if (!one->write_bps || one->made[0])
+		return;
+	snprintf(text, sizeof(text), c->version == 1 ? "%u:%u 0" : "%u:%u wbps=max", one->maj, one->min);
+	if ((ret = write_to(c->root, one->rel, cap_file(c->version), text)) && note) {
+		snprintf(line, sizeof(line), "cannot take the cap off cgroup %s/%s (%s '%s'): %s", c->root,
+			 one->rel, cap_file(c->version), text, strerror(-ret));
+		note(ctx, line);
+	}
+}
+
 int iolat_jobcg_make(struct iolat_jobcg *c, char *err, size_t errlen)
 {
 	char pid[32];
@@ -260,9 +392,12 @@ int iolat_jobcg_make(struct iolat_jobcg *c, char *err, size_t errlen)
 	if (!c->version)
 		return 0;
 	c->made_done = true;
-	for (unsigned k = 0; k < c->n; k++)
-		if ((ret = make_one(c, &c->cg[k], err, errlen)))
+	for (unsigned k = 0; k < c->n; k++) {
+		if ((ret = make_one(c->root, &c->cg[k], err, errlen)))
 			return ret;
+		if ((ret = write_cap(c, &c->cg[k], err, errlen)))
+			return ret;
+	}
 	if (c->version == 1)
 		return 0;
 	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
@@ -313,12 +448,12 @@ static int rmdir_patiently(const char *path)
 }
 
 /* Remove @one's parts iolat made, deepest first. */
-static void remove_one(const struct iolat_jobcg *c, const struct jobcg_one *one,
+static void remove_one(const char *root, const struct jobcg_one *one,
 		       void (*note)(void *ctx, const char *line), void *ctx)
 {
 	char path[JOBCG_DIR_MAX], line[JOBCG_LINE_MAX];
 	size_t made = strlen(one->made);
-	size_t base = (size_t)snprintf(path, sizeof(path), "%s/", c->root);
+	size_t base = (size_t)snprintf(path, sizeof(path), "%s/", root);
 
 	snprintf(path + base, sizeof(path) - base, "%s", one->rel);
 	while (made && strlen(path + base) >= made) {
@@ -356,7 +491,37 @@ void iolat_jobcg_remove(struct iolat_jobcg *c, void (*note)(void *ctx, const cha
 		}
 		c->process_moved = false;
 	}
-	for (unsigned k = c->n; k-- > 0;)
-		remove_one(c, &c->cg[k], note, ctx);
+	for (unsigned k = c->n; k-- > 0;) {
+		reset_cap(c, &c->cg[k], note, ctx);
+		remove_one(c->root, &c->cg[k], note, ctx);
+	}
 	c->made_done = false;
+}
+
+int iolat_jobcg_make_path(const char *rel, char *made, size_t madelen, char *err, size_t errlen)
+{
+	struct jobcg_one one = { 0 };
+	char root[JOBCG_PATH_MAX];
+	int ret;
+
+	made[0] = '\0';
+	if (!find_root("/proc/self/mounts", root, sizeof(root)))
+		return iolat_errf(err, errlen, -ENOENT, "no cgroup hierarchy with the block I/O controller");
+	snprintf(one.rel, sizeof(one.rel), "%s", rel);
+	ret = make_one(root, &one, err, errlen);
+	snprintf(made, madelen, "%s", one.made);
+	return ret;
+}
+
+void iolat_jobcg_remove_path(const char *rel, const char *made, void (*note)(void *ctx, const char *line),
+			     void *ctx)
+{
+	struct jobcg_one one = { 0 };
+	char root[JOBCG_PATH_MAX];
+
+	if (!made[0] || !find_root("/proc/self/mounts", root, sizeof(root)))
+		return;
+	snprintf(one.rel, sizeof(one.rel), "%s", rel);
+	snprintf(one.made, sizeof(one.made), "%s", made);
+	remove_one(root, &one, note, ctx);
 }

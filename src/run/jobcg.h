@@ -5,7 +5,9 @@
  * before a side effect, the cgroups made when missing and removed after,
  * the job threads (v1: each thread's TID into `tasks`) or the whole process
  * (v2: io is no threaded controller, so a cgroup takes whole processes:
- * `cgroup.procs`) moved in and back out.
+ * `cgroup.procs`) moved in and back out; cgroup_write_bps=, the kernel's
+ * block throttle, written into the cgroup and gone after (with the cgroup
+ * iolat made, or taken off one that had no cap).
  * Context: check, make and remove on the run's calling thread;
  * enter_thread and leave_thread by each job thread on itself.
  */
@@ -23,6 +25,8 @@
 struct jobcg_one {
 	char rel[IOLAT_GROUP_PATH_MAX];   /* as cgroup= says, under the root */
 	char made[IOLAT_GROUP_PATH_MAX];  /* the shallowest part iolat created ("" none): removed after */
+	uint64_t write_bps;               /* cgroup_write_bps=: the block throttle's cap; 0 none */
+	unsigned maj, min;                /* the whole disk it caps */
 };
 
 struct iolat_jobcg {
@@ -38,7 +42,8 @@ struct iolat_jobcg {
 /*
  * iolat_jobcg_check() - every check before a side effect: root, a mounted
  * hierarchy with the I/O controller, on v2 one cgroup for every job and the
- * io controller enabled for it. Nothing is created. @mounts and @self_cgroup:
+ * io controller enabled for it; for cgroup_write_bps= one cap per cgroup,
+ * the disk of the job's file, and no cap on it yet. Nothing is created. @mounts and @self_cgroup:
  * NULL for /proc/self/mounts and /proc/self/cgroup (tests give others).
  * Return: 0 (c->version 0 when no job names a cgroup), or -errno with
  * "FILE:LINE: key 'cgroup': ..." in @err.
@@ -46,8 +51,32 @@ struct iolat_jobcg {
 int iolat_jobcg_check(struct iolat_jobcg *c, const struct iolat_jobfile *jf, const char *mounts,
 		      const char *self_cgroup, char *err, size_t errlen);
 
-/* The jobs' cgroups created where missing; on v2 the process moved in. Return: 0 or -errno (@err). */
+/*
+ * The jobs' cgroups created where missing, their caps written; on v2 the
+ * process moved in. Return: 0 or -errno (@err).
+ */
 int iolat_jobcg_make(struct iolat_jobcg *c, char *err, size_t errlen);
+
+/*
+ * iolat_jobcg_usable() - could a run as this process use cgroup @rel
+ * (relative to the hierarchy's root; made if missing): root, the hierarchy
+ * cgroup= would use (v1 with blkio, or cgroup2 offering io), and on v2 io
+ * enabled by its parent. @mounts: NULL for /proc/self/mounts. Nothing is
+ * created.
+ * Return: the hierarchy's version (1 or 2); 0 with the reason in @why.
+ */
+int iolat_jobcg_usable(const char *mounts, const char *rel, char *why, size_t len);
+
+/*
+ * A cgroup path @rel alone (no job), made where missing in the hierarchy
+ * cgroup= uses, the shallowest part made into @made ("" none); removed after
+ * by iolat_jobcg_remove_path() (deepest first, only what was made). For a
+ * caller that runs several jobs files in one cgroup of its own.
+ * Return: 0 or -errno (@err).
+ */
+int iolat_jobcg_make_path(const char *rel, char *made, size_t madelen, char *err, size_t errlen);
+void iolat_jobcg_remove_path(const char *rel, const char *made, void (*note)(void *ctx, const char *line),
+			     void *ctx);
 
 /* v1: the calling thread into @rel (a job's cgroup=); v2 and "": nothing. Return: 0 or -errno (@err). */
 int iolat_jobcg_enter_thread(const struct iolat_jobcg *c, const char *rel, char *err, size_t errlen);

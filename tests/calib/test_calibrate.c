@@ -187,6 +187,29 @@ static void test_sim_bad_key(void **state)
 	free(r);
 }
 
+/* The kernel's throttle paces a real disk's writer only, in a v1 or v2 hierarchy. */
+static void test_throttle_needs_a_disk(void **state)
+{
+	struct iolat_calib_plan plan = {
+		.backend = &iolat_backend_sim, .sim_device = IOLAT_DEVICE_VDISK,
+		.read_size = 1 << 20, .write_size = 1 << 20,
+		.throttle_cgroup = "calib", .throttle_version = 1,
+	};
+	struct iolat_calib_result *r = malloc(sizeof(*r));
+	char err[512] = "";
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(iolat_calibrate(&plan, r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "the kernel's throttle paces a real disk's writer"));
+	plan.read_path = "/nonexistent/r";
+	plan.write_path = "/nonexistent/w";
+	plan.throttle_version = 3;
+	assert_int_equal(iolat_calibrate(&plan, r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "in a cgroup v1 or v2 hierarchy"));
+	free(r);
+}
+
 static void test_rules(void **state)
 {
 	struct iolat_calib_point solo = { .p90_ns = 45 * US, .reads_s = 20000 };
@@ -265,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_stop_keeps_what_ran),
 		cmocka_unit_test(test_sim_vdisk_knees),
 		cmocka_unit_test(test_sim_bad_key),
+		cmocka_unit_test(test_throttle_needs_a_disk),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_place),
 	};

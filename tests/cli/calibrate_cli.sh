@@ -5,14 +5,28 @@
 # --sim finds the simulated disk's knee and prints JSON that parses, with the
 # knee within 5 % of the model's write pipe; on a real directory it runs end
 # to end with 1 s steps and leaves no scratch file, also when SIGTERM stops it
-# (exit 143, what ran reported). Uses $IOLAT; files in a mktemp directory.
+# (exit 143, what ran reported). As root with a block cgroup hierarchy its
+# writer is paced by the kernel's throttle on a cgroup it makes (delivered
+# at most 1.1 x the pace; the cgroup gone after, also after SIGTERM);
+# --pace=throttle is refused with one line where it cannot be (not root); a
+# --cgroup that exists is used and left without a cap. Uses $IOLAT; files in a mktemp directory.
 set -u
 . "$(dirname "$0")/lib.sh"
 need_iolat
 command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/iolat-calib-XXXXXX") || { echo "skip: no temp dir"; exit 77; }
 pid=
-cleanup() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$dir"; }
+cgroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)blkio(,|$)/ { print $2; exit }' /proc/self/mounts)
+if [ -z "$cgroot" ]; then
+	cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+	grep -qw io "$cgroot/cgroup.subtree_control" 2>/dev/null || cgroot=
+fi
+throttle=; [ "$(id -u)" -eq 0 ] && [ -n "$cgroot" ] && throttle=1
+cleanup() {
+	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+	[ -n "$cgroot" ] && rmdir "$cgroot/iolat-test-calib-$$" 2>/dev/null
+	rm -rf "$dir"
+}
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 cli_collect_failures
@@ -35,6 +49,17 @@ refused --sim --device floppy "is not ssd, hdd, bad-ssd or vdisk"
 refused --sim --set vdisk_nope=1 "vdisk_nope"
 refused --sim --step 0.5s "from 1s to 60s"
 refused --sim --target fast "not a latency"
+refused "$dir" --pace fast "is not auto, throttle or rate"
+refused --sim --pace=throttle "paces a real disk's writer: not with --sim"
+refused "$dir" --cgroup /abs "is not a cgroup path under the hierarchy's root"
+refused "$dir" --cgroup a/../b "is not a cgroup path"
+refused "$dir" --pace=rate --cgroup x "not with --pace=rate"
+if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$IOLAT" calibrate "$dir/np" --pace=throttle \
+		>"$dir/out" 2>"$dir/err"; rc=$?
+	[ $rc -eq 2 ] && grep -q -- "--pace=throttle: making a cgroup needs root" "$dir/err" ||
+		fail "--pace=throttle not as root: exit $rc: $(cat "$dir/err")"
+fi
 touch "$dir/taken"
 refused "$dir/taken" "exists, and calibrate would overwrite it"
 refused /dev/null "expected a block device"
@@ -44,6 +69,7 @@ if [ -b "$rootdev" ]; then
 	refused "$rootdev" "mounted on /.*give a directory on it instead"
 fi
 left=$(ls -A "$dir" | grep -vxE 'taken|out|err')
+[ -n "$cgroot" ] && ls -d "$cgroot"/iolat-calibrate-* >/dev/null 2>&1 && fail "a refused calibration made a cgroup"
 [ -z "$left" ] || fail "a refused calibration left files: $left"
 
 # The simulator: the knee is vdisk's write pipe.
@@ -72,10 +98,27 @@ if [ "${free_kb:-0}" -lt $((3 * 1024 * 1024)) ]; then
 fi
 mkdir "$dir/files"
 # A real directory, end to end (about 15 s of 1 s steps plus the layout).
-"$IOLAT" calibrate "$dir/files" --step 1s --output-format=json -q >"$dir/real.json" 2>"$dir/err" ||
+# As root, in a cgroup that exists (the test's): used and left, its cap taken off after.
+cg=(); [ -n "$throttle" ] && mkdir "$cgroot/iolat-test-calib-$$" && cg=(--cgroup "iolat-test-calib-$$")
+"$IOLAT" calibrate "$dir/files" --step 1s --output-format=json -q "${cg[@]}" >"$dir/real.json" 2>"$dir/err" ||
 	fail "calibrate DIR: exit $?: $(cat "$dir/err")"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["virtual_time"] is False and d["solo"]["reads_s"] > 0, d' \
-	"$dir/real.json" || fail "calibrate DIR: bad JSON"
+if [ -n "$throttle" ]; then
+	[ -d "$cgroot/iolat-test-calib-$$" ] || fail "calibrate DIR removed the cgroup it was given"
+	capf=$cgroot/iolat-test-calib-$$/blkio.throttle.write_bps_device
+	[ -e "$capf" ] || capf=$cgroot/iolat-test-calib-$$/io.max
+	grep -qE ' [1-9][0-9]*$|wbps=[0-9]' "$capf" && fail "calibrate DIR left a cap: $(cat "$capf")"
+fi
+python3 - "$dir/real.json" "${throttle:-0}" <<'PY' || fail "calibrate DIR: bad JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["virtual_time"] is False and d["solo"]["reads_s"] > 0, d
+want = "throttle" if sys.argv[2] == "1" else "rate"
+assert d["pacer"] == want, (d["pacer"], want)
+if want == "throttle":   # the kernel's throttle holds the writer to its pace
+    for p in d["bisect"] + d["curve"]:
+        assert p["writer_mb_s"] * 1e6 <= 1.1 * p["pace_bps"], p
+PY
+[ -n "$cgroot" ] && ls -d "$cgroot"/iolat-calibrate-* >/dev/null 2>&1 && fail "calibrate DIR left a cgroup"
 [ -z "$(ls -A "$dir/files")" ] || fail "calibrate DIR left $(ls -A "$dir/files")"
 
 # Stopped by SIGTERM once its first phase ran (a slow build on a busy machine may
@@ -90,4 +133,5 @@ wait "$pid"; rc=$?; pid=
 grep -q "interrupted by signal 15; its scratch files are removed" "$dir/err" || fail "SIGTERM: not said"
 grep -q "^solo " "$dir/out" || fail "SIGTERM: what ran is not reported"
 [ -z "$(ls -A "$dir/files")" ] || fail "SIGTERM left $(ls -A "$dir/files")"
+[ -n "$cgroot" ] && ls -d "$cgroot"/iolat-calibrate-* >/dev/null 2>&1 && fail "SIGTERM left a cgroup"
 exit $failed

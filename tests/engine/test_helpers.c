@@ -177,6 +177,8 @@ static void t_devinfo_fake_sysfs(void **state)
 	t_mkfile(disk, "queue/rotational", "0\n");
 	t_mkfile(disk, "queue/logical_block_size", "4096\n");
 	t_mkfile(part, "partition", "3\n");
+	t_mkfile(disk, "dev", "8:0\n");
+	t_mkfile(part, "dev", "8:3\n");
 	t_fmt(link, sizeof(link), "%s/dev/block/8:0", root);
 	assert_int_equal(symlink("../../devices/pci0/block/sdz", link), 0);
 	t_fmt(link, sizeof(link), "%s/dev/block/8:3", root);
@@ -189,18 +191,23 @@ static void t_devinfo_fake_sysfs(void **state)
 	assert_int_equal(di.rotational, 0);
 	assert_int_equal(di.logical_block_size, 4096);
 	assert_string_equal(di.disk, "sdz");
-	/* A partition reads its disk's queue. */
+	assert_int_equal(di.disk_major, 8);
+	assert_int_equal(di.disk_minor, 0);
+	/* A partition reads its disk's queue, and names its disk (the block throttle's unit). */
 	memset(&di, 0x55, sizeof(di));
 	assert_int_equal(iolat_eng_devinfo_dev(root, 8, 3, &di), 0);
 	assert_int_equal(di.nr_requests, 1024);
 	assert_int_equal(di.rotational, 0);
 	assert_string_equal(di.disk, "sdz");
+	assert_int_equal(di.disk_major, 8);
+	assert_int_equal(di.disk_minor, 0);
 	/* No such device (overlayfs, tmpfs): the fallbacks. */
 	assert_int_equal(iolat_eng_devinfo_dev(root, 0, 42, &di), -ENODEV);
 	assert_false(di.found);
 	assert_int_equal(di.nr_requests, 64);
 	assert_int_equal(di.rotational, 1);
 	assert_int_equal(di.logical_block_size, 0);
+	assert_int_equal(di.disk_major, 0);
 	/* A garbage attribute falls back alone. */
 	t_mkfile(disk, "queue/nr_requests", "lots\n");
 	assert_int_equal(iolat_eng_devinfo_dev(root, 8, 0, &di), 0);

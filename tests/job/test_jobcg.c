@@ -7,7 +7,11 @@
  * different cgroups (or one naming none) are refused, as are a missing
  * parent, a parent not enabling io and a cgroup that enables controllers for
  * its children, each with FILE:LINE and a hint; v1 takes a cgroup per job;
- * make creates only the missing parts and remove takes away exactly those.
+ * make creates only the missing parts and remove takes away exactly those;
+ * cgroup_write_bps= writes the block throttle's line for the disk of the
+ * job's file into the cgroup (v1 and v2 files), takes it off after from a
+ * cgroup that existed, and is refused for a cgroup with a cap on the disk
+ * already, two caps in one cgroup, or without cgroup=.
  * Context: single-threaded cmocka program; the checks need root (skipped otherwise).
  */
 #include <errno.h>
@@ -21,6 +25,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "engine/devinfo.h"
 #include "job/jobfile.h"
 #include "run/jobcg.h"
 
@@ -208,6 +213,90 @@ static void test_make_and_remove_what_was_made(void **state)
 	iolat_jobcg_remove(&c, NULL, NULL);
 }
 
+/* The text of @rel under the tree ("" when unreadable). */
+static const char *text_of(const char *rel)
+{
+	static char buf[256];
+	char path[600];
+	FILE *f;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", top, rel);
+	buf[0] = '\0';
+	if ((f = fopen(path, "r"))) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static void test_write_cap(void **state)
+{
+	struct iolat_eng_devinfo di;
+	struct iolat_jobcg c;
+	char job[1200], want[96];
+	struct iolat_jobfile *jf = NULL;
+
+	/* Without cgroup= there is nothing to cap: a parse error with the line. */
+	const char *nocg = "[a]\nfilename=/f\ncgroup_write_bps=10m\n";
+
+	assert_int_equal(iolat_jobfile_parse_buf(nocg, strlen(nocg), "t.fio", &jf, err, sizeof(err)), -EINVAL);
+	assert_true(says("t.fio:3: key 'cgroup_write_bps': expected a cgroup= to cap"));
+	skip_unless_root();
+	iolat_eng_devinfo_path(top, &di);
+	if (!di.disk_major && !di.disk_minor)
+		skip();   /* the temp dir is on no disk (tmpfs): nothing to cap */
+	use_v1();
+	snprintf(job, sizeof(job), "[w]\nfilename=%s/f\ncgroup=capped\ncgroup_write_bps=10m\n"
+		 "[r]\nfilename=%s/g\ncgroup=plain\n", top, top);
+	assert_int_equal(check(job, &c), 0);
+	assert_int_equal(c.cg[0].write_bps, 10u << 20);
+	assert_int_equal(c.cg[1].write_bps, 0);
+	assert_int_equal(iolat_jobcg_make(&c, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "%u:%u %u", di.disk_major, di.disk_minor, 10u << 20);
+	assert_string_equal(text_of("v1/capped/blkio.throttle.write_bps_device"), want);
+	assert_false(exists("v1/plain/blkio.throttle.write_bps_device"));
+	iolat_jobcg_remove(&c, NULL, NULL);
+	/* The fake tree's files keep the directory: removal needs a real cgroupfs. */
+	assert_int_equal(unlink(strcat(strcpy(job, top), "/v1/capped/blkio.throttle.write_bps_device")), 0);
+	assert_int_equal(rmdir(strcat(strcpy(job, top), "/v1/capped")), 0);
+	/* An existing cgroup without a cap on the disk: capped for the run, back to none after. */
+	dir("v1/old");
+	snprintf(job, sizeof(job), "[w]\nfilename=%s/f\ncgroup=old\ncgroup_write_bps=10m\n", top);
+	assert_int_equal(check(job, &c), 0);
+	assert_int_equal(iolat_jobcg_make(&c, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "%u:%u %u", di.disk_major, di.disk_minor, 10u << 20);
+	assert_string_equal(text_of("v1/old/blkio.throttle.write_bps_device"), want);
+	iolat_jobcg_remove(&c, NULL, NULL);
+	assert_true(exists("v1/old"));
+	snprintf(want, sizeof(want), "%u:%u 0", di.disk_major, di.disk_minor);
+	assert_string_equal(text_of("v1/old/blkio.throttle.write_bps_device"), want);
+	/* One with a cap on the disk already: refused (it could not be put back as it was). */
+	snprintf(want, sizeof(want), "%u:%u 5000\n", di.disk_major, di.disk_minor);
+	put("v1/old/blkio.throttle.write_bps_device", want);
+	assert_int_equal(check(job, &c), -EEXIST);
+	assert_true(says("t.fio:4: key 'cgroup_write_bps': job 'w': ") && says("/v1/old has a write cap on") &&
+		    says(" 5000'"));
+	/* Two caps for one cgroup. */
+	snprintf(job, sizeof(job), "[w]\nfilename=%s/f\ncgroup=new\ncgroup_write_bps=10m\n"
+		 "[x]\nfilename=%s/g\ncgroup=new\ncgroup_write_bps=20m\n", top, top);
+	assert_int_equal(check(job, &c), -EINVAL);
+	assert_true(says("t.fio:8: key 'cgroup_write_bps': job 'x': cgroup 'new' has another cap"));
+	/* v2: io.max's wbps; "wbps=max" is no cap. */
+	use_v2();
+	dir("v2/capped");
+	snprintf(want, sizeof(want), "%u:%u rbps=max wbps=max riops=max wiops=max\n", di.disk_major, di.disk_minor);
+	put("v2/capped/io.max", want);
+	snprintf(job, sizeof(job), "[w]\nfilename=%s/f\ncgroup=capped\ncgroup_write_bps=1m\n", top);
+	assert_int_equal(check(job, &c), 0);
+	assert_int_equal(iolat_jobcg_make(&c, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "%u:%u wbps=%u", di.disk_major, di.disk_minor, 1u << 20);
+	assert_string_equal(text_of("v2/capped/io.max"), want);
+	c.process_moved = false;   /* the fake tree's cgroup.procs moved nobody */
+	iolat_jobcg_remove(&c, NULL, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +304,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_v2_parents, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v1_and_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_make_and_remove_what_was_made, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_cap, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
