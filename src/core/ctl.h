@@ -121,9 +121,12 @@ struct iolat_weight_grp {
 	_Atomic uint32_t idle;         /* not active: its next I/O activates it (mirrors !active) */
 	_Atomic uint64_t served_at;    /* the last served report (iolat_group_observe_served) */
 	_Atomic uint32_t served_snap;  /* a served report snapped it back this period */
+	_Atomic uint64_t io_at;        /* the last served report with bytes in it */
+	_Atomic uint64_t stops;        /* deactivated early: stopped (iolat_weight_served) */
 	/* Under ctl->weight_lock: */
 	uint64_t snap_bytes, snap_ios, snap_waits, snap_served, snap_served_ios;
 	uint64_t active_at;            /* activated then (between periods; 0: at a period's end) */
+	uint64_t stopped_at;           /* deactivated early then, not active since (0: not) */
 	uint64_t rate_bps;             /* its use over the period, or since activated: divided by */
 	bool active, busy;
 	bool snapped;                  /* snapped back by a served report in the last period */

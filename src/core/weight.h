@@ -29,6 +29,7 @@
 #define WEIGHT_BUSY_PM          900u /* busy: used >= 0.9 x its budget (or waited at the gate) */
 #define WEIGHT_FRESH_NS   250000000ull /* activated this recently: busy, not yet measured; ...
 					* later in its first period: measured since then */
+#define WEIGHT_STOP_NS    200000000ull /* served nothing this long, nothing outstanding: stopped */
 #define WEIGHT_DONOR_PM        1250u /* a donor keeps 1.25 x its use ... */
 #define WEIGHT_DONOR_FLOOR_DIV    8u /* ... and at least 1/8 of its fair share */
 #define WEIGHT_EXEMPT_FLOOR_DIV  16u /* a target's use leaves its siblings >= 1/16 of the pool */

@@ -21,8 +21,11 @@
  * Between periods: a group that was idle and does I/O (counted, through the
  * gate, or in a served report) is activated and the shares are divided again
  * at once, measuring nothing (activation); a donor that a served report shows
- * at its reduced budget snaps back. At the period's end, a group activated
- * within it is judged by its rate since then.
+ * at its reduced budget snaps back; a group whose served reports show nothing
+ * for WEIGHT_STOP_NS while its caller reports nothing of it outstanding has
+ * stopped: it is deactivated and the shares divided again at once (a group
+ * that waits in the device has I/O outstanding: starved, not stopped). At the period's end, a group activated within it is
+ * judged by its rate since then, and one that stopped stays inactive.
  *
  * The gate: a budgeted level has a virtual time like the pace gate's (at
  * rate R, one I/O of B bytes every B/R; an idle group builds no credit); a
@@ -62,9 +65,11 @@ void iolat_weight_group_init(struct iolat_group *g)
 	atomic_store_explicit(&w->idle, 1, rlx);
 	atomic_store_explicit(&w->served_at, 0, rlx);
 	atomic_store_explicit(&w->served_snap, 0, rlx);
+	atomic_store_explicit(&w->io_at, 0, rlx);
+	atomic_store_explicit(&w->stops, 0, rlx);
 	iolat_spin_lock(&g->ctl->weight_lock);
 	w->snap_bytes = w->snap_ios = w->snap_waits = 0;
-	w->active_at = w->rate_bps = 0;
+	w->active_at = w->rate_bps = w->stopped_at = 0;
 	w->snap_served = w->snap_served_ios = 0;
 	w->active = w->busy = w->snapped = false;
 	w->hweight = g->idx == IOLAT_ROOT_IDX ? 1.0 : 0.0;
@@ -119,6 +124,7 @@ static void activate(struct iolat_group *g, uint64_t now)
 		/* Starting: wants its part (not a donor) until a period has measured it. */
 		lvl->w.active = lvl->w.busy = true;
 		lvl->w.active_at = now;
+		lvl->w.stopped_at = 0;
 		idle = true;
 	}
 	if (idle && ctl->weight_cap_bps)
@@ -170,11 +176,48 @@ static void snap_back(struct iolat_group *lvl, uint64_t now)
 	atomic_fetch_add_explicit(&lvl->w.snapbacks, 1, memory_order_relaxed);
 }
 
+/*
+ * Served nothing since WEIGHT_STOP_NS ago, with a count of its outstanding
+ * I/O reported and at 0: @g stopped. Deactivated (idle: its next I/O
+ * activates it again) and the shares divided again now, not at the period's
+ * end a second later. A group held in the device behind its sibling has I/O
+ * outstanding and may complete none of it for longer than that (on the
+ * disk: 300-600 ms): only a count at 0 tells it has stopped. Without a
+ * count, a starved group and a stopped one look alike: nothing is decided
+ * early.
+ */
+static void maybe_stop(struct iolat_group *g, uint64_t now)
+{
+	struct iolat_ctl *ctl = g->ctl;
+	uint64_t at = atomic_load(&g->w.io_at);
+
+	if (!at || now < at + WEIGHT_STOP_NS || lvl_idle(g) || !atomic_load(&g->obs_inflight_fed) ||
+	    atomic_load(&g->obs_inflight))
+		return;
+	iolat_spin_lock(&ctl->weight_lock);
+	if (!atomic_exchange(&g->w.idle, 1)) {
+		g->w.active = g->w.busy = false;
+		g->w.rate_bps = 0;
+		g->w.active_at = 0;
+		g->w.stopped_at = now;
+		atomic_fetch_add(&g->w.stops, 1);
+		if (ctl->weight_cap_bps)
+			divide_all(ctl, now);
+	}
+	iolat_spin_unlock(&ctl->weight_lock);
+}
+
 /* Fed by served reports (no gate): a donor served at its reduced budget's
- * rate since the last report snaps back the same way. */
+ * rate since the last report snaps back the same way; one served nothing
+ * for a while may have stopped. */
 void iolat_weight_served(struct iolat_group *g, uint64_t bytes, uint64_t now)
 {
 	uint64_t at = atomic_exchange(&g->w.served_at, now), budget;
+
+	if (bytes)
+		atomic_store(&g->w.io_at, now);
+	else
+		maybe_stop(g, now);
 
 	if (!at || now <= at || !atomic_load(&g->w.donor))
 		return;
@@ -277,7 +320,8 @@ static void measure(struct iolat_group *g, uint64_t from, uint64_t now)
 	}
 	w->use_bps = per_sec(bytes, dt);
 	w->rate_bps = fresh ? per_sec(bytes, now - w->active_at) : w->use_bps;
-	w->active = bytes || ios;
+	w->active = (bytes || ios) && !w->stopped_at;   /* stopped within it: stays so */
+	w->stopped_at = 0;
 	w->busy = waits != w->snap_waits ||
 		  (fresh && now - w->active_at < WEIGHT_FRESH_NS) ||
 		  (budget != WEIGHT_UNLIMITED &&

@@ -381,6 +381,121 @@ static void test_late_activation_judged_since_then(void **state)
 	}
 }
 
+/* One iolatd round for @g: its outstanding count (when @infl >= 0), then what it was served. */
+static void round_of(struct iolat_group *g, int infl, uint64_t bytes)
+{
+	if (infl >= 0)
+		assert_int_equal(iolat_group_observe_inflight(g, (uint32_t)infl, t_now), 0);
+	assert_int_equal(iolat_group_observe_served(g, bytes, bytes / MIB, t_now), 0);
+}
+
+/* a and b weighted 100:300, both busy for 2.5 s (10 MiB a report); b's last
+ * round with nothing outstanding when @b_drained. a's budget. */
+static uint64_t two_busy(struct iolat_ctl *ctl, struct iolat_group *a, struct iolat_group *b,
+			 bool b_drained)
+{
+	for (unsigned r = 1; r <= 25; r++) {
+		t_advance(100 * T_MS);
+		round_of(a, 8, 10 * MIB);
+		round_of(b, r == 25 && b_drained ? 0 : 8, 10 * MIB);
+		iolat_ctl_tick(ctl);
+	}
+	assert_true(share(a).budget_bps < UNL && share(b).budget_bps < UNL);
+	return share(a).budget_bps;
+}
+
+/* @dt on, a round in which b reports nothing served and nothing outstanding: it stopped, a alone. */
+static void round_stops_b(struct iolat_group *a, struct iolat_group *b, uint64_t dt)
+{
+	t_advance(dt);
+	round_of(a, 8, 10 * MIB);
+	round_of(b, 0, 0);
+	assert_false(share(b).active);
+	assert_int_equal(share(a).budget_bps, UNL);
+}
+
+/*
+ * A group that stops is deactivated WEIGHT_STOP_NS after its last served
+ * bytes when its count of outstanding I/O has not moved for as long, and its
+ * sibling gets the device then, not at the next period's end; it stays
+ * inactive at that end, and its next bytes activate it again.
+ */
+static void test_stop_deactivates_early(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *a = t_grp(ctl, NULL, "a", 0), *b = t_grp(ctl, NULL, "b", 0);
+	uint64_t a_part;
+
+	assert_int_equal(iolat_group_set_weight(a, 100), 0);
+	assert_int_equal(iolat_group_set_weight(b, 300), 0);
+	a_part = two_busy(ctl, a, b, true);
+	/* b's last bytes were in that round: still active one round on... */
+	t_advance(100 * T_MS);
+	round_of(a, 8, 10 * MIB);
+	round_of(b, 0, 0);
+	assert_true(share(b).active);
+	assert_int_equal(share(a).budget_bps, a_part);
+	/* ... and stopped WEIGHT_STOP_NS after its last bytes: a alone, unlimited. */
+	round_stops_b(a, b, WEIGHT_STOP_NS - 100 * T_MS);
+	/* The period's end, with b's bytes early in it: b stays inactive (at
+	 * every tick, the one that ends the period too). */
+	for (unsigned r = 0; r < 10; r++) {
+		t_advance(100 * T_MS);
+		round_of(a, 8, 10 * MIB);
+		round_of(b, 0, 0);
+		iolat_ctl_tick(ctl);
+		assert_false(share(b).active);
+		assert_int_equal(share(a).budget_bps, UNL);
+	}
+	/* b's next bytes: active again, the pool divided 1:3 at once. */
+	t_advance(100 * T_MS);
+	round_of(b, 8, 10 * MIB);
+	assert_true(share(b).active);
+	assert_true(share(a).budget_bps < UNL);
+	iolat_ctl_destroy(ctl);
+}
+
+/*
+ * A group served nothing with I/O outstanding (held in the device behind its
+ * sibling, completing little or nothing) is starved, not stopped, until its
+ * count reaches 0; one without a count of what is outstanding is left to the
+ * period's end.
+ */
+static void test_starved_is_not_stopped(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *a = t_grp(ctl, NULL, "a", 0), *b = t_grp(ctl, NULL, "b", 0);
+	struct iolat_group *c = t_grp(ctl, NULL, "c", 0);
+	uint64_t a_part;
+
+	assert_int_equal(iolat_group_set_weight(a, 100), 0);
+	assert_int_equal(iolat_group_set_weight(b, 300), 0);
+	a_part = two_busy(ctl, a, b, false);
+	for (unsigned r = 0; r < 6; r++) {   /* 600 ms: 8 outstanding, then 4, none completing */
+		t_advance(100 * T_MS);
+		round_of(a, 8, 10 * MIB);
+		round_of(b, r < 3 ? 8 : 4, 0);
+	}
+	assert_true(share(b).active);
+	assert_int_equal(share(a).budget_bps, a_part);
+	round_stops_b(a, b, 100 * T_MS);   /* the last ones complete: nothing outstanding */
+	/* c reports served bytes but never a count of what is outstanding. */
+	for (unsigned r = 0; r < 25; r++) {
+		t_advance(100 * T_MS);
+		round_of(a, 8, 10 * MIB);
+		round_of(c, -1, 10 * MIB);
+		iolat_ctl_tick(ctl);
+	}
+	assert_true(share(c).active);
+	for (unsigned r = 0; r < 5; r++) {   /* 500 ms of nothing: left to the period */
+		t_advance(100 * T_MS);
+		round_of(a, 8, 10 * MIB);
+		round_of(c, -1, 0);
+	}
+	assert_true(share(c).active);
+	iolat_ctl_destroy(ctl);
+}
+
 /* A group with a target keeps its protection: never budgeted; its use
  * comes off what its siblings divide. */
 static void test_target_is_never_budgeted(void **state)
@@ -593,6 +708,8 @@ int main(void)
 		cmocka_unit_test(test_snap_back_from_served_reports),
 		cmocka_unit_test(test_activation_and_served_snap_back_mid_period),
 		cmocka_unit_test(test_late_activation_judged_since_then),
+		cmocka_unit_test(test_stop_deactivates_early),
+		cmocka_unit_test(test_starved_is_not_stopped),
 		cmocka_unit_test(test_target_is_never_budgeted),
 		cmocka_unit_test(test_loop_shares_follow_weights),
 		cmocka_unit_test(test_loop_a_sibling_starts_and_stops),

@@ -9,8 +9,9 @@
  * is not in force; without weights configured nothing is said; latency
  * targets still act while iolatd stands aside;
  * --check-config warns of it (a warning: iolatd would start); budgets
- * written, a sibling that comes back budgeted within a few rounds, and one
- * whose direction only the throttle's counters show yet budgeted on it.
+ * written, a sibling that comes back budgeted within a few rounds, one
+ * whose direction only the throttle's counters show yet budgeted on it, and
+ * one that stops leaving its share at once unless I/O of it is outstanding.
  * Context: single-threaded cmocka program.
  */
 #include <errno.h>
@@ -340,6 +341,39 @@ static void test_budget_before_the_mix_knows(void **state)
 }
 
 /*
+ * A writer that stops, all of its bytes seen complete: a's budget goes within
+ * 500 ms (b served nothing for 200 ms with nothing outstanding: stopped, not
+ * at the period's end). One whose last bytes BPF never saw complete (still
+ * outstanding, as a writer held in the device) is starved, not stopped: a
+ * keeps its budget 500 ms on, and loses it only at a period's end.
+ */
+static void test_stop_frees_the_share_at_once(void **state)
+{
+	struct iolatd *d;
+
+	reset_writers();
+	set_scheduler("[mq-deadline] kyber bfq none");
+	d = start(WEIGHTED);
+	drive(d, 4000);
+	assert_true(wbps("app/a") > 0 && wbps("app/b") > 0);
+	wr[1].busy = false;
+	drive(d, 500);
+	assert_int_equal(wbps("app/a"), 0);
+	wr[1].busy = true;
+	drive(d, 4000);
+	assert_true(wbps("app/a") > 0 && wbps("app/b") > 0);
+	wr[1].blind_ms = 300;   /* its last 300 ms of bytes never complete for BPF */
+	drive(d, 300);
+	wr[1].busy = false;
+	drive(d, 500);
+	assert_true(wbps("app/a") > 0);
+	drive(d, 2000);
+	assert_int_equal(wbps("app/a"), 0);
+	iolatd_stop(d, vnow);
+	iolatd_destroy(d);
+}
+
+/*
  * Two busy writers weighted 300:100 under one parent: budgets are written
  * (io.max wbps on v2, blkio.throttle.write_bps_device on v1) near 3:1 and
  * the disk's time follows (each one's share of the last second within
@@ -559,6 +593,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_budgets, setup_v2, teardown),
 		cmocka_unit_test_setup_teardown(test_budgets, setup_v1, teardown),
 		cmocka_unit_test_setup_teardown(test_budget_before_the_mix_knows, setup_v2, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_frees_the_share_at_once, setup_v2, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_frees_the_share_at_once, setup_v1, teardown),
 		cmocka_unit_test_setup_teardown(test_no_budgets_without_weights_or_control, setup_v2, teardown),
 		cmocka_unit_test_setup_teardown(test_targets_act_while_standing_aside, setup_v2, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_drops_budgets, setup_v2, teardown),

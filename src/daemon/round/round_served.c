@@ -12,9 +12,10 @@
  * can be told the rate a limited node was delivered from here instead of
  * the BPF completions. A node's first failed reading is logged once.
  *
- * The same counters tell the adaptive core how many of a protected node's
- * requests are outstanding (iolat_group_observe_inflight(): a stall is not
- * idleness). Both v2 io.stat and v1 blkio.throttle.io_service_bytes count a
+ * The same counters tell the core how many of a node's requests are
+ * outstanding (iolat_group_observe_inflight(): for a protected node a stall
+ * is not idleness; where weights act, a group served nothing whose count
+ * stops moving has stopped, one whose requests still complete is starved). Both v2 io.stat and v1 blkio.throttle.io_service_bytes count a
  * bio when it is submitted, BPF a request when it completes; bios merge
  * into requests, so their counts do not compare, but their bytes do: bytes
  * submitted minus bytes completed since a common base are the bytes
@@ -48,16 +49,22 @@ static bool wants_served(const struct iolatd *d, int i, unsigned k)
 	return !iolatd_limits_empty(&nd->want) || iolatd_target_of(d, i, k) != 0 || iolatd_weights_act(d, k);
 }
 
-/* Adaptive mode: node @i's requests outstanding on device @k, to the core
- * (see the top); its counters were just read into served_last. */
+/*
+ * Node @i's requests outstanding on device @k, to the core (see the top):
+ * for a protected node in the adaptive mode (a stall is not idleness), and
+ * for every node where weights act once the counters know the disk (a group
+ * served nothing whose count stops moving has stopped: its share goes to its
+ * siblings at once). Its counters were just read into served_last.
+ */
 static void feed_inflight(struct iolatd *d, int i, unsigned k, uint64_t now)
 {
 	struct node_dev *nd = &d->nd[i][k];
 	uint64_t sub = nd->served_last.bytes[0] + nd->served_last.bytes[1];
 	uint64_t done = nd->bytes_total[RATE_READ] + nd->bytes_total[RATE_WRITE];
 	uint64_t ios = nd->ios_total[RATE_READ] + nd->ios_total[RATE_WRITE], out, size;
+	bool protected = d->cfg.mode == IOLAT_CTL_MODE_ADAPTIVE && iolatd_target_of(d, i, k);
 
-	if (d->cfg.mode != IOLAT_CTL_MODE_ADAPTIVE || !nd->g || !iolatd_target_of(d, i, k))
+	if (!nd->g || (!protected && !(iolatd_weights_act(d, k) && nd->served_last.found)))
 		return;
 	if (!nd->infl_based || nd->infl_gen != d->measure_gen || sub < nd->infl_sub_base ||
 	    sub - nd->infl_sub_base < done - nd->infl_done_base) {
