@@ -597,8 +597,8 @@ int iolat_group_observe_served(struct iolat_group *g, uint64_t bytes, uint64_t i
  * first call on, this count replaces @g's own count of admitted I/O. A stall
  * is believed for 30 s at most. The other modes only store the count.
  * Weights: a group whose served reports show nothing for 200 ms while this
- * count does not move (nothing completes) has stopped, and its share goes
- * to its siblings at once (docs/weights.md, "stop").
+ * count is 0 has stopped, and its share goes to its siblings at once
+ * (docs/weights.md, "stop").
  * Return: 0, -EINVAL (no group, or the root).
  * Context: any thread; lock-free except a window's close (as a completion's).
  */

@@ -122,7 +122,6 @@ struct iolat_weight_grp {
 	_Atomic uint64_t served_at;    /* the last served report (iolat_group_observe_served) */
 	_Atomic uint32_t served_snap;  /* a served report snapped it back this period */
 	_Atomic uint64_t io_at;        /* the last served report with bytes in it */
-	_Atomic uint64_t stops;        /* deactivated early: stopped (iolat_weight_served) */
 	/* Under ctl->weight_lock: */
 	uint64_t snap_bytes, snap_ios, snap_waits, snap_served, snap_served_ios;
 	uint64_t active_at;            /* activated then (between periods; 0: at a period's end) */

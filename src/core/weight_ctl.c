@@ -24,8 +24,9 @@
  * at its reduced budget snaps back; a group whose served reports show nothing
  * for WEIGHT_STOP_NS while its caller reports nothing of it outstanding has
  * stopped: it is deactivated and the shares divided again at once (a group
- * that waits in the device has I/O outstanding: starved, not stopped). At the period's end, a group activated within it is
- * judged by its rate since then, and one that stopped stays inactive.
+ * that waits in the device has I/O outstanding: starved, not stopped). At
+ * the period's end, a group activated within it is judged by its rate since
+ * then, and one that stopped stays inactive.
  *
  * The gate: a budgeted level has a virtual time like the pace gate's (at
  * rate R, one I/O of B bytes every B/R; an idle group builds no credit); a
@@ -66,7 +67,6 @@ void iolat_weight_group_init(struct iolat_group *g)
 	atomic_store_explicit(&w->served_at, 0, rlx);
 	atomic_store_explicit(&w->served_snap, 0, rlx);
 	atomic_store_explicit(&w->io_at, 0, rlx);
-	atomic_store_explicit(&w->stops, 0, rlx);
 	iolat_spin_lock(&g->ctl->weight_lock);
 	w->snap_bytes = w->snap_ios = w->snap_waits = 0;
 	w->active_at = w->rate_bps = w->stopped_at = 0;
@@ -200,7 +200,6 @@ static void maybe_stop(struct iolat_group *g, uint64_t now)
 		g->w.rate_bps = 0;
 		g->w.active_at = 0;
 		g->w.stopped_at = now;
-		atomic_fetch_add(&g->w.stops, 1);
 		if (ctl->weight_cap_bps)
 			divide_all(ctl, now);
 	}

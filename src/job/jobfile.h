@@ -164,8 +164,8 @@ struct iolat_job {
 					  * meaning; src/run/jobcg.h), relative to the hierarchy's
 					  * root; "": none */
 	uint64_t cgroup_write_bps;       /* cgroup_write_bps=: the kernel's block throttle on
-					  * that cgroup for the job's disk (writes, bytes/s),
-					  * set in a cgroup iolat makes; 0: none */
+					  * that cgroup for the job's disk (writes, bytes/s)
+					  * for the run (src/run/jobcg.h); 0: none */
 	uint64_t burst_on_ns;            /* both 0: always on; else on/off cycle */
 	uint64_t burst_off_ns;
 	unsigned ioflags;                /* IOLAT_IO_META | IOLAT_IO_SWAP (iolatency.h) */

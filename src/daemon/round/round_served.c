@@ -14,9 +14,10 @@
  *
  * The same counters tell the core how many of a node's requests are
  * outstanding (iolat_group_observe_inflight(): for a protected node a stall
- * is not idleness; where weights act, a group served nothing whose count
- * stops moving has stopped, one whose requests still complete is starved). Both v2 io.stat and v1 blkio.throttle.io_service_bytes count a
- * bio when it is submitted, BPF a request when it completes; bios merge
+ * is not idleness; where weights act, a group served nothing with nothing
+ * outstanding has stopped, one with requests outstanding is starved). Both
+ * v2 io.stat and v1 blkio.throttle.io_service_bytes count a bio when it is
+ * submitted, BPF a request when it completes; bios merge
  * into requests, so their counts do not compare, but their bytes do: bytes
  * submitted minus bytes completed since a common base are the bytes
  * outstanding, turned into requests by the node's mean completed size. Read
@@ -53,7 +54,7 @@ static bool wants_served(const struct iolatd *d, int i, unsigned k)
  * Node @i's requests outstanding on device @k, to the core (see the top):
  * for a protected node in the adaptive mode (a stall is not idleness), and
  * for every node where weights act once the counters know the disk (a group
- * served nothing whose count stops moving has stopped: its share goes to its
+ * served nothing with nothing outstanding has stopped: its share goes to its
  * siblings at once). Its counters were just read into served_last.
  */
 static void feed_inflight(struct iolatd *d, int i, unsigned k, uint64_t now)
