@@ -74,6 +74,10 @@ struct node_dev {
 	uint64_t infl_gen;            /* d->measure_gen at the base */
 	bool infl_based;
 	uint32_t inflight;            /* the last count fed to the core */
+	uint64_t infl_sub_seen, infl_done_seen; /* the counters when the count last moved */
+	uint64_t infl_still_since;    /* since when neither moved, the disk serving (0: they move) */
+	uint64_t infl_others, infl_disk_at; /* the disk's completions (dev_ctl.completed), when they last moved */
+	uint64_t infl_stale;          /* counts found stale and set to 0 */
 	enum iolatd_exempt exempt;    /* exempt.h: never limited, no controller group (g NULL) */
 };
 
@@ -87,6 +91,7 @@ struct dev_ctl {
 	bool rotational_configured;
 	uint64_t unattr_bytes, unattr_last_bps; /* I/O of no node: this second, the last */
 	uint64_t unattr_total;                  /* the same since the start */
+	uint64_t completed;                     /* requests completed on it, any cgroup */
 	struct kweights_watch kweights;         /* the kernel's own weights in force on it, and whether said */
 };
 

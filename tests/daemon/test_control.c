@@ -725,52 +725,72 @@ static void test_served_from_throttle_counters(void **state)
 	iolatd_destroy(d);
 }
 
-/* One 10 ms step of the adaptive stall test: the writer writes 5 MB (and its
- * counters say so); the reader completes @reads 4 KiB reads at 3 ms and its
+/* One 10 ms step of the adaptive stall tests: the writer writes 5 MB (and its
+ * counters say so) in 10 requests when @disk_serves, nothing otherwise (the
+ * whole disk stalls); the reader completes @reads 4 KiB reads at 3 ms and its
  * counters say @rb bytes were submitted. */
-static void stall_step(struct iolatd *d, uint64_t *wb, uint64_t rb, unsigned reads)
+static void disk_step(struct iolatd *d, uint64_t *wb, uint64_t rb, unsigned reads, bool disk_serves)
 {
-	*wb += 5000000;
+	*wb += disk_serves ? 5000000 : 0;
 	t_fakecg_set_served(&f, "app/writer", "254:0", 0, *wb, 0, *wb >> 20);
 	t_fakecg_set_served(&f, "app/reader", "254:0", rb, 0, rb >> 12, 0);
 	t_fakecg_set_served(&f, "app", "254:0", rb, *wb, 0, 0);
 	vnow += 10 * MS;
 	for (unsigned i = 0; i < reads; i++)
 		iolatd_observe(d, ino("app/reader"), makedev(254, 0), 3 * MS, 4096, false, 0, vnow);
-	for (int i = 0; i < 10; i++)
+	for (int i = 0; i < 10 && disk_serves; i++)
 		iolatd_observe(d, ino("app/writer"), makedev(254, 0), 4 * MS, 1 << 20, true, 0, vnow);
 	iolatd_period(d, vnow);
 }
 
-/*
- * control=adaptive, a reader stalled behind the writer: its counters say 8 KiB
- * were submitted, BPF sees nothing complete for 1.5 s. That is a stall, not
- * idleness: the writer's limit stays, the status says 2 requests outstanding
- * and the reader's windows closed by the stall. Once the reads complete and
- * the reader goes quiet, the limit is lifted as before.
- */
-static void test_adaptive_stalled_reader(void **state)
+static void stall_step(struct iolatd *d, uint64_t *wb, uint64_t rb, unsigned reads)
+{
+	disk_step(d, wb, rb, reads, true);
+}
+
+/* control=adaptive, app/reader protected: 3 s of it missing, the writer limited. */
+static struct iolatd *start_stall_test(uint64_t *wb, uint64_t *rb)
 {
 	struct iolatd *d;
-	uint64_t wb = 0, rb = 0;
 
 	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\n"
 		 "control=adaptive\ncgroup_root=%s\n[group:app/reader]\ntarget=1ms\n", f.root);
 	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
 	d = start(false);
-	for (int t = 0; t < 300; t++) { /* 3 s: the reader misses, the writer is limited */
-		rb += 5 * 4096;
-		stall_step(d, &wb, rb, 5);
+	for (int t = 0; t < 300; t++) {
+		*rb += 5 * 4096;
+		stall_step(d, wb, *rb, 5);
 	}
 	assert_true(limit("app/writer", WBPS) < ADMIN_WBPS);
+	return d;
+}
+
+/*
+ * control=adaptive, a reader stalled behind the writer: its counters say 8 KiB
+ * were submitted, BPF sees nothing of it complete for 0.3 s while the
+ * writer completes, then 1.5 s in which the whole disk completes nothing.
+ * That is a stall, not idleness: the writer's limit stays, the status says 2
+ * requests outstanding and the reader's windows closed by the stall. Once the
+ * reads complete and the reader goes quiet, the limit is lifted as before.
+ */
+static void test_adaptive_stalled_reader(void **state)
+{
+	uint64_t wb = 0, rb = 0;
+	struct iolatd *d = start_stall_test(&wb, &rb);
+
 	assert_int_equal(status_num("app/reader", "inflight"), 0);
 	rb += 2 * 4096; /* two reads submitted that do not complete */
-	for (int t = 0; t < 150; t++) {
+	for (int t = 0; t < 30; t++) {
 		stall_step(d, &wb, rb, 0);
+		assert_true(limit("app/writer", WBPS) < ADMIN_WBPS);
+	}
+	for (int t = 0; t < 150; t++) {
+		disk_step(d, &wb, rb, 0, false);
 		assert_true(limit("app/writer", WBPS) < ADMIN_WBPS);
 	}
 	iolatd_write_status(d, vnow);
 	assert_int_equal(status_num("app/reader", "inflight"), 2);
+	assert_int_equal(status_num("app/reader", "inflight_stale"), 0);
 	assert_true(status_num("app/reader", "stalled_windows") >= 1);
 	stall_step(d, &wb, rb, 2); /* they complete; then the reader is quiet */
 	for (int t = 0; t < 300; t++)
@@ -778,6 +798,39 @@ static void test_adaptive_stalled_reader(void **state)
 	iolatd_write_status(d, vnow);
 	assert_int_equal(status_num("app/reader", "inflight"), 0);
 	assert_int_equal(limit("app/writer", WBPS), ADMIN_WBPS);
+	assert_int_equal(iolatd_stop(d, vnow), 0);
+	iolatd_destroy(d);
+}
+
+/*
+ * control=adaptive, a count that outlives its I/O: the reader's counters say
+ * two reads more than BPF ever sees complete, and the reader goes quiet. The
+ * count stands still while the writer completes: after 0.5 s it is stale, set
+ * to 0 (inflight_stale=1), and the reader is idle, not stalled: the writer's
+ * limit is lifted. Before the fix it was held (and cut) for as long as the
+ * offset lasted.
+ */
+static void test_adaptive_stale_count(void **state)
+{
+	uint64_t wb = 0, rb = 0;
+	struct iolatd *d = start_stall_test(&wb, &rb);
+	int lifted_at = -1;
+
+	rb += 2 * 4096; /* submitted; their completions never reach iolatd */
+	for (int t = 0; t < 40; t++)
+		stall_step(d, &wb, rb, 0);
+	iolatd_write_status(d, vnow);
+	assert_int_equal(status_num("app/reader", "inflight"), 2); /* 0.4 s: believed */
+	assert_true(limit("app/writer", WBPS) < ADMIN_WBPS);
+	for (int t = 40; t < 300 && lifted_at < 0; t++) {
+		stall_step(d, &wb, rb, 0);
+		if (limit("app/writer", WBPS) == ADMIN_WBPS)
+			lifted_at = t;
+	}
+	iolatd_write_status(d, vnow);
+	assert_int_equal(status_num("app/reader", "inflight"), 0);
+	assert_int_equal(status_num("app/reader", "inflight_stale"), 1);
+	assert_true(lifted_at > 0 && lifted_at < 250); /* within 2.5 s of going quiet */
 	assert_int_equal(iolatd_stop(d, vnow), 0);
 	iolatd_destroy(d);
 }
@@ -834,6 +887,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_adaptive_rate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_served_from_throttle_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_adaptive_stalled_reader, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_adaptive_stale_count, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_dir_on_controlled_disk, setup, teardown),
 	};
 

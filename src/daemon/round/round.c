@@ -43,6 +43,7 @@ void iolatd_observe(struct iolatd *d, uint64_t cgid, dev_t dev, uint64_t lat_ns,
 	if (k < 0)
 		return;
 	d->observed++;
+	d->devs[k].completed++;
 	node = iolatd_disc_lookup(d->disc, cgid);
 	if (node < 0 || !d->nd[node] || !d->nd[node][k].g) {
 		d->unattributed++;

@@ -76,7 +76,8 @@ static void write_adaptive(FILE *f, const struct node_dev *nd, const struct iola
 	fprintf(f, " pace_bps=%" PRIu64 " decision=%s sibling_limit_bps=%" PRIu64 " unattainable=%d",
 		st->pace_bps, asker ? iolat_step_name(ps.last_decision) : "-",
 		asker ? ps.limit_bps : 0, asker && ps.unattainable);
-	fprintf(f, " inflight=%" PRIu32 " stalled_windows=%" PRIu64, nd->inflight, st->stalled_windows);
+	fprintf(f, " inflight=%" PRIu32 " inflight_stale=%" PRIu64 " stalled_windows=%" PRIu64, nd->inflight,
+		nd->infl_stale, st->stalled_windows);
 }
 
 /* What the throttle's counters say the node was served over the last round, bytes/s (0: unknown). */
