@@ -66,6 +66,7 @@ struct iolat_slot {
 /* Window statistics: one window's delta, or the carried cur_stat. */
 struct iolat_win_stat {
 	uint64_t nr, sum_ns, missed;
+	uint64_t stalled; /* of nr: I/O still outstanding when a stall closed the window (stall.c) */
 };
 
 /*

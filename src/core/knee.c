@@ -7,7 +7,8 @@
  *  - off: a missed window starts a measurement of what the siblings do
  *    unthrottled; after two more missed windows the first limit is 0.9 x
  *    their mean rate, or the last episode's cruise rate (its memory, 30 s)
- *    when lower. A lone miss (a good window while measuring) limits nothing.
+ *    when lower; a miss with more than half late takes that memory at once.
+ *    A lone miss (a good window while measuring) limits nothing.
  *  - limited: the protected group is judged per QoS period (about 1 s of its
  *    windows, windows within 200 ms of a cut aside): bad when more than 10 %
  *    of its I/Os (or of its windows) were late, good under 7.5 %, nothing in
@@ -30,7 +31,8 @@
  *    next probe follows at once; not held, a short period at 0.92 x the
  *    estimate drains what it queued, then cruise again.
  *  - drowning: a judged window >= 90 % late, its mean >= 4 x the target,
- *    while the limit binds, is cut at once by the far step, again at the next
+ *    while the limit binds (something of it completed: a window a stall
+ *    closed alone is not drowning), is cut at once by the far step, again at the next
  *    judged window while each such cut lowered the mean by 10 %.
  *  - emergency: a window with more than half its I/Os late while the limit
  *    binds ends a probe at once, or (no cut in the last period) cuts to 0.9 x
@@ -67,6 +69,8 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
+static uint64_t iops_for(const struct iolat_knee *k, uint64_t bps);
+
 /* What a limited episode that ends leaves the next one: its cruise rate
  * under the knee estimate, else the limit in force. */
 static void remember(struct iolat_knee *k)
@@ -76,27 +80,28 @@ static void remember(struct iolat_knee *k)
 
 	if (k->phase < KNEE_LIMIT)
 		return;
-	k->mem_bps = est ? knee_scale_pm(est, KNEE_CRUISE_PM) : in_force;
-	k->mem_at = k->last_obs;
+	k->mem.bps = est ? knee_scale_pm(est, KNEE_CRUISE_PM) : in_force;
+	k->mem.iops = iops_for(k, k->mem.bps);
+	k->mem.base_bps = k->base_bps;
+	k->mem.base_iops = k->base_iops;
+	k->mem.at = k->last_obs;
 }
 
 void knee_reset(struct iolat_knee *k)
 {
 	uint64_t probes = k->probes, fails = k->probe_fails, backoffs = k->backoffs;
 	uint64_t emergencies = k->emergencies, last_obs = k->last_obs;
-	uint64_t mem_bps, mem_at;
+	struct knee_memory mem;
 
 	remember(k);
-	mem_bps = k->mem_bps;
-	mem_at = k->mem_at;
+	mem = k->mem;
 	memset(k, 0, sizeof(*k));
 	k->probes = probes;
 	k->probe_fails = fails;
 	k->backoffs = backoffs;
 	k->emergencies = emergencies;
 	k->last_obs = last_obs;
-	k->mem_bps = mem_bps;
-	k->mem_at = mem_at;
+	k->mem = mem;
 }
 
 uint64_t knee_next_probe_ns(const struct iolat_knee *k)
@@ -239,14 +244,46 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 	mean_iops = knee_per_sec(k->meas_ios, k->meas_dt);
 	first_bps = knee_scale_pm(mean_bps, KNEE_FIRST_PM);
 	first_iops = k->base_iops ? max_u64(knee_scale_pm(mean_iops, KNEE_FIRST_PM), 1) : 0;
-	if (k->mem_bps && o->now - k->mem_at < KNEE_MEMORY_NS && k->mem_bps < first_bps) {
+	if (k->mem.bps && o->now - k->mem.at < KNEE_MEMORY_NS && k->mem.bps < first_bps) {
 		/* The knee of an episode that just ended: the I/O rate keeps today's ratio. */
-		first_iops = first_iops ? max_u64((uint64_t)((double)first_iops * (double)k->mem_bps /
+		first_iops = first_iops ? max_u64((uint64_t)((double)first_iops * (double)k->mem.bps /
 							       (double)first_bps), 1) : 0;
-		first_bps = k->mem_bps;
+		first_bps = k->mem.bps;
 	}
 	set_limit(k, first_bps, first_iops, o->now, IOLAT_STEP_LIMIT);
 	return KNEE_SET;
+}
+
+/*
+ * A miss with more than half the window late within KNEE_MEMORY_NS of a
+ * limited episode's end: that episode's knee at once, without measuring the
+ * siblings unthrottled first. A reader that comes and goes returns to
+ * siblings at full speed; measured on this project's disk, the three
+ * measuring windows and the first limit's settling cost it its first
+ * ~0.5 s of reads after every idle spell (BBR, too, keeps its bandwidth
+ * estimate across idle). A lesser miss measures as before.
+ */
+static bool recall(struct iolat_knee *k, const struct knee_obs *o)
+{
+	struct knee_memory m = k->mem;
+
+	if (!m.bps || o->now - m.at >= KNEE_MEMORY_NS || !o->nr ||
+	    o->missed * 1000 <= o->nr * KNEE_EMERGENCY_PM)
+		return false;
+	knee_reset(k);
+	k->phase = KNEE_LIMIT;
+	k->cycle = KNEE_CRUISE;
+	k->base_bps = m.base_bps;
+	k->base_iops = m.base_iops;
+	k->lv[0].bps = m.base_bps; /* the unthrottled level: this window's latencies */
+	k->lv[0].iops = m.base_iops;
+	k->lv[0].nr = o->nr;
+	k->lv[0].sum_ns = o->sum_ns;
+	k->lv[0].windows = 1;
+	k->nr_lv = 1;
+	k->used_at = o->now;
+	set_limit(k, m.bps, m.iops, o->now, IOLAT_STEP_LIMIT);
+	return true;
 }
 
 /* Lowering has stopped helping: back to the best level seen, judged from
@@ -578,6 +615,8 @@ enum knee_act knee_window(struct iolat_knee *k, const struct knee_obs *o, bool o
 	case KNEE_OFF:
 		if (ok)
 			return KNEE_NONE;
+		if (recall(k, o))
+			return KNEE_SET;
 		knee_reset(k);
 		k->phase = KNEE_MEASURE;
 		k->decision = IOLAT_STEP_MEASURE;

@@ -57,7 +57,8 @@
 #define KNEE_DROWN_PM        900u  /* drowning: a judged window with >= 90 % of its I/Os late ... */
 #define KNEE_DROWN_MUL          4u  /* ... and a mean >= 4 x the target ... */
 #define KNEE_DROWN_HELP_PM   900u  /* ... cut at once by far while each such cut lowers the mean 10 % */
-#define KNEE_MEMORY_NS 30000000000ull /* an episode's knee is the next one's first limit for 30 s */
+#define KNEE_MEMORY_NS 30000000000ull /* an episode's knee is the next one's first limit for 30 s; */
+					     /* at once when its first miss has > half late */
 
 enum knee_phase {
 	KNEE_OFF = 0,   /* nothing limited */
@@ -78,6 +79,7 @@ struct knee_obs {
 	uint64_t now;          /* the window's end */
 	uint64_t win_ns;       /* the protected group's window length */
 	uint64_t nr, missed;   /* its latencies in the window, and those >= target */
+	uint64_t stalled;      /* of nr: still outstanding, counted late by a stall (stall.c) */
 	uint64_t sum_ns;       /* their sum */
 	uint64_t target_ns;    /* the protected group's target (0: unknown, never drowning) */
 	uint64_t bytes, ios;   /* the limited siblings' I/O served since the last call */
@@ -139,7 +141,11 @@ struct iolat_knee {
 	uint64_t best_mean_ns;        /* unattainable: the best mean seen (the reference) */
 	uint64_t drown_mean_ns;       /* the mean of the window that made the last drowning cut */
 	/* Kept across episodes (knee_reset): the last limited episode's knee. */
-	uint64_t mem_bps, mem_at;     /* its cruise rate (or limit in force), and when it ended */
+	struct knee_memory {
+		uint64_t bps, iops;           /* its cruise rate (or limit in force) */
+		uint64_t base_bps, base_iops; /* its siblings' base (the floor, the probe's cap) */
+		uint64_t at;                  /* when it ended */
+	} mem;
 	uint64_t probes, probe_fails, backoffs, emergencies;
 };
 
@@ -189,6 +195,10 @@ uint32_t knee_late_step_pm(uint64_t late, uint64_t nr);
  * knee_window_drowns() - was the protected group's window nearly all late
  * (KNEE_DROWN_PM) with a mean KNEE_DROWN_MUL x its target or more: far from
  * the target, not at its edge (an open-loop reader queued behind the writer)?
+ * Not a window that completed nothing (closed by a stall alone): a queue
+ * drowns in completions that come late; a stall, or a count of outstanding
+ * I/O that outlived the I/O (iolatd's ghost counts at the start of an idle
+ * spell), is the emergency's and the period's to judge.
  */
 bool knee_window_drowns(const struct knee_obs *o);
 void knee_ring_add(struct iolat_knee *k, uint64_t bytes, uint64_t dt);

@@ -105,7 +105,7 @@ void knee_period_add(struct iolat_knee *k, const struct knee_obs *o, bool ok, ui
 
 bool knee_window_drowns(const struct knee_obs *o)
 {
-	return o->nr && o->target_ns && o->missed * 1000 >= o->nr * KNEE_DROWN_PM &&
+	return o->nr > o->stalled && o->target_ns && o->missed * 1000 >= o->nr * KNEE_DROWN_PM &&
 	       o->sum_ns / o->nr >= o->target_ns * KNEE_DROWN_MUL;
 }
 

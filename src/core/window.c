@@ -72,7 +72,7 @@ void iolat_check_latencies_with(struct iolat_group *g, uint64_t now,
 				const struct iolat_win_stat *extra)
 {
 	struct iolat_group *p = grp_parent(g);
-	struct iolat_win_stat stat;
+	struct iolat_win_stat stat = { 0 };
 	uint64_t target = atomic_load_explicit(&g->target_ns, memory_order_relaxed);
 	uint64_t mean;
 	bool ok;
@@ -82,6 +82,7 @@ void iolat_check_latencies_with(struct iolat_group *g, uint64_t now,
 		return;
 	if (extra) { /* I/O still outstanding, late (stall.c) */
 		stat.nr += extra->nr;
+		stat.stalled = extra->nr;
 		stat.missed += extra->missed;
 		stat.sum_ns += extra->sum_ns;
 	}

@@ -65,6 +65,20 @@ static enum knee_act win_late(struct kt *t, uint64_t late, uint64_t mbps, bool w
 	return knee_window(&t->k, &o, late < 100);
 }
 
+/* A window closed by a stall (stall.c): nothing completed, @out I/Os still
+ * outstanding counted late with their wait so far, @mean_us. */
+static enum knee_act win_stalled(struct kt *t, uint64_t out, uint64_t mbps, uint64_t mean_us)
+{
+	struct knee_obs o = {
+		.win_ns = WIN, .nr = out, .missed = out, .stalled = out, .sum_ns = out * mean_us * 1000,
+		.target_ns = 1000 * 1000, .bytes = mbps * MB / 10, .ios = mbps / 10, .waited = 5,
+	};
+
+	t->now += WIN;
+	o.now = t->now;
+	return knee_window(&t->k, &o, false);
+}
+
 /* A window missed (600 of 1000 late: mostly) or not, mean 5 ms or 50 us. */
 static enum knee_act win_mean(struct kt *t, bool ok, uint64_t mbps, bool waited, uint64_t mean_us)
 {
@@ -386,6 +400,16 @@ static void test_drowning_cuts_at_once(void **state)
 		win_late(&t, 0, 1800, true, 50);
 	assert_int_equal(win_late(&t, 1000, 1800, true, 3000), KNEE_SET);
 	assert_int_equal(t.k.emergencies, 1);
+	/* A window a stall closed (2 reads outstanding for 20 ms, nothing
+	 * completed: a stall, or a count that outlived its I/O) is not drowning
+	 * either: the emergency's small cut, not 45 %. */
+	kt_init(&t);
+	limit_at(&t, 2000);
+	for (int i = 0; i < 2; i++)
+		win_late(&t, 0, 1800, true, 50);
+	assert_int_equal(win_stalled(&t, 2, 1800, 20000), KNEE_SET);
+	assert_int_equal(t.k.emergencies, 1);
+	assert_int_equal(t.k.limit_bps, 1620 * MB);
 	assert_int_equal(t.k.limit_bps, 1620 * MB);
 	/* Not while the limit does not bind (the siblings are not the cause). */
 	kt_init(&t);
@@ -413,7 +437,7 @@ static void test_memory_of_the_knee(void **state)
 	knee_reset(&t.k);                                /* quiet: the episode ends */
 	assert_int_equal(t.k.phase, KNEE_OFF);
 	assert_int_equal(t.k.limit_bps, 0);
-	assert_int_equal(t.k.mem_bps, 1800 * MB / 1000 * 980);
+	assert_int_equal(t.k.mem.bps, 1800 * MB / 1000 * 980);
 	/* Back 5 s later, the siblings now at 3000: the first limit is the memory. */
 	t.now += 5 * S;
 	limit_at(&t, 3000);
@@ -424,7 +448,7 @@ static void test_memory_of_the_knee(void **state)
 	/* An episode without a good period leaves the limit in force. */
 	assert_int_equal(win(&t, false, 1764, true), KNEE_NONE); /* settling */
 	knee_reset(&t.k);
-	assert_int_equal(t.k.mem_bps, 1764 * MB);
+	assert_int_equal(t.k.mem.bps, 1764 * MB);
 	/* Back after 30 s: forgotten, 0.9 x the measured rate. */
 	t.now += 30 * S;
 	limit_at(&t, 3000);
@@ -434,6 +458,46 @@ static void test_memory_of_the_knee(void **state)
 	t.now += S;
 	limit_at(&t, 1000);
 	assert_int_equal(t.k.limit_bps, 900 * MB);
+}
+
+/*
+ * Memory recalled at once: within 30 s of a limited episode's end, a window
+ * with more than half its I/Os late (a reader back from idle behind siblings
+ * at full speed) takes the episode's cruise rate at once, with its base,
+ * instead of measuring the siblings unthrottled for two more windows. A
+ * lesser miss measures as before; an older memory is forgotten.
+ */
+static void test_memory_recalled_at_once(void **state)
+{
+	struct kt t;
+
+	(void)state;
+	kt_init(&t);
+	limit_at(&t, 2000);
+	assert_int_equal(good_until_set(&t, 100), 37); /* a probe: the estimate 1800 */
+	knee_reset(&t.k);
+	assert_int_equal(t.k.mem.bps, 1764 * MB);
+	assert_int_equal(t.k.mem.iops, 1764);
+	t.now += 3 * S;
+	assert_int_equal(win(&t, false, 0, false), KNEE_SET); /* 600 of 1000 late */
+	assert_int_equal(t.k.phase, KNEE_LIMIT);
+	assert_int_equal(t.k.decision, IOLAT_STEP_LIMIT);
+	assert_int_equal(t.k.limit_bps, 1764 * MB);
+	assert_int_equal(t.k.limit_iops, 1764);
+	assert_int_equal(t.k.base_bps, 2000 * MB); /* the floor and the probe's cap kept */
+	/* It is judged as a first limit: settling, then a short period. */
+	assert_int_equal(win(&t, true, 1764, true), KNEE_NONE);
+	assert_int_equal(t.k.limit_bps, 1764 * MB);
+	/* Half late or less: measured first, as before (then the memory, lower). */
+	knee_reset(&t.k);
+	t.now += S;
+	assert_int_equal(win_late(&t, 500, 3000, false, 5000), KNEE_WATCH);
+	assert_int_equal(t.k.phase, KNEE_MEASURE);
+	/* 30 s after the episode's end: forgotten, measured. */
+	knee_reset(&t.k);
+	t.now += 30 * S;
+	assert_int_equal(win(&t, false, 3000, false), KNEE_WATCH);
+	assert_int_equal(t.k.limit_bps, 0);
 }
 
 /* Cruise under the estimate, the probe cycle: up a little, held, up again;
@@ -782,6 +846,7 @@ int main(void)
 		cmocka_unit_test(test_far_miss_cuts_far),
 		cmocka_unit_test(test_drowning_cuts_at_once),
 		cmocka_unit_test(test_memory_of_the_knee),
+		cmocka_unit_test(test_memory_recalled_at_once),
 		cmocka_unit_test(test_cruise_and_probe_cycle),
 		cmocka_unit_test(test_emergency_cut),
 		cmocka_unit_test(test_change_not_in_force),
