@@ -347,27 +347,25 @@ static int parse_args(int argc, char **argv, struct daemon *dm)
 }
 
 /*
- * How limits are written (actuate.h): staged as for Linux 6.1 unless the
- * kernel's BTF shows no unsigned carry and IOLATD_DIRECT_LIMITS is set.
- * Writing at once is implemented and tested but not yet the default: with
- * it, tests/cli/iolatd_integration.sh's restart step saw no limit within
- * 10 s on this machine (issue 26, left open). The decision is logged.
+ * How limits are written (actuate.h): at once where the kernel's BTF shows
+ * no unsigned carry in the block throttle, else staged as for Linux 6.1;
+ * IOLATD_STAGED_LIMITS=1 stages anyway. The decision is logged.
  */
 static void limits_mode(struct iolatd_opts *opts)
 {
 	static char carry_why[256], staged_why[400];
+	const char *staged = getenv("IOLATD_STAGED_LIMITS");
 
-	if (iolatd_bpf_throttle_carry(carry_why, sizeof(carry_why)) == 0 && getenv("IOLATD_DIRECT_LIMITS")) {
+	opts->direct_why = carry_why;
+	if (iolatd_bpf_throttle_carry(carry_why, sizeof(carry_why)) != 0)
+		return;
+	if (!staged || strcmp(staged, "1")) {
 		opts->direct_limits = true;
-		opts->direct_why = carry_why;
 		return;
 	}
-	opts->direct_why = carry_why;
-	if (!strncmp(carry_why, "written at once", 15)) {
-		snprintf(staged_why, sizeof(staged_why), "staged, though the kernel allows writing them at once%s; "
-			 "IOLATD_DIRECT_LIMITS=1 does", carry_why + 15);
-		opts->direct_why = staged_why;
-	}
+	snprintf(staged_why, sizeof(staged_why), "staged (IOLATD_STAGED_LIMITS=1), though the kernel allows "
+		 "writing them at once%s", carry_why + 15);
+	opts->direct_why = staged_why;
 }
 
 static void check_report(void *ctx, int prio, const char *line)
