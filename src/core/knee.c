@@ -17,8 +17,8 @@
  *    most one change per period.
  *  - a bad period cuts from min(limit in force, rate delivered over the
  *    period) by a step that grows with bad periods in a row (4, 8, 15, 25 %),
- *    and is at least the share of its I/Os late beyond the bad line (up to
- *    45 %: 55 % late or more) while no cut failed to help: a period that
+ *    and is at least twice the share of its I/Os late beyond the good line
+ *    (up to 45 %: 30 % late or more) while no cut failed to help: a period that
  *    misses by far is cut by far at once; a target out of reach is not
  *    chased down by far steps; a period whose every window drowned (see
  *    below) keeps the far step and is no evidence that cutting is futile.

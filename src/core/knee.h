@@ -31,7 +31,8 @@
 #define KNEE_CUT_FLOOR_PM    500u  /* a cut's base: not under half the limit in force */
 #define KNEE_CUT_LEVELS        4u  /* cuts grow with bad periods in a row: */
 #define KNEE_CUT_STEPS_PM { 40u, 80u, 150u, 250u } /* 4, 8, 15, 25 % */
-#define KNEE_CUT_LATE_MAX_PM 450u  /* ... and at least the share of I/Os late beyond 10 %, up to 45 % */
+#define KNEE_CUT_LATE_MAX_PM 450u  /* ... and at least twice the share of I/Os late beyond 7.5 %, */
+					   /* up to 45 % */
 #define KNEE_CRUISE_PM       980u  /* cruise at 0.98 x the knee estimate */
 #define KNEE_CRUISE_PERIODS    4u  /* good periods at cruise before a probe */
 #define KNEE_UP_LEVELS         5u  /* a probe's gain grows with probes held in a row: */

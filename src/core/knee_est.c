@@ -143,16 +143,19 @@ int knee_period_verdict(const struct iolat_knee *k, bool futile)
 
 /*
  * knee_late_step_pm() - the least cut, per mille, for @late of @nr I/Os
- * over the target: their share beyond the bad line (KNEE_BAD_PM), at most
- * KNEE_CUT_LATE_MAX_PM (45 %: 55 % late or more). A period that misses by
- * far (an open-loop reader queued behind the writer: most of its I/Os late)
- * takes a step that size at once instead of climbing the steps one period at
- * a time; one that misses by a little keeps the small steps.
+ * over the target, once over the bad line (KNEE_BAD_PM): twice their share
+ * beyond the good line (KNEE_GOOD_PM), at most KNEE_CUT_LATE_MAX_PM (45 %:
+ * 30 % late or more). A period that misses by far (an open-loop reader
+ * queued behind the writer: most of its I/Os late) takes a step that size at
+ * once instead of climbing the steps one period at a time; one that misses by
+ * a little keeps the small steps. Twice: on this project's disk the share
+ * late fell by 15-20 points per halving of the writer's rate between 25 %
+ * late and the knee, so the share alone took two steps where one does.
  */
 uint32_t knee_late_step_pm(uint64_t late, uint64_t nr)
 {
 	uint64_t share = nr ? late * 1000 / nr : 0;
-	uint64_t pm = share > KNEE_BAD_PM ? share - KNEE_BAD_PM : 0;
+	uint64_t pm = share > KNEE_BAD_PM ? 2 * (share - KNEE_GOOD_PM) : 0;
 
 	return (uint32_t)(pm < KNEE_CUT_LATE_MAX_PM ? pm : KNEE_CUT_LATE_MAX_PM);
 }
