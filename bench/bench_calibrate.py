@@ -20,8 +20,14 @@ Each repetition runs both, which one first alternating:
              rate bounds the search), then the cap bisected --steps times
              between 0 and that rate: a cap is "within" when the reader's p90
              is at most the threshold and it did at least half its solo
-             reads/s (calibrate's rule). The oracle's knee is the highest cap
-             found within.
+             reads/s (calibrate's rule); then caps at CURVE x the bisection's
+             knee and the reader alone again. Every point is judged again
+             against the mean of both solos and the knee is fitted through
+             all of them by calibrate's rule (src/calib/calib_fit.c: in the
+             range the verdicts allow, where a least-squares line of the
+             margins at 0.7-1.4 x the bisection's knee crosses 1). The
+             bisection's own knee (the highest cap found within) is kept
+             beside it.
 
 The rules are pure functions here (threshold, within, the bisection, the
 ratios) so tests/cli/bench_calibrate.sh checks them on made-up figures; the
@@ -33,7 +39,7 @@ what was thrown away is recorded; past --budget it neither waits nor runs
 again. Needs root and a cgroup hierarchy with the block throttle; otherwise
 the JSON says why. Writes bench/results/calibrate.json (gen_calibrate.py
 writes the section). Takes ~8 min with the defaults on a quiet disk (4
-repetitions: calibrate ~40 s, the oracle's 8 runs of 5 s), ~3 min with
+repetitions: calibrate ~50 s, the oracle's 14 runs of 5 s), ~3 min with
 --quick; more when it waits for other tenants or runs again (19 min on
 2026-12-06, the disk shared with another benchmark).
 
@@ -63,6 +69,9 @@ THRESHOLD_MIN_ADD_US = 100.0
 BISECT_STEPS = 6
 GOAL_RATIO = 0.15      # knee within +-15 % of the oracle's
 GOAL_SECONDS = 90.0    # calibrate's wall time
+CURVE = (0.8, 0.9, 1.0, 1.1, 1.25)   # the oracle's caps around its bisection's knee
+FIT_BAND = (0.7, 1.4)  # calib_fit.c: the points the line goes through, x the bisection's knee
+MARGIN_CAP = 2.0       # calib_fit.c: a point's margin at most
 LEAD_S = 1.0           # the writer runs this long before the reader starts
 QUIET_S = 2.0          # a quiet disk: this long under the foreign mean limit
 
@@ -104,6 +113,52 @@ class Bisection:
     @property
     def knee_bps(self):
         return self.lo
+
+
+def margin(p90_us, reads_s, solo_reads_s, thr_us):
+    """calib_fit.c's margin: the lower of reads/s over half the solo reads/s and the
+    threshold over the p90, at most MARGIN_CAP (within: at least 1)."""
+    by_reads = 2 * reads_s / solo_reads_s if solo_reads_s > 0 else MARGIN_CAP
+    by_p90 = thr_us / p90_us if p90_us > 0 else MARGIN_CAP
+    return min(by_reads, by_p90, MARGIN_CAP)
+
+
+def fit_knee(points, solo_reads_s, thr_us, top_mb_s, centre_mb_s, centre_pace):
+    """calib_fit.c's knee from points [(delivered MB/s, pace MB/s, p90 us, reads/s)] and
+    the bisection's knee (delivered, pace): (knee MB/s, its pace MB/s, range lo, range hi,
+    points that contradict any knee in it, points on the line; 0: no line)."""
+    p = sorted((x, pace, margin(p90, rd, solo_reads_s, thr_us)) for x, pace, p90, rd in points)
+    n = len(p)
+    if not n:
+        return centre_mb_s, centre_pace, 0.0, top_mb_s, 0, 0
+    against = [sum(1 for i in range(n) if (p[i][2] < 1 if i < s else p[i][2] >= 1))
+               for s in range(n + 1)]
+    best = min(against)
+    s_lo = against.index(best)
+    s_hi = n - against[::-1].index(best)
+    lo = p[s_lo - 1][0] if s_lo else 0.0
+    hi = p[s_hi][0] if s_hi < n else top_mb_s
+    band = [q for q in p if FIT_BAND[0] * centre_mb_s <= q[0] <= FIT_BAND[1] * centre_mb_s]
+    k, used = None, 0
+    if centre_mb_s > 0 and len(band) >= 3:
+        mx = sum(q[0] for q in band) / len(band)
+        mm = sum(q[2] for q in band) / len(band)
+        var = sum((q[0] - mx) ** 2 for q in band)
+        cov = sum((q[0] - mx) * (q[2] - mm) for q in band)
+        if var > 0 and cov < 0:
+            k, used = mx + (1 - mm) / (cov / var), len(band)
+    if k is None:
+        k = min(max(centre_mb_s, lo), hi)
+    elif best == 0:
+        k = min(max(k, lo), hi)
+    else:
+        k = min(max(k, band[0][0]), band[-1][0])
+    under = [q for q in band if q[0] <= k and q[2] >= 1]
+    if under:
+        pace = k * sum(q[1] for q in under) / sum(q[0] for q in under)
+    else:
+        pace = k * centre_pace / centre_mb_s if centre_mb_s > 0 else k
+    return k, pace, lo, hi, best, used
 
 
 def ratio(cal_bps, ora_bps):
@@ -207,6 +262,15 @@ def parse_calibrate(text):
             "unpaced_mb_s": d["unpaced"]["writer_mb_s"],
             "bisect": [[p["pace_bps"], p["writer_mb_s"], p["p90_ns"] / 1e3, p["reads_s"],
                         p["within"]] for p in d["bisect"]],
+            "curve": [[p["pace_bps"], p["writer_mb_s"], p["p90_ns"] / 1e3, p["reads_s"],
+                       p["within"]] for p in d.get("curve", [])],
+            "solo_after_reads_s": d.get("solo_after", {}).get("reads_s"),
+            "solo_ref_reads_s": d.get("solo_ref_reads_s"),
+            "knee_bisect_bps": d.get("knee_bisect_pace_bps"),
+            "knee_bisect_mb_s": d.get("knee_bisect_mb_s"),
+            "knee_range_mb_s": d.get("knee_range_mb_s"),
+            "contradicting": d.get("knee_contradicting"),
+            "fit_points": d.get("knee_fit_points"),
             "device": d["device"], "pacer": d.get("pacer", "rate")}
 
 
@@ -348,8 +412,30 @@ class Calib(diskdriver.DiskDriver):
                     knee_mb_s = runs[-1]["writer_mb_s"]
                 cap = b.next_cap()
             o["knee_bps"] = b.knee_bps
-        o.update(knee_mb_s=knee_mb_s, runs=runs, wall_s=time.monotonic() - t0)
+            if b.knee_bps:
+                self.around_knee(st, o, b.knee_bps, knee_mb_s, solo, runs, judged)
+        o.update(knee_mb_s=o.get("fit_mb_s", knee_mb_s), runs=runs, wall_s=time.monotonic() - t0)
         return o
+
+    def around_knee(self, st, o, knee_bps, knee_mb_s, solo, runs, judged):
+        """The caps around the bisection's knee, the reader alone again, every point judged
+        again against the mean of both solos, the knee fitted through them all."""
+        for f in CURVE:
+            judged(self.point(st, int(knee_bps * f)), "curve")
+        again = self.point(st, None, writer=False)
+        runs.append(dict(again, phase="solo", within=True))
+        ref = (solo["reads_s"] + again["reads_s"]) / 2
+        paced = [r for r in runs if r["phase"] in ("bisect", "curve")]
+        for r in paced + [r for r in runs if r["phase"] == "uncapped"]:
+            r["within"] = within(r["p90_us"], r["reads_s"], ref, o["threshold_us"])
+        k, pace, lo, hi, against, used = fit_knee(
+            [(r["writer_mb_s"], r["cap_bps"] / 1e6, r["p90_us"], r["reads_s"]) for r in paced],
+            ref, o["threshold_us"], o["unpaced_mb_s"], knee_mb_s, knee_bps / 1e6)
+        o.update(knee_bisect_bps=knee_bps, knee_bisect_mb_s=knee_mb_s, solo_ref_reads_s=ref,
+                 solo_after_reads_s=again["reads_s"], knee_range_mb_s=[lo, hi],
+                 contradicting=against, fit_points=used, fit_mb_s=k, knee_bps=int(pace * 1e6))
+        B.log("oracle knee: %.0f MB/s delivered (range %.0f-%.0f, %d points on the line; "
+              "the bisection alone %.0f)" % (k, lo, hi, used, knee_mb_s))
 
     def calibrate(self, st):
         return self.retried(st, "calibrate", lambda: self._calibrate(st))
@@ -401,6 +487,9 @@ def run_all(drv, st):
             r[what] = drv.calibrate(st) if what == "calibrate" else drv.oracle_sweep(st)
         r["ratio"] = ratio(r["calibrate"]["knee_bps"], r["oracle"]["knee_bps"])
         r["ratio_delivered"] = ratio(r["calibrate"]["knee_mb_s"], r["oracle"]["knee_mb_s"])
+        kb = r["calibrate"].get("knee_bisect_bps")
+        r["ratio_bisect"] = ratio(None if kb == "unpaced" else kb,
+                                  r["oracle"].get("knee_bisect_bps", r["oracle"]["knee_bps"]))
         B.log("rep %d: knee ratio calibrate / oracle %s" % (
             rep, "-" if r["ratio"] is None else "%.2f" % r["ratio"]))
         reps.append(r)

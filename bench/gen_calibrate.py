@@ -2,7 +2,8 @@
 """gen_calibrate.py - BENCHMARKS.md section 10 from bench/results/calibrate.json
 (bench_calibrate.py): per repetition, `iolat calibrate`'s knee, target and
 wall time beside the oracle sweep's knee (the same definition, the kernel's
-throttle, bisected), the ratio, and issue 29's goals judged repetition by
+throttle, bisected, then fitted through every point as calibrate fits),
+the ratio (and the bisections' alone), and issue 29's goals judged repetition by
 repetition (held n/N, not a median). python3 standard library only; imported
 by gen_benchmarks.py. One thread.
 """
@@ -36,7 +37,7 @@ def verdicts(d):
         both = c["no_knee"] and o["no_knee"]  # the writer unpaced leaves the reader solo
         ratio = 1.0 if both else r.get("ratio")
         rd = 1.0 if both else r.get("ratio_delivered")
-        out.append({"rep": r["rep"], "ratio": ratio,
+        out.append({"rep": r["rep"], "ratio": ratio, "ratio_bisect": r.get("ratio_bisect"),
                     "held": ratio is not None and abs(ratio - 1) <= lim + 1e-9,
                     "ratio_delivered": rd,
                     "held_delivered": rd is not None and abs(rd - 1) <= lim + 1e-9,
@@ -49,6 +50,10 @@ def verdicts(d):
 
 def f_ratio(v):
     return "-" if v is None else "%.2f×" % v
+
+
+def f_range(lh):
+    return "-" if not lh else "%s–%s" % (G.f_num(lh[0]), G.f_num(lh[1]))
 
 
 PACER_TEXT = {
@@ -80,9 +85,15 @@ def intro(doc, d):
           "at least + 100 µs), then the writer uncapped (its delivered rate bounds the search), "
           "then %d caps bisected between 0 and that rate; a cap is *within* when the reader's "
           "p90 is at most the threshold and it did at least half its solo reads/s "
-          "(calibrate's rule, `src/calib/calibrate.c`). The knee is the highest cap or pace found "
-          "within; the ratio is calibrate's knee pace ÷ the oracle's knee cap (delivered: the "
-          "writer's MB/s at each knee, from calibrate's JSON and the writer cgroup's counters)." % (
+          "(calibrate's rule, `src/calib/calibrate.c`); then caps at 0.8, 0.9, 1.0, 1.1 and "
+          "1.25 × the bisection's knee and the reader alone again. Both then judge every point "
+          "again against the mean of their two solos and fit the knee through all of them by "
+          "calibrate's rule (`src/calib/calib_fit.c`): in the range of knees that contradict the "
+          "fewest verdicts, where a least-squares line of the points' margins at 0.7–1.4 × the "
+          "bisection's knee crosses the bar. The ratio is calibrate's knee pace ÷ the oracle's "
+          "knee cap (delivered: the writer's MB/s at each knee, from calibrate's JSON and the "
+          "writer cgroup's counters); *bisections alone* compares the highest pace and cap each "
+          "bisection found within, the rule of the comparisons before 2026-12-07 (session 8)." % (
               d.get("disk_name", "?"), "rotational" if d.get("rotational") == "1" else
               "non-rotational" if d.get("rotational") == "0" else "?", d.get("cgroup", "?"),
               st.get("calib_pace", "rate"), PACER_TEXT.get(st.get("calib_pace", "rate"), ""),
@@ -112,44 +123,54 @@ def disturbance(doc, d):
 
 
 def table(doc, d, vs):
-    doc.w("| rep | first | calibrate: knee pace (delivered) | target | wall | oracle: solo p90 → "
-          "threshold | uncapped | knee cap (delivered) | ratio (delivered) | ±15 % |")
-    doc.w("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    doc.w("| rep | first | calibrate: knee pace (delivered) | range | target | wall | oracle: solo "
+          "p90 → threshold | uncapped | knee cap (delivered) | range | ratio (delivered) | ±15 % "
+          "| bisections alone |")
+    doc.w("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
     for r, v in zip(d["runs"], vs):
         c, o = r["calibrate"], r["oracle"]
-        doc.w("| %d | %s | %s (%s) MB/s | %s | %s | %s → %s | %s MB/s | %s (%s) MB/s | %s (%s) "
-              "| %s |" % (
+        doc.w("| %d | %s | %s (%s) MB/s | %s | %s | %s | %s → %s | %s MB/s | %s (%s) MB/s | %s "
+              "| %s (%s) | %s | %s |" % (
                   r["rep"], r["order"][0], "none" if c["no_knee"] else f_mb(c["knee_bps"]),
-                  G.f_num(c["knee_mb_s"]), G.f_us(c["target_us"]), f_s(c["wall_s"]),
+                  G.f_num(c["knee_mb_s"]), f_range(c.get("knee_range_mb_s")),
+                  G.f_us(c["target_us"]), f_s(c["wall_s"]),
                   G.f_us(o["solo_p90_us"]), G.f_us(o["threshold_us"]),
                   G.f_num(o["unpaced_mb_s"]), "none" if o["no_knee"] else f_mb(o["knee_bps"]),
-                  G.f_num(o["knee_mb_s"]), f_ratio(v["ratio"]), f_ratio(v["ratio_delivered"]),
-                  "✓" if v["held"] else "✗"))
+                  G.f_num(o["knee_mb_s"]), f_range(o.get("knee_range_mb_s")),
+                  f_ratio(v["ratio"]), f_ratio(v["ratio_delivered"]),
+                  "✓" if v["held"] else "✗", f_ratio(v["ratio_bisect"])))
     doc.w()
-    doc.w("The oracle's bisection, per repetition (cap in MB/s: reader p90, reads/s, writer "
-          "delivered; ✓ within, ✗ not):")
+    doc.w("The oracle's points, per repetition (cap in MB/s: reader p90, reads/s, writer "
+          "delivered; ✓ within, ✗ not, judged against the mean of both solos; the bisection, "
+          "then | the caps around its knee):")
     doc.w()
     for r in d["runs"]:
         o = r["oracle"]
-        steps = ["%s: %s, %s/s, %s MB/s %s" % (f_mb(x["cap_bps"]), G.f_us(x["p90_us"]),
-                                                G.f_num(x["reads_s"]), G.f_num(x["writer_mb_s"]),
-                                                "✓" if x["within"] else "✗")
-                 for x in o["runs"] if x["phase"] == "bisect"]
-        doc.w("- rep %d (solo %s/s): %s." % (r["rep"], G.f_num(o["solo_reads_s"]),
-                                             "; ".join(steps) or "no bisection"))
+
+        def pts(phase):
+            return "; ".join("%s: %s, %s/s, %s MB/s %s" % (
+                f_mb(x["cap_bps"]), G.f_us(x["p90_us"]), G.f_num(x["reads_s"]),
+                G.f_num(x["writer_mb_s"]), "✓" if x["within"] else "✗")
+                for x in o["runs"] if x["phase"] == phase)
+        doc.w("- rep %d (solo %s/s, again %s/s; %s on the line): %s | %s." % (
+            r["rep"], G.f_num(o["solo_reads_s"]), G.f_num(o.get("solo_after_reads_s")),
+            o.get("fit_points", "-"), pts("bisect") or "no bisection", pts("curve") or "-"))
     doc.w()
-    doc.w("calibrate's own bisection, per repetition (pace in MB/s: reader p90, reads/s, writer "
-          "delivered; ✓ within):")
+    doc.w("calibrate's own points, per repetition (pace in MB/s: reader p90, reads/s, writer "
+          "delivered; ✓ within; the bisection | the curve around its knee):")
     doc.w()
     for r in d["runs"]:
         c = r["calibrate"]
-        steps = ["%s: %s, %s/s, %s MB/s %s" % (f_mb(p[0]), G.f_us(p[2]), G.f_num(p[3]),
-                                                G.f_num(p[1]), "✓" if p[4] else "✗")
-                 for p in c["bisect"]]
-        doc.w("- rep %d (solo %s/s, p90 %s → threshold %s; unpaced %s MB/s): %s." % (
-            r["rep"], G.f_num(c["solo_reads_s"]), G.f_us(c["solo_p90_us"]),
-            G.f_us(c["threshold_us"]), G.f_num(c["unpaced_mb_s"]), "; ".join(steps) or
-            "no bisection"))
+        def pts(key):
+            return "; ".join("%s: %s, %s/s, %s MB/s %s" % (
+                f_mb(p[0]), G.f_us(p[2]), G.f_num(p[3]), G.f_num(p[1]), "✓" if p[4] else "✗")
+                for p in c.get(key, []))
+        doc.w("- rep %d (solo %s/s, again %s/s, p90 %s → threshold %s; unpaced %s MB/s; %s on "
+              "the line): %s | %s." % (
+                  r["rep"], G.f_num(c["solo_reads_s"]), G.f_num(c.get("solo_after_reads_s")),
+                  G.f_us(c["solo_p90_us"]), G.f_us(c["threshold_us"]),
+                  G.f_num(c["unpaced_mb_s"]), c.get("fit_points", "-"),
+                  pts("bisect") or "no bisection", pts("curve") or "-"))
     doc.w()
 
 

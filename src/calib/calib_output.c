@@ -50,9 +50,15 @@ static void text_knee(const struct iolat_calib_result *r, FILE *f)
 			"half its solo reads/s\n", a);
 	else
 		fprintf(f, "\nknee: %.1f MB/s delivered at a pace of %.1f MB/s (%.2f x the writer "
-			"unpaced), the highest pace at which the reader kept p90 <= %s and at least "
-			"half its solo reads/s\n", r->knee_mb_s, (double)r->knee_bps / 1e6,
-			r->unpaced.writer_mb_s > 0 ? r->knee_mb_s / r->unpaced.writer_mb_s : 0, a);
+			"unpaced): where the reader leaves p90 <= %s or half its solo reads/s "
+			"(the mean of both solos: %.0f/s), %s\n", r->knee_mb_s, (double)r->knee_bps / 1e6,
+			r->unpaced.writer_mb_s > 0 ? r->knee_mb_s / r->unpaced.writer_mb_s : 0, a,
+			r->solo_ref.reads_s, r->fit_points ? "by a line through the points around it" :
+			"the bisection's (no falling line through the points around it)");
+	if (!r->no_knee && r->knee_bps)
+		fprintf(f, "  the verdicts place it at %.1f-%.1f MB/s (%u of the points contradict that); "
+			"the bisection alone: %.1f MB/s\n", r->knee_lo_mb_s, r->knee_hi_mb_s, r->contradicting,
+			r->knee_bisect_mb_s);
 }
 
 static void text_advice(const struct iolat_calib_result *r, const char *dev, FILE *f)
@@ -92,6 +98,8 @@ int iolat_calib_write_text(const struct iolat_calib_result *r, const char *dev, 
 		text_row(f, "bisect", &r->steps[i]);
 	for (unsigned i = 0; i < r->nr_curve; i++)
 		text_row(f, "curve", &r->curve[i]);
+	if (r->solo_after.reads_s > 0)
+		text_row(f, "solo", &r->solo_after);
 	if (r->interrupted) {
 		fprintf(f, "\ninterrupted: no knee or advice from a partial calibration\n");
 		return ferror(f) ? -EIO : 0;
@@ -150,10 +158,18 @@ int iolat_calib_write_json(const struct iolat_calib_result *r, const char *dev, 
 	json_point(f, &r->unpaced, ",");
 	json_points(f, "bisect", r->steps, r->nr_steps);
 	json_points(f, "curve", r->curve, r->nr_curve);
+	fputs("  \"solo_after\": ", f);
+	json_point(f, &r->solo_after, ",");
+	fprintf(f, "  \"solo_ref_reads_s\": %.1f,\n", r->solo_ref.reads_s);
 	fprintf(f, "  \"threshold_ns\": %" PRIu64 ",\n  \"no_knee\": %s,\n  \"knee_pace_bps\": %s,\n"
 		"  \"knee_mb_s\": %.1f,\n  \"target_ns\": %" PRIu64 ",\n  \"target_given\": %s,\n",
 		r->threshold_ns, r->no_knee ? "true" : "false", json_pace(r->knee_bps, pace, sizeof(pace)),
 		r->knee_mb_s, r->target_ns, r->target_given ? "true" : "false");
+	fprintf(f, "  \"knee_bisect_pace_bps\": %s,\n  \"knee_bisect_mb_s\": %.1f,\n"
+		"  \"knee_range_mb_s\": [%.1f, %.1f],\n  \"knee_contradicting\": %u,\n"
+		"  \"knee_fit_points\": %u,\n",
+		json_pace(r->knee_bisect_bps, pace, sizeof(pace)), r->knee_bisect_mb_s,
+		r->knee_lo_mb_s, r->knee_hi_mb_s, r->contradicting, r->fit_points);
 	fprintf(f, "  \"sim_profile\": {\"device\": \"vdisk\", \"rotational\": %d, "
 		"\"vdisk_mbps\": %.0f, \"vdisk_read_us\": %.0f, \"vdisk_jitter_pct\": %.0f}\n}\n",
 		p.rotational, p.mbps, p.read_us, p.jitter_pct);

@@ -5,7 +5,8 @@
  * solo latency); then beside a 1 MiB QD 32 O_DIRECT writer unpaced (how fast
  * the writer goes, what the reader suffers); then the writer paced at rates
  * found by bisection, for the highest rate at which the reader keeps its
- * solo latency (the knee); then a few rates around the knee. From these: a
+ * solo latency (the knee); then a few rates around the knee and the reader
+ * alone again; the knee from all of these points (calib_fit.c). From these: a
  * suggested latency target and a profile of the disk for the simulator's
  * vdisk model. Each measurement is one run of the one runner (run/run.h)
  * with the controller off, on real files or a block device (the engines)
@@ -22,21 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "calib/calib_types.h"
 #include "job/jobfile.h"
-
-#define IOLAT_CALIB_UNPACED  UINT64_MAX    /* a point's rate_bps: the writer unpaced */
-#define IOLAT_CALIB_MAX_STEPS 16
-#define IOLAT_CALIB_MAX_CURVE 8
-
-/* One measurement: the reader, and the writer beside it (or not). */
-struct iolat_calib_point {
-	uint64_t rate_bps;       /* the writer's pace; 0: the reader alone;
-				  * IOLAT_CALIB_UNPACED: the writer unpaced */
-	double writer_mb_s;      /* what the writer was delivered, MB/s (10^6 B/s) */
-	double reads_s;          /* the reader's completed reads per second */
-	uint64_t p50_ns, p90_ns, p99_ns;
-	bool within;             /* the reader kept its solo latency (iolat_calib_within) */
-};
 
 struct iolat_calib_plan {
 	const struct iolat_run_backend *backend;  /* run.h: engines or sim */
@@ -67,26 +55,6 @@ struct iolat_calib_plan {
 	void *ctx;
 };
 
-struct iolat_calib_result {
-	char device[32];         /* "vda", "vdisk" */
-	bool virtual_time;
-	int rotational;
-	struct iolat_calib_point solo;      /* the reader alone */
-	struct iolat_calib_point unpaced;   /* beside the writer unpaced */
-	struct iolat_calib_point steps[IOLAT_CALIB_MAX_STEPS];  /* the bisection */
-	unsigned nr_steps;
-	struct iolat_calib_point curve[IOLAT_CALIB_MAX_CURVE];  /* around the knee */
-	unsigned nr_curve;
-	uint64_t threshold_ns;   /* the reader's p90 bound the knee was judged by */
-	uint64_t knee_bps;       /* the highest writer pace found within */
-	double knee_mb_s;        /* what the writer was delivered there */
-	bool no_knee;            /* the writer unpaced leaves the reader within */
-	uint64_t target_ns;      /* suggested, or the plan's */
-	bool target_given;       /* the plan's */
-	double elapsed_s;        /* the measurements' time (virtual in the simulator) */
-	bool interrupted;        /* a stop cut it short: what ran is kept */
-	bool throttled;          /* the writer was paced by the kernel's throttle (plan's throttle_cgroup) */
-};
 
 /**
  * iolat_calibrate() - measure as the plan says.
@@ -105,7 +73,8 @@ int iolat_calibrate(const struct iolat_calib_plan *pl, struct iolat_calib_result
  *   alone would hide the stall);
  * - the suggested target: 2 x the solo p90, or 1.5 x the p90 at the
  *   fastest curve point within, whichever is higher, rounded up to 1, 2 or
- *   5 x a power of ten microseconds.
+ *   5 x a power of ten microseconds;
+ * - the knee fitted through every point: calib_fit.h.
  */
 uint64_t iolat_calib_threshold(const struct iolat_calib_point *solo, uint64_t target_ns);
 bool iolat_calib_within(const struct iolat_calib_point *pt, const struct iolat_calib_point *solo,

@@ -5,7 +5,9 @@
 # cap by calibrate's rules (threshold 3 x the solo p90 and at least + 100 us;
 # within: p90 under it and half the solo reads/s) and those are the constants
 # of src/calib/calibrate.c; its bisection halves [0, uncapped] as calibrate's
-# does and keeps the highest cap within; its jobs are calibrate's reader and
+# does and keeps the highest cap within; its knee is fitted as
+# src/calib/calib_fit.c fits (the figures of tests/calib/test_calibrate.c give
+# the same knees); its jobs are calibrate's reader and
 # writer (iolat parses them, nothing written); calibrate's JSON is read; the
 # order alternates; the generator judges the knee ratio (+-15 %) and the wall
 # time (<= 90 s) repetition by repetition (held n/N); bad options exit 2;
@@ -28,6 +30,13 @@ done
 grep -q 'IOLAT_CALIB_READ_SIZE  (256ull << 20)' src/calib/calib_place.h &&
 	grep -q 'IOLAT_CALIB_WRITE_SIZE (1ull << 30)' src/calib/calib_place.h ||
 	{ echo "FAIL: calibrate's scratch sizes changed"; exit 1; }
+f=src/calib/calib_fit.c
+for pat in '#define FIT_BAND_LO 0.7' '#define FIT_BAND_HI 1.4' '#define MARGIN_CAP 2.0' \
+	'if (!r->contradicting)' 'in_band(&p\[i\], centre) && p\[i\].x <= k && p\[i\].m >= 1'; do
+	grep -q "$pat" "$f" || { echo "FAIL: $f lacks '$pat': bench/bench_calibrate.py's fit may differ"; exit 1; }
+done
+grep -q 'curve_pm\[\] = { 500, 800, 900, 1000, 1100, 1250 }' "$c" ||
+	{ echo "FAIL: calibrate's curve changed: bench_calibrate.py's CURVE mirrors its 0.8-1.25"; exit 1; }
 echo "ok: calibrate.c's rules and sizes are the ones bench_calibrate.py mirrors"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-calib-XXXXXX") || skip "no temp dir"
 trap 'rm -rf "$tmp"' EXIT
@@ -91,6 +100,24 @@ check(C.ratio(575 * MB, 500 * MB) == 1.15 and C.held(C.ratio(575 * MB, 500 * MB)
       "ratio calibrate / oracle, held within +-15 % (1.15 and 0.85 held), none without a knee")
 check([C.order(r)[0] for r in (1, 2, 3, 4)] == ["calibrate", "oracle", "calibrate", "oracle"],
       "which runs first alternates")
+check(abs(C.margin(100, 15000, 20000, 150) - 1.5) < 1e-9 and
+      abs(C.margin(300, 15000, 20000, 150) - 0.5) < 1e-9 and C.margin(1, 1e6, 20000, 150) == 2.0,
+      "margin: the lower of reads/s over half solo and threshold over p90, at most 2")
+step = [(x, x, 50, 12000 if x <= 1000 else 8000) for x in (800, 900, 1000, 1100, 1200)]
+k, pace, lo, hi, against, used = C.fit_knee(step, 20000, 150, 2000, 1000, 1000)
+check(1033 < k < 1034 and (lo, hi, against, used) == (1000, 1100, 0, 5),
+      "fit: a step of the margin, no contradiction: the line's 1 033 MB/s in the range 1 000-1 100")
+moved = [(1257.9, 52.5, 13822), (1885.4, 56.6, 5050), (1561.9, 63.2, 7832), (1411.3, 80.4, 6051),
+         (1335.9, 78.3, 9294), (1283.4, 86.5, 4835), (630.3, 83.5, 11004), (1003.5, 81.4, 8451),
+         (1127.3, 82.4, 8137), (1256.1, 73.2, 7887), (1375.6, 74.2, 7762), (1559.0, 86.5, 6374)]
+k, pace, lo, hi, against, used = C.fit_knee([(x, x * 1.01, p9, rd) for x, p9, rd in moved],
+                                            17327, 192.8, 2536, 1257.9, 1268)
+check(1148 < k < 1150 and (lo, hi, against, used) == (630.3, 1003.5, 2, 10),
+      "fit: a disk that moved (2 contradictions): the line's 1 149 MB/s, outside the range")
+flat = [(x, x, 50, 10000 + x) for x in (800, 900, 1000, 1100, 1200)]
+k, pace, lo, hi, against, used = C.fit_knee(flat, 20000, 150, 2000, 1000, 1000)
+check(used == 0 and k == 1200 and (lo, hi) == (1200, 2000),
+      "fit: rising margins: no line, the bisection's knee brought into the range")
 
 # ------------------------------------------------------------ the driver's parts
 def args(*argv):

@@ -82,7 +82,11 @@ assert d["schema"] == "iolat-calibrate/1", d["schema"]
 assert d["virtual_time"] is True
 assert 1200 * 0.95 <= d["knee_mb_s"] <= 1200 * 1.001, d["knee_mb_s"]
 assert d["unpaced"]["pace_bps"] == "unpaced"
-assert len(d["bisect"]) == 6 and len(d["curve"]) == 4
+assert len(d["bisect"]) == 6 and len(d["curve"]) == 6
+assert d["solo_after"]["reads_s"] > 0 and d["solo_ref_reads_s"] > 0
+lo, hi = d["knee_range_mb_s"]
+assert lo <= d["knee_mb_s"] <= hi, (lo, d["knee_mb_s"], hi)
+assert d["knee_bisect_mb_s"] > 0 and d["knee_fit_points"] >= 0
 assert d["sim_profile"]["device"] == "vdisk"
 assert d["target_ns"] >= 2 * d["solo"]["p90_ns"]
 PY
