@@ -80,8 +80,17 @@ section() {
 	t0=$(date +%s.%N)
 	"$@"
 	t1=$(date +%s.%N)
-	printf 'section=%s name=%s seconds=%.1f load_before="%s" load_after="%s"\n' "$n" "$name" \
-		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$l0" "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$TIMES.new"
+	printf 'section=%s name=%s seconds=%.1f load_before="%s" load_after="%s" date="%s" git=%s\n' \
+		"$n" "$name" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$l0" \
+		"$(cut -d' ' -f1-3 /proc/loadavg)" "$(date -u -d "@${t0%.*}" '+%Y-%m-%d %H:%M UTC')" \
+		"$(source_rev)" >>"$TIMES.new"
+}
+
+# The commit the figures come from (the build's source), "+dirty" when the tree has changes.
+source_rev() {
+	local rev
+	rev=$(git rev-parse --short HEAD 2>/dev/null) || { echo unknown; return; }
+	git diff --quiet HEAD -- 2>/dev/null && echo "$rev" || echo "$rev+dirty"
 }
 
 if [ "$GEN_ONLY" = 0 ]; then
