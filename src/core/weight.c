@@ -22,7 +22,8 @@
  *    what the budgets allowed (the device was the limit), growing by steps
  *    while they are met, held in between (a throttle's own shortfall of a
  *    few per cent is not the device's), never lowered while nothing is
- *    budgeted.
+ *    budgeted; the steps stop near the most the device delivered when it
+ *    was the limit (its ceiling), above which it probes by +1 %.
  *
  * Context: weight.h (the caller serialises; pure).
  */
@@ -130,6 +131,20 @@ void weight_divide(struct weight_node *c, uint32_t n, double parent_hw, uint64_t
 
 static const uint32_t grow_steps[WEIGHT_GROW_LEVELS] = WEIGHT_GROW_STEPS_PM;
 
+/* A step up from @c->bps at streak level @lvl, checked against the ceiling. */
+static uint64_t grow(const struct weight_cap *c, uint32_t lvl)
+{
+	uint64_t step = weight_mul_div(c->bps, 1000 + grow_steps[lvl], 1000);
+	uint64_t probe = weight_mul_div(c->bps, 1000 + WEIGHT_CEIL_PROBE_PM, 1000);
+	uint64_t lim = weight_mul_div(c->ceiling_bps, WEIGHT_CEIL_PM, 1000);
+
+	if (!c->ceiling_bps)
+		return step;
+	if (c->bps >= lim)
+		return probe;
+	return step < lim ? step : max_u64(lim, probe);
+}
+
 uint64_t weight_cap_update(struct weight_cap *c, uint64_t total_bps, bool budgeted,
 			   uint64_t allowed_bps)
 {
@@ -140,10 +155,12 @@ uint64_t weight_cap_update(struct weight_cap *c, uint64_t total_bps, bool budget
 		c->grow_streak = 0;
 	} else if (!c->bps || total_bps < weight_mul_div(allowed_bps, WEIGHT_SHORT_PM, 1000)) {
 		c->bps = total_bps;
+		c->ceiling_bps = max_u64(total_bps, weight_mul_div(c->ceiling_bps,
+								  WEIGHT_CEIL_WEAR_PM, 1000));
 		c->grow_streak = 0;
 	} else if (total_bps >= weight_mul_div(allowed_bps, WEIGHT_MET_PM, 1000)) {
 		lvl = c->grow_streak < WEIGHT_GROW_LEVELS ? c->grow_streak : WEIGHT_GROW_LEVELS - 1;
-		c->bps = max_u64(total_bps, weight_mul_div(c->bps, 1000 + grow_steps[lvl], 1000));
+		c->bps = max_u64(total_bps, grow(c, lvl));
 		c->grow_streak++;
 	} else {
 		c->bps = max_u64(c->bps, total_bps);

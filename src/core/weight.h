@@ -24,8 +24,11 @@
 					* between the two the estimate holds (a throttle
 					* delivers a few per cent under its limit) */
 #define WEIGHT_SLACK_NS     2000000ull /* the gate's virtual time may lag now by 2 ms */
-#define WEIGHT_GROW_LEVELS        6u /* budgets all met: the estimate grows by a step ... */
-#define WEIGHT_GROW_STEPS_PM { 10u, 20u, 40u, 80u, 160u, 250u } /* ... +1, 2, 4, 8, 16, 25 % */
+#define WEIGHT_GROW_LEVELS        4u /* budgets all met: the estimate grows by a step ... */
+#define WEIGHT_GROW_STEPS_PM { 10u, 20u, 40u, 80u } /* ... +1, 2, 4, 8 % */
+#define WEIGHT_CEIL_PM          980u /* the steps stop at 0.98 x the ceiling ... */
+#define WEIGHT_CEIL_PROBE_PM     10u /* ... and go on by +1 % a period above it */
+#define WEIGHT_CEIL_WEAR_PM     950u /* a short period: the ceiling is its total, or 0.95 x itself */
 #define WEIGHT_BUSY_PM          900u /* busy: used >= 0.9 x its budget (or waited at the gate) */
 #define WEIGHT_FRESH_NS   250000000ull /* activated this recently: busy, not yet measured; ...
 					* later in its first period: measured since then */
@@ -67,18 +70,23 @@ void weight_divide(struct weight_node *c, uint32_t n, double parent_hw, uint64_t
 struct weight_cap {
 	uint64_t bps;          /* the estimate; 0: unknown */
 	uint32_t grow_streak;  /* periods whose budgets were all met since the last short one */
+	uint64_t ceiling_bps;  /* the most the device delivered in a short period (it was the
+				* limit), worn down by WEIGHT_CEIL_WEAR_PM at each; 0: none yet */
 };
 
 /*
  * weight_cap_update() - a period ended in which the device delivered
- * @total_bps. @budgeted: some active top-level group had a budget;
- * @allowed_bps: what the budgets allowed (each budgeted group's budget, a
- * donor's or an unbudgeted group's use). Without budgets the estimate is the
- * best of itself and the total (a lone group that wants little says nothing
- * of the device). With budgets, by the total's part of what was allowed:
- * under WEIGHT_SHORT_PM the total (the device was the limit); at least
- * WEIGHT_MET_PM a step up that grows with such periods in a row; between,
- * held (neither a fall nor a step, the streak kept). Return: the estimate.
+ * @total_bps. @budgeted: some active group had a budget that bound under
+ * no ancestor's; @allowed_bps: what the budgets allowed (the total with each
+ * such group's use replaced by its budget, a donor's kept). Without budgets
+ * the estimate is the best of itself and the total (a lone group that wants
+ * little says nothing of the device). With budgets, by the total's part of
+ * what was allowed: under WEIGHT_SHORT_PM the total (the device was the
+ * limit); at least WEIGHT_MET_PM a step up that grows with such periods in
+ * a row, but no step past WEIGHT_CEIL_PM of the ceiling (the most the device
+ * delivered in a short period, worn down at each) and only +1 % a period
+ * above it; between, held (neither a fall nor a step, the streak
+ * kept). Return: the estimate.
  */
 uint64_t weight_cap_update(struct weight_cap *c, uint64_t total_bps, bool budgeted,
 			   uint64_t allowed_bps);

@@ -10,7 +10,9 @@
  * part back at once; fed by served reports, within one period); a group
  * with a latency target is never budgeted; and the loop against a plant of
  * fixed capacity (shares within 5 % of the weights, the device kept busy,
- * a sibling that starts and stops reflected within a period).
+ * a sibling that starts and stops reflected within a period); the capacity
+ * estimate (a throttle's shortfall is not a short device; budgets below a
+ * lone top-level group grow it as the top level's do).
  * Context: single-threaded cmocka program on the virtual clock.
  */
 #include <math.h>
@@ -254,6 +256,43 @@ static void test_snap_back_at_the_gate(void **state)
 
 /* Fed by served reports (iolatd): the donor that reached its budget is busy
  * at the next period and gets its whole part. */
+/*
+ * The first estimate, from writers that began within the first period (half
+ * way through it): each counts by its rate since it began, not by its mean
+ * over the whole period, which would halve it. Their reports every 100 ms
+ * (iolatd's round): 100 MiB/s each from 0.5 s. Then the device does 400 MiB/s
+ * in all (the first report's bytes, served before it, made the estimate too
+ * high): the next period is short and the estimate falls to what was done.
+ */
+static void test_first_estimate_from_the_rate_since_start(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *g[2] = { t_grp(ctl, NULL, "a", 0), t_grp(ctl, NULL, "b", 0) };
+
+	assert_int_equal(iolat_group_set_weight(g[0], 100), 0);
+	assert_int_equal(iolat_group_set_weight(g[1], 100), 0);
+	t_advance(WEIGHT_PERIOD_NS / 2);
+	for (unsigned r = 0; r < 6; r++) {   /* at 0.5, 0.6 ... 1.0 s */
+		for (unsigned i = 0; i < 2; i++)
+			assert_int_equal(iolat_group_observe_served(g[i], 20 * MIB, 20, t_now), 0);
+		if (r < 5)
+			t_advance(WEIGHT_PERIOD_NS / 10);
+	}
+	iolat_ctl_tick(ctl);
+	/* 120 MiB each since 0.5 s: 240 MiB/s each, 480 in all (over the whole period: 240). */
+	assert_int_equal(share(g[0]).capacity_bps, 480 * MIB);
+	assert_int_equal(share(g[0]).budget_bps, 240 * MIB);
+	for (unsigned r = 0; r < 10; r++) {
+		t_advance(WEIGHT_PERIOD_NS / 10);
+		for (unsigned i = 0; i < 2; i++)
+			assert_int_equal(iolat_group_observe_served(g[i], 20 * MIB, 20, t_now), 0);
+	}
+	iolat_ctl_tick(ctl);
+	assert_int_equal(share(g[0]).capacity_bps, 400 * MIB);   /* short: what was done */
+	assert_int_equal(share(g[0]).budget_bps, 200 * MIB);
+	iolat_ctl_destroy(ctl);
+}
+
 static void test_snap_back_from_served_reports(void **state)
 {
 	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
@@ -636,15 +675,26 @@ static void test_capacity_estimate(void **state)
 	assert_int_equal(weight_cap_update(&c, 1000, false, 0), 1000);     /* first */
 	assert_int_equal(weight_cap_update(&c, 100, false, 0), 1000);      /* a lone group
 									     * that wants little */
+	assert_int_equal(c.ceiling_bps, 0);                                 /* unbudgeted: none */
 	assert_int_equal(weight_cap_update(&c, 900, true, 1000), 900);     /* short (0.90) */
+	assert_int_equal(c.ceiling_bps, 900);                               /* the device's most */
 	assert_int_equal(weight_cap_update(&c, 900, true, 900), 909);      /* +1 % */
-	assert_int_equal(weight_cap_update(&c, 909, true, 909), 927);      /* +2 % */
-	assert_int_equal(weight_cap_update(&c, 900, true, 927), 927);      /* 0.97: held */
-	assert_int_equal(weight_cap_update(&c, 927, true, 927), 964);      /* +4 %: the streak
-									     * kept */
-	assert_int_equal(weight_cap_update(&c, 2000, true, 964), 2000);    /* the total, if more */
+	assert_int_equal(weight_cap_update(&c, 909, true, 909), 918);      /* over 0.98 x the
+									     * ceiling: +1 %, not +2 */
+	assert_int_equal(weight_cap_update(&c, 890, true, 918), 918);      /* 0.97: held */
+	assert_int_equal(weight_cap_update(&c, 700, true, 918), 700);      /* short: a dip */
+	assert_int_equal(c.ceiling_bps, 855);                               /* 900 worn: 0.95 x */
+	assert_int_equal(weight_cap_update(&c, 700, true, 700), 707);      /* under the ceiling, */
+	assert_int_equal(weight_cap_update(&c, 707, true, 707), 721);      /* the steps grow: */
+	assert_int_equal(weight_cap_update(&c, 721, true, 721), 749);      /* +1, 2, 4, 8 % */
+	assert_int_equal(weight_cap_update(&c, 749, true, 749), 808);
+	assert_int_equal(weight_cap_update(&c, 808, true, 808), 837);      /* +8 % stopped at
+									     * 0.98 x 855 */
+	assert_int_equal(weight_cap_update(&c, 837, true, 837), 845);      /* then +1 % */
+	assert_int_equal(weight_cap_update(&c, 2000, true, 845), 2000);    /* the total, if more */
 	assert_int_equal(weight_cap_update(&c, 1840, true, 2000), 2000);   /* 0.92: held */
 	assert_int_equal(weight_cap_update(&c, 1839, true, 2000), 1839);   /* 0.9195: short */
+	assert_int_equal(c.ceiling_bps, 1839);
 	assert_int_equal(weight_cap_update(&c, 1500, true, 1839), 1500);   /* short again */
 	assert_int_equal(weight_cap_update(&c, 1500, true, 1500), 1515);   /* from +1 % again */
 }
@@ -696,6 +746,54 @@ static void test_throttle_shortfall_is_not_a_short_device(void **state)
 	iolat_ctl_destroy(ctl);
 }
 
+/*
+ * Weights divided below a lone top-level group (iolatd's case when the
+ * configured groups share a parent cgroup): the parent is unlimited, its
+ * children are budgeted. A throttle that delivers exactly its limits, a
+ * device of 400 MiB/s, and a first period in which the two writers were
+ * still ramping (200 MiB/s between them). The capacity must grow from the
+ * children's budgets being met as it does from the top level's: within 14
+ * periods (+1, 2, 4 %, then +8 % a period: x 1.92) the budgets sum to >= 0.9 x
+ * the device. (Judging only the top
+ * level, the estimate saw nothing budgeted and grew by nothing: what the
+ * throttle delivered over its limit, here none.)
+ */
+static void test_nested_budgets_grow_the_capacity(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *p = t_grp(ctl, NULL, "p", 0);
+	struct iolat_group *g[2] = { t_grp(ctl, p, "a", 0), t_grp(ctl, p, "b", 0) };
+	const uint64_t cap = 400 * MIB;
+	uint64_t sum = 0;
+
+	assert_int_equal(iolat_group_set_weight(g[0], 100), 0);
+	assert_int_equal(iolat_group_set_weight(g[1], 300), 0);
+	for (unsigned per = 0; per < 14; per++) {
+		uint64_t served[2], want = 0;
+
+		for (unsigned i = 0; i < 2; i++) {
+			uint64_t b = share(g[i]).budget_bps;
+
+			served[i] = per == 0 || b == UNL ? cap / 4 : b;
+			want += served[i];
+		}
+		for (unsigned i = 0; i < 2; i++) {
+			if (want > cap)   /* the device divides what it has in proportion */
+				served[i] = weight_mul_div(served[i], cap, want);
+			assert_int_equal(iolat_group_observe_served(g[i], served[i], 1, t_now), 0);
+		}
+		assert_int_equal(iolat_group_observe_served(p, served[0] + served[1], 2, t_now), 0);
+		t_advance(WEIGHT_PERIOD_NS);
+		iolat_ctl_tick(ctl);
+	}
+	assert_int_equal(share(p).budget_bps, UNL);
+	sum = share(g[0]).budget_bps + share(g[1]).budget_bps;
+	print_message("budgets after 14 periods: %.3f x the device\n", (double)sum / (double)cap);
+	assert_true(sum >= cap / 10 * 9);
+	assert_int_equal(share(g[1]).budget_bps / 3 / MIB, share(g[0]).budget_bps / MIB);
+	iolat_ctl_destroy(ctl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -716,6 +814,8 @@ int main(void)
 		cmocka_unit_test(test_divide_edges),
 		cmocka_unit_test(test_capacity_estimate),
 		cmocka_unit_test(test_throttle_shortfall_is_not_a_short_device),
+		cmocka_unit_test(test_nested_budgets_grow_the_capacity),
+		cmocka_unit_test(test_first_estimate_from_the_rate_since_start),
 		cmocka_unit_test(test_gate_slack_keeps_the_budget),
 	};
 
