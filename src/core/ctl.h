@@ -130,6 +130,7 @@ struct iolat_weight_grp {
 	uint64_t rate_bps;             /* its use over the period, or since activated: divided by */
 	bool active, busy;
 	bool snapped;                  /* snapped back by a served report in the last period */
+	bool donor_before;             /* a donor (or snapped back) in the last period */
 	double hweight;
 	uint64_t share_bps, use_bps, donated_bps;
 };

@@ -794,6 +794,42 @@ static void test_nested_budgets_grow_the_capacity(void **state)
 	iolat_ctl_destroy(ctl);
 }
 
+/*
+ * A reader weighted 300 that wants about 150 MiB/s beside a writer weighted
+ * 100 that wants all it can get, on a device of 400 MiB/s (the disk's case:
+ * a 4 KiB reader cannot use its part in bytes). The reader donates; when its
+ * rate rises by a tenth (170 MiB/s: over 0.9 x its budget of 1.25 x 150) it is
+ * busy and gets its whole part back, leaves most of it unused the next
+ * period, and that period must not read as a short device: after 24 periods
+ * the estimate is still >= 0.9 x the device. (Counting that period's full
+ * part as allowed, the estimate fell to the total each time: 0.36 x.)
+ */
+static void test_returning_donor_is_not_a_short_device(void **state)
+{
+	struct iolat_ctl *ctl = t_ctl_new(64, 0, 0);
+	struct iolat_group *g[2] = { t_grp(ctl, NULL, "reader", 0), t_grp(ctl, NULL, "writer", 0) };
+	const uint64_t cap = 400 * MIB;
+
+	assert_int_equal(iolat_group_set_weight(g[0], 300), 0);
+	assert_int_equal(iolat_group_set_weight(g[1], 100), 0);
+	for (unsigned p = 0; p < 24; p++) {
+		uint64_t want = (p % 3 == 2 ? 170 : 150) * MIB, served[2], budget[2];
+
+		for (unsigned i = 0; i < 2; i++)
+			budget[i] = share(g[i]).budget_bps;
+		served[0] = want < budget[0] ? want : budget[0];
+		served[1] = budget[1] < cap - served[0] ? budget[1] : cap - served[0];
+		for (unsigned i = 0; i < 2; i++)
+			assert_int_equal(iolat_group_observe_served(g[i], served[i], 1, t_now), 0);
+		t_advance(WEIGHT_PERIOD_NS);
+		iolat_ctl_tick(ctl);
+	}
+	print_message("the estimate after 24 periods: %.2f x the device\n",
+		      (double)share(g[0]).capacity_bps / (double)cap);
+	assert_true(share(g[0]).capacity_bps >= cap / 10 * 9);
+	iolat_ctl_destroy(ctl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -816,6 +852,7 @@ int main(void)
 		cmocka_unit_test(test_throttle_shortfall_is_not_a_short_device),
 		cmocka_unit_test(test_nested_budgets_grow_the_capacity),
 		cmocka_unit_test(test_first_estimate_from_the_rate_since_start),
+		cmocka_unit_test(test_returning_donor_is_not_a_short_device),
 		cmocka_unit_test(test_gate_slack_keeps_the_budget),
 	};
 
