@@ -86,11 +86,13 @@ section() {
 		"$(source_rev)" >>"$TIMES.new"
 }
 
-# The commit the figures come from (the build's source), "+dirty" when the tree has changes.
+# The commit the figures come from (the build's source), "+dirty" when the tree has changes
+# outside the documentation (BENCHMARKS.md, docs/ and the results do not change a figure).
 source_rev() {
 	local rev
 	rev=$(git rev-parse --short HEAD 2>/dev/null) || { echo unknown; return; }
-	git diff --quiet HEAD -- 2>/dev/null && echo "$rev" || echo "$rev+dirty"
+	git diff --quiet HEAD -- . ':!*.md' ':!docs' ':!bench/results' 2>/dev/null &&
+		echo "$rev" || echo "$rev+dirty"
 }
 
 if [ "$GEN_ONLY" = 0 ]; then
