@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * calib_fit.c - the knee of `iolat calibrate` from every paced point it
- * measured (calib_fit.h), not from the bisection's
- * last verdict alone. Near the knee of a disk like this project's VM disk
- * the reader's reads/s falls slowly with the writer's rate and one
- * measurement can be 15-20 % off, so one verdict can move a bisection by a
- * whole halving. Two rules, docs/calibrate.md says why:
+ * measured (calib_fit.h), not from the bisection's last verdict alone.
+ * Near the knee of a disk like this project's VM disk the reader's reads/s
+ * falls slowly with the writer's rate and one measurement can be 15-20 %
+ * off, so one verdict can move a bisection by a whole halving. Two rules,
+ * docs/calibrate.md says why:
  * - the range the verdicts allow: the knees that contradict the fewest
  *   measured points (a point within above the knee, or not within below);
- * - in it, where a least-squares line through the points around the
- *   bisection's knee (0.7-1.4 x) crosses the bar (each point's margin: the
- *   lower of its reads/s over half the solo reads/s and the threshold over
- *   its p90; 1 is the bar). A sharp knee keeps the bisection's answer: its
- *   range is the interval between the last point within and the first not.
+ * - where a least-squares line through the points around the bisection's
+ *   knee (0.7-1.4 x) crosses the bar (each point's margin: the lower of its
+ *   reads/s over half the solo reads/s and the threshold over its p90; 1 is
+ *   the bar). Where no point contradicts another the knee stays in the
+ *   range, so a sharp knee keeps the bisection's answer (its range is the
+ *   interval between the last point within and the first not); where some
+ *   do (noise, or a disk whose speed moved during the minute) the line
+ *   decides, kept within the points it went through.
  * Context: the calling thread; pure function of the result.
  */
 #include <stdbool.h>

@@ -434,7 +434,7 @@ static uint64_t counted_use(const struct iolat_group *g, bool known, bool fresh,
 static void run_period(struct iolat_ctl *ctl, uint64_t from, uint64_t now)
 {
 	struct iolat_group *root = grp_at(ctl, IOLAT_ROOT_IDX);
-	uint64_t total = 0, allowed, over = 0, under = 0, lim, since;
+	uint64_t total = 0, allowed, bound_use = 0, bound_lim = 0, since;
 	bool budgeted = false, known = ctl->weight_cap.bps != 0, fresh, donated, before;
 
 	for (uint32_t i = 1; i < ctl->nr_groups; i++) {
@@ -468,13 +468,11 @@ static void run_period(struct iolat_ctl *ctl, uint64_t from, uint64_t now)
 		if (!outermost_budget(g))
 			continue;
 		budgeted = true;
-		lim = donated || before ? g->w.use_bps : atomic_load(&g->w.budget_bps);
-		if (lim > g->w.use_bps)
-			over += lim - g->w.use_bps;
-		else
-			under += g->w.use_bps - lim;
+		bound_use += g->w.use_bps;
+		bound_lim += donated || before ? g->w.use_bps : atomic_load(&g->w.budget_bps);
 	}
-	allowed = total + over > under ? total + over - under : 0;
+	/* (a subtree's reports may lag its parent's by a round: never below 0) */
+	allowed = total + bound_lim > bound_use ? total + bound_lim - bound_use : 0;
 	ctl->weight_cap_bps = weight_cap_update(&ctl->weight_cap, total, budgeted, allowed);
 	ctl->weight_total_bps = total;
 	root->w.hweight = 1.0;

@@ -257,7 +257,7 @@ with open(os.path.join(TMP, "timing.txt"), "w") as f:
             'section=3 name=c seconds=1 date="2026-12-07 02:50 UTC" git=1234567\n'
             'section=8 name=d date="2026-12-07 06:05 UTC" git=1e81234\n'
             'section=9 name=e seconds=5\n')
-prov = gen_benchmarks.provenance(TMP, {})
+prov = gen_benchmarks.provenance(TMP)
 check(prov == "sections 1–3 on 2026-12-07 at 02:36–02:50 UTC, commit 1234567; section 8 on "
       "2026-12-07 at 06:05 UTC, commit 1e81234; section 9: when not recorded (each section's "
       "figures are those of its last run)", "the header says when and from which commit each "
@@ -267,7 +267,7 @@ with open(out) as f:
     md = f.read()
 check("Measured sections 1–3 on 2026-12-07" in md, "the header from timing.txt")
 os.unlink(os.path.join(TMP, "timing.txt"))
-check(gen_benchmarks.provenance(TMP, {}) is None, "no timing.txt: the machine's date and commit")
+check(gen_benchmarks.provenance(TMP) is None, "no timing.txt: the machine's date and commit")
 os.unlink(os.path.join(TMP, "calibrate.json"))
 doc = G.Doc()
 gen_calibrate.section(doc, TMP)
