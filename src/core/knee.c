@@ -6,8 +6,10 @@
  *
  *  - off: a missed window starts a measurement of what the siblings do
  *    unthrottled; after two more missed windows the first limit is 0.9 x
- *    their mean rate, or the last episode's cruise rate (its memory, 30 s)
- *    when lower; a miss with more than half late takes that memory at once.
+ *    their mean rate, or less for a group queued behind them (the far step
+ *    of those windows, below), or the last episode's cruise rate (its
+ *    memory, 30 s) when lower; a
+ *    miss with more than half late takes that memory at once.
  *    A lone miss (a good window while measuring) limits nothing.
  *  - limited: the protected group is judged per QoS period (about 1 s of its
  *    windows, windows within 200 ms of a cut aside): bad when more than 10 %
@@ -17,9 +19,13 @@
  *    most one change per period.
  *  - a bad period cuts from min(limit in force, rate delivered over the
  *    period) by a step that grows with bad periods in a row (4, 8, 15, 25 %),
- *    and is at least twice the share of its I/Os late beyond the good line
- *    (up to 45 %: 30 % late or more) while no cut failed to help: a period that
- *    misses by far is cut by far at once; a target out of reach is not
+ *    and is at least the far step while no cut failed to help: for a group
+ *    queued behind the siblings (2 or more I/Os in flight, a mean 4 x the
+ *    target or more: an open-loop reader, whose share late grows with the
+ *    writer's rate) to 10 % / its share late of the rate, at
+ *    most to half; for one with fewer (a reader at depth 1) twice its
+ *    share late beyond the good line, up to 45 % (knee_late_step_pm()). A
+ *    period that misses by far is cut by far at once; a target out of reach is not
  *    chased down by far steps; a period whose every window drowned (see
  *    below) keeps the far step and is no evidence that cutting is futile.
  *  - good periods feed the knee estimate (the highest rate delivered in a
@@ -90,7 +96,7 @@ static void remember(struct iolat_knee *k)
 void knee_reset(struct iolat_knee *k)
 {
 	uint64_t probes = k->probes, fails = k->probe_fails, backoffs = k->backoffs;
-	uint64_t emergencies = k->emergencies, last_obs = k->last_obs;
+	uint64_t emergencies = k->emergencies, last_obs = k->last_obs, target = k->target_ns;
 	struct knee_memory mem;
 
 	remember(k);
@@ -101,6 +107,7 @@ void knee_reset(struct iolat_knee *k)
 	k->backoffs = backoffs;
 	k->emergencies = emergencies;
 	k->last_obs = last_obs;
+	k->target_ns = target;
 	k->mem = mem;
 }
 
@@ -214,6 +221,7 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 			     uint64_t dt, uint64_t d_bps, uint64_t d_iops)
 {
 	uint64_t mean_bps, mean_iops, first_bps, first_iops;
+	uint32_t first_pm;
 
 	if (ok) {
 		/* A lone miss: nothing limited. */
@@ -224,6 +232,10 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 	k->lv[0].nr += o->nr;
 	k->lv[0].sum_ns += o->sum_ns;
 	k->lv[0].windows++;
+	k->meas_nr += o->nr;
+	k->meas_missed += o->missed;
+	k->meas_sum_ns += o->sum_ns;
+	k->meas_win_dt += dt;
 	if (o->bytes || o->ios) { /* a window the siblings did nothing in says nothing of their rate */
 		k->meas_bytes += o->bytes;
 		k->meas_ios += o->ios;
@@ -242,14 +254,21 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 	k->force_bps = k->force_iops = 0; /* none in force yet */
 	mean_bps = max_u64(knee_per_sec(k->meas_bytes, k->meas_dt), 1);
 	mean_iops = knee_per_sec(k->meas_ios, k->meas_dt);
-	first_bps = knee_scale_pm(mean_bps, KNEE_FIRST_PM);
-	first_iops = k->base_iops ? max_u64(knee_scale_pm(mean_iops, KNEE_FIRST_PM), 1) : 0;
+	first_pm = KNEE_FIRST_PM;
+	if (knee_queued(k->meas_nr, k->meas_sum_ns, k->meas_win_dt, k->target_ns))
+		first_pm = 1000 - knee_late_step_pm(k->meas_missed, k->meas_nr, k->meas_sum_ns,
+						    k->meas_win_dt, k->target_ns);
+	first_pm = first_pm < KNEE_FIRST_PM ? first_pm : KNEE_FIRST_PM;
+	first_bps = knee_scale_pm(mean_bps, first_pm);
+	first_iops = k->base_iops ? max_u64(knee_scale_pm(mean_iops, first_pm), 1) : 0;
 	if (k->mem.bps && o->now - k->mem.at < KNEE_MEMORY_NS && k->mem.bps < first_bps) {
 		/* The knee of an episode that just ended: the I/O rate keeps today's ratio. */
 		first_iops = first_iops ? max_u64((uint64_t)((double)first_iops * (double)k->mem.bps /
 							       (double)first_bps), 1) : 0;
 		first_bps = k->mem.bps;
 	}
+	k->cut_from_bps = mean_bps; /* the first limit is a cut from the unthrottled rate */
+	k->cut_late_pm = k->meas_nr ? (uint32_t)(k->meas_missed * 1000 / k->meas_nr) : 0;
 	set_limit(k, first_bps, first_iops, o->now, IOLAT_STEP_LIMIT);
 	return KNEE_SET;
 }
@@ -354,7 +373,7 @@ static bool cut_is_futile(struct iolat_knee *k, bool drowned)
  * is not chased down by far steps).
  */
 static enum knee_act cut(struct iolat_knee *k, uint64_t now, uint64_t d_bps, uint32_t step_pm,
-			 uint32_t far_pm, enum cut_why why)
+			 uint32_t far_pm, uint32_t late_pm, enum cut_why why)
 {
 	uint64_t from = k->force_bps ? k->force_bps : k->limit_bps;
 	uint64_t base = min_u64(from, max_u64(d_bps, knee_scale_pm(from, KNEE_CUT_FLOOR_PM)));
@@ -368,6 +387,9 @@ static enum knee_act cut(struct iolat_knee *k, uint64_t now, uint64_t d_bps, uin
 	bps = knee_scale_pm(base, 1000 - step_pm);
 	iops = iops_for(k, bps);
 	k->lv[0].cut = why != CUT_NOW;
+	k->cut_from_bps = base;
+	k->cut_late_pm = late_pm;
+	k->bisect = false;
 	knee_good_cap(k, bps / KNEE_CRUISE_PM * 1000); /* cruise is here now, not above */
 	k->backoffs++;
 	k->cut_at = now;
@@ -390,6 +412,7 @@ static enum knee_act probe_end(struct iolat_knee *k, uint64_t now, bool failed)
 		k->probe_fails++;
 	}
 	k->up_streak = 0;
+	k->bisect = false;
 	k->cycle = KNEE_DRAIN;
 	set_limit(k, bps, iops_for(k, bps), now, IOLAT_STEP_PROBE_FAIL);
 	return KNEE_SET;
@@ -402,6 +425,11 @@ static uint64_t probe_rate(const struct iolat_knee *k, uint64_t now)
 	uint64_t in_force = k->force_bps ? k->force_bps : k->limit_bps;
 	uint64_t up = knee_scale_pm(max_u64(knee_good_rate(k, now), in_force), 1000 + up_steps[lvl]);
 
+	if (k->bisect) { /* half way back to the rate the cut left, not above it */
+		uint64_t top = knee_scale_pm(k->cut_from_bps, KNEE_CEILING_PM);
+
+		up = min_u64(max_u64(up, in_force + (top > in_force ? (top - in_force) / 2 : 0)), top);
+	}
 	if (k->bad_at && now - k->bad_at < KNEE_BAD_MEMORY_NS)
 		up = min_u64(up, knee_scale_pm(k->bad_bps, KNEE_CEILING_PM));
 	if (k->base_bps) /* not far above all they ever did: a base measured low grows with it */
@@ -409,13 +437,36 @@ static uint64_t probe_rate(const struct iolat_knee *k, uint64_t now)
 	return up >= knee_scale_pm(in_force, 1000 + KNEE_MIN_STEP_PM) ? up : 0;
 }
 
+/*
+ * The first good period after a cut: did the cut overshoot? Had the share
+ * late been in proportion to the siblings' rate (the slope the far step
+ * assumes), the period would have been late by the cut's share scaled by
+ * the rate in force over the rate cut from; far fewer late (under
+ * 1/KNEE_OVERSHOT_DIV of that) says the knee is a cliff the cut went well
+ * under: the probes then search back half way to the rate cut from (a
+ * bisection) instead of climbing a few percent at a time. Only a cut made
+ * by far (its period over KNEE_OVERSHOT_FROM_PM late) is judged so: near
+ * the line a good period is no evidence of a cliff.
+ */
+static bool overshot(const struct iolat_knee *k, uint64_t late_pm)
+{
+	uint64_t in_force = k->force_bps ? k->force_bps : k->limit_bps;
+
+	if ((k->decision != IOLAT_STEP_BACKOFF && k->decision != IOLAT_STEP_LIMIT) ||
+	    !k->cut_from_bps || in_force >= k->cut_from_bps || k->cut_late_pm <= KNEE_OVERSHOT_FROM_PM)
+		return false;
+	return late_pm * KNEE_OVERSHOT_DIV * k->cut_from_bps < (uint64_t)k->cut_late_pm * in_force;
+}
+
 static enum knee_act probe(struct iolat_knee *k, uint64_t now)
 {
 	uint64_t bps = probe_rate(k, now);
 
 	k->cruise_periods = 0;
-	if (!bps)
+	if (!bps) {
+		k->bisect = false;
 		return KNEE_NONE; /* just under a rate that failed: cruise on */
+	}
 	k->pre_bps = k->limit_bps;
 	k->cycle = KNEE_UP;
 	k->probes++;
@@ -431,6 +482,7 @@ static enum knee_act cruise(struct iolat_knee *k, uint64_t now)
 
 	k->cycle = KNEE_CRUISE;
 	k->cruise_periods = 0;
+	k->bisect = false;
 	if (bps == k->limit_bps)
 		return KNEE_NONE;
 	set_limit(k, bps, iops_for(k, bps), now, IOLAT_STEP_HOLD);
@@ -445,8 +497,10 @@ static bool should_lift(const struct iolat_knee *k, uint64_t now)
 
 /* A good period (@bound: the limit was used). */
 static enum knee_act good_period(struct iolat_knee *k, uint64_t now, uint64_t d_bps,
-				 bool bound, bool met)
+				 bool bound, bool met, uint64_t late_pm)
 {
+	bool over = bound && overshot(k, late_pm);
+
 	knee_good_add(k, now, d_bps);
 	k->base_bps = max_u64(k->base_bps, d_bps); /* a base measured low (noise) grows */
 	k->futile_steps = 0;
@@ -469,6 +523,10 @@ static enum knee_act good_period(struct iolat_knee *k, uint64_t now, uint64_t d_
 		k->decision = IOLAT_STEP_LIFT;
 		return KNEE_RELEASE;
 	}
+	if (over) {
+		k->bisect = true;
+		return probe(k, now);
+	}
 	if (!bound || ++k->cruise_periods < KNEE_CRUISE_PERIODS) {
 		k->decision = IOLAT_STEP_HOLD;
 		return KNEE_NONE;
@@ -481,7 +539,8 @@ static enum knee_act close_period(struct iolat_knee *k, uint64_t now)
 {
 	const struct knee_period *p = &k->per;
 	uint64_t d_bps = knee_per_sec(p->bytes, p->dt), d_iops = knee_per_sec(p->ios, p->dt);
-	uint32_t late_step = knee_late_step_pm(p->missed, p->nr);
+	uint32_t late_step = knee_late_step_pm(p->missed, p->nr, p->sum_ns, p->dt, k->target_ns);
+	uint32_t p_late = p->nr ? (uint32_t)(p->missed * 1000 / p->nr) : 0;
 	bool bound = p->waited || d_bps >= knee_scale_pm(k->force_bps, KNEE_BIND_PM) ||
 		     (k->force_iops && d_iops >= knee_scale_pm(k->force_iops, KNEE_BIND_PM));
 	int v = knee_period_verdict(k, k->phase == KNEE_FUTILE);
@@ -495,18 +554,18 @@ static enum knee_act close_period(struct iolat_knee *k, uint64_t now)
 	new_period(k);
 	k->dead_streak = v < 0 ? k->dead_streak + 1 : 0;
 	if (v == 1)
-		return good_period(k, now, d_bps, bound, met);
+		return good_period(k, now, d_bps, bound, met, p_late);
 	if (k->cycle == KNEE_UP)
 		return probe_end(k, now, v == 0);
 	if (v < 0 && (k->dead_streak < KNEE_DEAD_PERIODS || !bound))
 		return KNEE_NONE; /* the dead zone: nothing changes */
 	if (v < 0) { /* sitting on the edge: the smallest cut */
 		k->dead_streak = 0;
-		return cut(k, now, d_bps, cut_steps[0], 0, CUT_PERIOD);
+		return cut(k, now, d_bps, cut_steps[0], 0, p_late, CUT_PERIOD);
 	}
 	k->bad_streak++;
 	lvl = k->bad_streak < KNEE_CUT_LEVELS ? k->bad_streak - 1 : KNEE_CUT_LEVELS - 1;
-	return cut(k, now, d_bps, cut_steps[lvl], late_step,
+	return cut(k, now, d_bps, cut_steps[lvl], late_step, p_late,
 		   drowned ? CUT_PERIOD_DROWNED : CUT_PERIOD);
 }
 
@@ -536,13 +595,19 @@ static uint64_t recent_rate(const struct iolat_knee *k)
 	return d_bps;
 }
 
+static uint32_t window_late_pm(const struct knee_obs *o)
+{
+	return o->nr ? (uint32_t)(o->missed * 1000 / o->nr) : 0;
+}
+
 static enum knee_act emergency(struct iolat_knee *k, const struct knee_obs *o)
 {
 	k->emergencies++;
 	if (k->cycle == KNEE_UP && !k->pending)
 		return probe_end(k, o->now, true);
 	k->bad_streak = k->bad_streak ? k->bad_streak : 1;
-	return cut(k, o->now, recent_rate(k), 1000 - KNEE_EMERGENCY_CUT_PM, 0, CUT_NOW);
+	return cut(k, o->now, recent_rate(k), 1000 - KNEE_EMERGENCY_CUT_PM, 0, window_late_pm(o),
+		   CUT_NOW);
 }
 
 /*
@@ -564,11 +629,12 @@ static bool drowning(struct iolat_knee *k, const struct knee_obs *o, bool bound)
 	       o->sum_ns / o->nr <= knee_scale_pm(k->drown_mean_ns, KNEE_DROWN_HELP_PM);
 }
 
-static enum knee_act drown_cut(struct iolat_knee *k, const struct knee_obs *o)
+static enum knee_act drown_cut(struct iolat_knee *k, const struct knee_obs *o, uint64_t dt)
 {
 	k->drown_mean_ns = o->sum_ns / o->nr;
 	k->bad_streak = k->bad_streak ? k->bad_streak : 1;
-	return cut(k, o->now, recent_rate(k), cut_steps[0], knee_late_step_pm(o->missed, o->nr),
+	return cut(k, o->now, recent_rate(k), cut_steps[0],
+		   knee_late_step_pm(o->missed, o->nr, o->sum_ns, dt, o->target_ns), window_late_pm(o),
 		   CUT_NOW);
 }
 
@@ -592,7 +658,7 @@ static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, boo
 		k->used_at = o->now;
 	judged = in_force && (k->cycle == KNEE_UP || o->now - k->force_at > KNEE_SETTLE_NS);
 	if (judged && drowning(k, o, bound))
-		return drown_cut(k, o);
+		return drown_cut(k, o, dt);
 	if (emergency_due(k, o, ok, bound))
 		return emergency(k, o);
 	if (!judged)
@@ -611,6 +677,7 @@ enum knee_act knee_window(struct iolat_knee *k, const struct knee_obs *o, bool o
 	uint64_t d_bps = knee_per_sec(o->bytes, dt), d_iops = knee_per_sec(o->ios, dt);
 
 	k->last_obs = o->now;
+	k->target_ns = o->target_ns;
 	switch (k->phase) {
 	case KNEE_OFF:
 		if (ok)

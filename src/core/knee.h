@@ -33,6 +33,9 @@
 #define KNEE_CUT_STEPS_PM { 40u, 80u, 150u, 250u } /* 4, 8, 15, 25 % */
 #define KNEE_CUT_LATE_MAX_PM 450u  /* ... and at least twice the share of I/Os late beyond 7.5 %, */
 					   /* up to 45 % */
+#define KNEE_QUEUED_DEPTH      2u  /* ... or, for a group queued: >= 2 I/Os in flight on average */
+					   /* and a mean >= KNEE_DROWN_MUL x its target, */
+#define KNEE_CUT_RATIO_MAX_PM 750u /* ... to 10 % / its share late, at most to a quarter */
 #define KNEE_CRUISE_PM       980u  /* cruise at 0.98 x the knee estimate */
 #define KNEE_CRUISE_PERIODS    4u  /* good periods at cruise before a probe */
 #define KNEE_UP_LEVELS         5u  /* a probe's gain grows with probes held in a row: */
@@ -40,6 +43,9 @@
 #define KNEE_DRAIN_PM        920u  /* after a probe that did not hold: 0.92 x the knee */
 #define KNEE_MIN_STEP_PM      20u  /* no change under 2 % (an actuator skips it) */
 #define KNEE_PROBE_OVER_PM  1100u  /* a probe: at most 1.1 x the most the siblings delivered */
+#define KNEE_OVERSHOT_DIV      2u  /* a cut overshot: the next period under 1/2 the share late */
+					   /* that a share in proportion to the rate would have, */
+#define KNEE_OVERSHOT_FROM_PM 200u /* ... after a cut from a period more than 20 % late */
 #define KNEE_CEILING_PM      990u  /* probes stay under 0.99 x a rate that failed ... */
 #define KNEE_BAD_MEMORY_NS 10000000000ull /* ... in the last 10 s */
 #define KNEE_GOOD_BUCKETS     10u  /* the knee estimate: a max filter of 10 buckets ... */
@@ -118,7 +124,9 @@ struct iolat_knee {
 	bool pending;                 /* the last change is not in force yet */
 	uint64_t base_bps, base_iops; /* their rate measured unthrottled (bps: or since, in a good period) */
 	uint64_t meas_bytes, meas_ios, meas_dt; /* measuring: the siblings' delivery over its windows */
+	uint64_t meas_nr, meas_missed, meas_sum_ns, meas_win_dt; /* ... and the protected group's I/O */
 	uint64_t last_obs;            /* end of the previous call's period */
+	uint64_t target_ns;           /* the protected group's target, as last seen (0: unknown) */
 	uint64_t changed_at;          /* the limit last changed (decided) */
 	uint64_t force_at;            /* ... and was found in force */
 	uint32_t since_change;        /* windows seen since then */
@@ -134,6 +142,9 @@ struct iolat_knee {
 	uint32_t cruise_periods;      /* good periods at cruise since the last probe or cut */
 	uint64_t pre_bps;             /* before the probe */
 	uint64_t bad_bps, bad_at;     /* the last probe that failed (the ceiling) */
+	uint64_t cut_from_bps;        /* the last cut: the rate it cut from ... */
+	uint32_t cut_late_pm;         /* ... and the share late that made it */
+	bool bisect;                  /* the cut overshot: probes go half way back to it */
 	uint64_t good_max[KNEE_GOOD_BUCKETS]; /* best delivered rate of a good period ... */
 	uint64_t good_sec[KNEE_GOOD_BUCKETS]; /* ... in this second (+1; 0: empty) */
 	struct knee_level lv[KNEE_HISTORY]; /* lv[0]: the current level */
@@ -190,7 +201,10 @@ bool knee_level_known(const struct knee_level *l);
 void knee_period_add(struct iolat_knee *k, const struct knee_obs *o, bool ok, uint64_t dt);
 int knee_period_verdict(const struct iolat_knee *k, bool futile);
 bool knee_period_certain(const struct iolat_knee *k, uint64_t period_ns, uint64_t win_ns);
-uint32_t knee_late_step_pm(uint64_t late, uint64_t nr);
+/* Is the protected group queued behind the siblings (knee_late_step_pm())? */
+bool knee_queued(uint64_t nr, uint64_t sum_ns, uint64_t dt, uint64_t target_ns);
+uint32_t knee_late_step_pm(uint64_t late, uint64_t nr, uint64_t sum_ns, uint64_t dt,
+			   uint64_t target_ns);
 
 /*
  * knee_window_drowns() - was the protected group's window nearly all late

@@ -143,20 +143,51 @@ int knee_period_verdict(const struct iolat_knee *k, bool futile)
 
 /*
  * knee_late_step_pm() - the least cut, per mille, for @late of @nr I/Os
- * over the target, once over the bad line (KNEE_BAD_PM): twice their share
- * beyond the good line (KNEE_GOOD_PM), at most KNEE_CUT_LATE_MAX_PM (45 %:
- * 30 % late or more). A period that misses by far (an open-loop reader
- * queued behind the writer: most of its I/Os late) takes a step that size at
- * once instead of climbing the steps one period at a time; one that misses by
- * a little keeps the small steps. Twice: on this project's disk the share
- * late fell by 15-20 points per halving of the writer's rate between 25 %
- * late and the knee, so the share alone took two steps where one does.
+ * over the target @target_ns, once over the bad line (KNEE_BAD_PM), their
+ * latencies summing to @sum_ns over @dt of judged time.
+ *
+ * A group queued behind the siblings' I/O - its mean KNEE_DROWN_MUL x its
+ * target or more, and KNEE_QUEUED_DEPTH or more I/Os in flight on average
+ * (Little's law: @sum_ns / @dt) - issues them whether or not earlier ones
+ * completed, so its I/Os sample the device's time evenly: the share late is
+ * the share of the time a read finds the writer in its way, which grows in
+ * proportion to the writer's rate (measured on this project's disk with an
+ * open-loop reader at a 300 us target: 10, 14, 18, 35, 62, 95 % late at 150,
+ * 250, 400, 700, 1 200, 2 000 MB/s). Its cut takes the rate to where that
+ * share would be the bad line: to KNEE_BAD_PM / share of it, at most to
+ * half (KNEE_CUT_RATIO_MAX_PM) in one step, so that a knee that is a cliff,
+ * not a slope, is cut by about what the rule below cuts it (45 %).
+ *
+ * A group with fewer in flight (a reader at queue depth 1 waits for each
+ * I/O: one I/O per stall, its share late says little of the time it lost,
+ * and its latency is a cliff near the device's capacity, not a slope), or
+ * missing by little (near the knee, or a target under what the group gets
+ * alone, where cutting does not help), takes twice its share beyond the good
+ * line (KNEE_GOOD_PM), at most KNEE_CUT_LATE_MAX_PM (45 %: 30 % late or more).
+ *
+ * Either way a period that misses by far takes a step that size at once
+ * instead of climbing the steps one period at a time; one that misses by a
+ * little keeps the small steps.
  */
-uint32_t knee_late_step_pm(uint64_t late, uint64_t nr)
+bool knee_queued(uint64_t nr, uint64_t sum_ns, uint64_t dt, uint64_t target_ns)
+{
+	return nr && dt && target_ns && sum_ns / nr >= target_ns * KNEE_DROWN_MUL &&
+	       sum_ns / KNEE_QUEUED_DEPTH >= dt;
+}
+
+uint32_t knee_late_step_pm(uint64_t late, uint64_t nr, uint64_t sum_ns, uint64_t dt,
+			   uint64_t target_ns)
 {
 	uint64_t share = nr ? late * 1000 / nr : 0;
-	uint64_t pm = share > KNEE_BAD_PM ? 2 * (share - KNEE_GOOD_PM) : 0;
+	uint64_t pm;
 
+	if (share <= KNEE_BAD_PM)
+		return 0;
+	if (knee_queued(nr, sum_ns, dt, target_ns)) {
+		pm = 1000 - KNEE_BAD_PM * 1000 / share;
+		return (uint32_t)(pm < KNEE_CUT_RATIO_MAX_PM ? pm : KNEE_CUT_RATIO_MAX_PM);
+	}
+	pm = 2 * (share - KNEE_GOOD_PM);
 	return (uint32_t)(pm < KNEE_CUT_LATE_MAX_PM ? pm : KNEE_CUT_LATE_MAX_PM);
 }
 

@@ -34,6 +34,7 @@ struct kt {
 	/* the actuator's word, when @applied */
 	bool applied;
 	uint64_t applied_mb, applied_at;
+	uint64_t nr; /* the protected group's I/Os per window (0: 1000) */
 };
 
 static void kt_init(struct kt *t)
@@ -44,16 +45,18 @@ static void kt_init(struct kt *t)
 }
 
 /*
- * One window: the protected group's 1000 I/Os, @late of them over its 1 ms target
- * (the window is ok when under 100), a mean of @mean_us; the siblings moved
- * @mbps x 10^6 bytes per second of 1 MB I/Os, and waited at the gate if
- * @waited.
+ * One window: the protected group's 1000 I/Os (t->nr if set), @late per mille
+ * of them over its 1 ms target (the window is ok when under 100), a mean of
+ * @mean_us; the siblings moved @mbps x 10^6 bytes per second of 1 MB I/Os,
+ * and waited at the gate if @waited. With 1000 I/Os and a mean of 200 us or
+ * more the group keeps 2 or more in flight (a queued, open-loop reader).
  */
 static enum knee_act win_late(struct kt *t, uint64_t late, uint64_t mbps, bool waited,
 			      uint64_t mean_us)
 {
+	uint64_t n = t->nr ? t->nr : 1000;
 	struct knee_obs o = {
-		.win_ns = WIN, .nr = 1000, .missed = late, .sum_ns = 1000 * mean_us * 1000,
+		.win_ns = WIN, .nr = n, .missed = late * n / 1000, .sum_ns = n * mean_us * 1000,
 		.target_ns = 1000 * 1000,
 		.bytes = mbps * MB / 10, .ios = mbps / 10, .waited = waited ? 5 : 0,
 		.applied = t->applied, .applied_bps = t->applied_mb * MB,
@@ -159,12 +162,42 @@ static void test_first_limit_from_the_mean(void **state)
 
 	(void)state;
 	kt_init(&t);
-	assert_int_equal(win(&t, false, 2000, false), KNEE_WATCH);
-	assert_int_equal(win(&t, false, 3000, false), KNEE_NONE);
-	assert_int_equal(win(&t, false, 1000, false), KNEE_SET);
+	assert_int_equal(win_late(&t, 100, 2000, false, 5000), KNEE_WATCH);
+	assert_int_equal(win_late(&t, 100, 3000, false, 5000), KNEE_NONE);
+	assert_int_equal(win_late(&t, 100, 1000, false, 5000), KNEE_SET);
 	assert_int_equal(t.k.limit_bps, 1800 * MB); /* 0.9 x (3000 + 1000) / 2 */
 	assert_int_equal(t.k.limit_iops, 1800);
 	assert_int_equal(t.k.base_bps, 3000 * MB); /* the floor and the probe cap keep the best */
+}
+
+/*
+ * Measuring windows that miss by far take the far step at once: a queued
+ * group 15 % late, to 10 / 15 of the mean; 60 % late, to a quarter (the
+ * most one step takes). A group not queued - under 2 in flight (100 I/Os a
+ * window of 1.5 ms each), or a mean under 4 x the target (3 ms) - 25 % late:
+ * 0.9 x, as a queued one 11 % late (10 / 11) or just on the line.
+ */
+static void test_first_limit_takes_the_far_step(void **state)
+{
+	static const struct { uint64_t nr, late, mean_us, mb; } c[] = {
+		{ 0, 150, 5000, 666 }, { 0, 600, 5000, 250 }, { 100, 250, 1500, 900 },
+		{ 0, 250, 3000, 900 },
+		{ 0, 110, 5000, 900 }, { 0, 100, 5000, 900 },
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct kt t;
+
+		kt_init(&t);
+		t.nr = c[i].nr;
+		assert_int_equal(win_late(&t, c[i].late, 1000, false, c[i].mean_us), KNEE_WATCH);
+		assert_int_equal(win_late(&t, c[i].late, 1000, false, c[i].mean_us), KNEE_NONE);
+		assert_int_equal(win_late(&t, c[i].late, 1000, false, c[i].mean_us), KNEE_SET);
+		print_message("first limit: %llu per mille late: %llu MB/s\n",
+			      (unsigned long long)c[i].late, (unsigned long long)lim_mb(&t));
+		assert_int_equal(lim_mb(&t), c[i].mb);
+	}
 }
 
 /*
@@ -183,16 +216,16 @@ static void test_drowned_periods_keep_the_far_step(void **state)
 	(void)state;
 	kt_init(&t);
 	limit_at(&t, 2000); /* 1800; its floor: 2000 / 64 = 31 */
-	for (int i = 0; i < 25; i++) {
+	for (int i = 0; i < 25 && lim_mb(&t) > 2000 / KNEE_FLOOR_DIV; i++) {
 		if (win_late(&t, 1000, lim_mb(&t), true, 20000) == KNEE_SET && n < 64)
 			lim[n++] = lim_mb(&t);
 		assert_int_equal(t.k.phase, KNEE_LIMIT); /* never futile on the way down */
 	}
 	for (unsigned i = 0; i < n; i++)
 		print_message("drowned: cut %u to %llu\n", i, (unsigned long long)lim[i]);
-	assert_true(n >= 4);
-	for (unsigned i = 1; i < n; i++) /* each a far step: 45 % with all late */
-		assert_true(lim[i] * 1000 <= lim[i - 1] * 560);
+	assert_true(n >= 3);
+	for (unsigned i = 1; i < n; i++) /* each a far step: queued, all late: to a quarter */
+		assert_true(lim[i] * 1000 <= lim[i - 1] * 260 || lim[i] == 2000 / KNEE_FLOOR_DIV);
 	/* The same periods with a mean of 2 x the target are not drowned: the
 	 * second cut that does not help ends the far steps. */
 	kt_init(&t);
@@ -283,11 +316,13 @@ static void test_period_verdict(void **state)
 }
 
 /* Bad periods in a row: 4, 8, 15, 25 %, each a period after the last (2
- * windows settle, 3 judge), from what was delivered; at least twice the
- * share late beyond the good line (11 % late: 7 %). */
+ * windows settle, 3 judge), from what was delivered; at least the far step
+ * (11 % late, queued with a mean of 5 ms: to 10 / 11, 9.1 %; with a mean
+ * under 4 x the target, 3.75 ms, or 50 us (under 2 in flight): twice the
+ * share late beyond the good line, 7 %). */
 static void test_cut_steps_grow(void **state)
 {
-	static const uint64_t pm[] = { 930, 920, 850, 750, 750 };
+	static const uint64_t pm[] = { 909, 920, 850, 750, 750 };
 	struct kt t;
 	uint64_t lim, mean = 5000;
 
@@ -325,15 +360,27 @@ static void test_far_miss_cuts_far(void **state)
 	struct kt t;
 
 	(void)state;
-	assert_int_equal(knee_late_step_pm(100, 1000), 0); /* not bad */
-	assert_int_equal(knee_late_step_pm(110, 1000), 70);
-	assert_int_equal(knee_late_step_pm(150, 1000), 150);
-	assert_int_equal(knee_late_step_pm(200, 1000), 250);
-	assert_int_equal(knee_late_step_pm(300, 1000), 450);
-	assert_int_equal(knee_late_step_pm(325, 1000), 450);
-	assert_int_equal(knee_late_step_pm(850, 1000), 450);
-	assert_int_equal(knee_late_step_pm(1000, 1000), 450);
-	assert_int_equal(knee_late_step_pm(5, 0), 0);
+	assert_int_equal(knee_late_step_pm(100, 1000, 0, 0, 0), 0); /* not bad */
+	assert_int_equal(knee_late_step_pm(110, 1000, 0, 0, 0), 70);
+	assert_int_equal(knee_late_step_pm(150, 1000, 0, 0, 0), 150);
+	assert_int_equal(knee_late_step_pm(200, 1000, 0, 0, 0), 250);
+	assert_int_equal(knee_late_step_pm(300, 1000, 0, 0, 0), 450);
+	assert_int_equal(knee_late_step_pm(325, 1000, 0, 0, 0), 450);
+	assert_int_equal(knee_late_step_pm(850, 1000, 0, 0, 0), 450);
+	assert_int_equal(knee_late_step_pm(1000, 1000, 0, 0, 0), 450);
+	assert_int_equal(knee_late_step_pm(5, 0, 0, 0, 0), 0);
+	/* Queued: 2 or more in flight on average (latencies summing to 2 x the
+	 * time) with a mean 4 x the 1 ms target or more: to 10 % / the share
+	 * late, at most to a quarter. */
+	assert_int_equal(knee_late_step_pm(100, 1000, 5 * S, 100 * MS, MS), 0);
+	assert_int_equal(knee_late_step_pm(110, 1000, 5 * S, 100 * MS, MS), 91);
+	assert_int_equal(knee_late_step_pm(150, 1000, 5 * S, 100 * MS, MS), 334);
+	assert_int_equal(knee_late_step_pm(200, 1000, 5 * S, 100 * MS, MS), 500);
+	assert_int_equal(knee_late_step_pm(850, 1000, 5 * S, 100 * MS, MS), 750);
+	assert_int_equal(knee_late_step_pm(15, 100, 500 * MS, 100 * MS, MS), 334);
+	assert_int_equal(knee_late_step_pm(15, 100, 199 * MS, 100 * MS, 100), 150); /* 1.99 in flight */
+	assert_int_equal(knee_late_step_pm(150, 1000, 3999 * MS, 100 * MS, MS), 150); /* mean 4 ms - */
+	assert_int_equal(knee_late_step_pm(150, 1000, 5 * S, 100 * MS, 0), 150); /* no target */
 	kt_init(&t);
 	limit_at(&t, 2000);
 	/* 2 settling windows, then a window 85 % late while the limit binds:
@@ -343,12 +390,25 @@ static void test_far_miss_cuts_far(void **state)
 	assert_int_equal(win_late(&t, 850, 1800, true, 5000), KNEE_SET);
 	assert_int_equal(t.k.emergencies, 1);
 	assert_int_equal(t.k.limit_bps, 1620 * MB);
-	/* The next bad period (a streak of 2: 8 %) takes 45 %, from the 1000
-	 * delivered, not the 1620 in force. */
+	/* The next bad period (a streak of 2: 8 %) takes the far step, to a
+	 * quarter, from the 1000 delivered, not the 1620 in force. */
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(win_late(&t, 850, 1000, true, 5000), KNEE_NONE);
+	assert_int_equal(win_late(&t, 850, 1000, true, 4000), KNEE_SET);
+	assert_int_equal(t.k.decision, IOLAT_STEP_BACKOFF);
+	assert_int_equal(t.k.limit_bps, 250 * MB);
+	/* The same with 10 I/Os a window (under 2 in flight: a reader at depth
+	 * 1): 45 %. */
+	kt_init(&t);
+	t.nr = 10;
+	limit_at(&t, 2000);
+	for (int i = 0; i < 2; i++)
+		win_late(&t, 0, 1800, true, 50);
+	assert_int_equal(win_late(&t, 850, 1800, true, 5000), KNEE_SET);
+	assert_int_equal(t.k.limit_bps, 1620 * MB);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(win_late(&t, 850, 1000, true, 4000), KNEE_NONE);
 	assert_int_equal(win_late(&t, 850, 1000, true, 3000), KNEE_SET);
-	assert_int_equal(t.k.decision, IOLAT_STEP_BACKOFF);
 	assert_int_equal(t.k.limit_bps, 550 * MB);
 }
 
@@ -364,27 +424,27 @@ static void test_drowning_cuts_at_once(void **state)
 	(void)state;
 	kt_init(&t);
 	limit_at(&t, 2000);
-	/* 2 settling windows, then all late, mean 20 ms: 45 % at once, from
-	 * the 1800 delivered. */
+	/* 2 settling windows, then all late, mean 20 ms: the far step at once
+	 * (queued: to a quarter), from the 1800 delivered. */
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(win_late(&t, 1000, 1800, true, 20000), KNEE_NONE);
 	assert_int_equal(win_late(&t, 1000, 1800, true, 20000), KNEE_SET);
 	assert_int_equal(t.k.decision, IOLAT_STEP_BACKOFF);
-	assert_int_equal(t.k.limit_bps, 990 * MB);
+	assert_int_equal(t.k.limit_bps, 450 * MB);
 	assert_int_equal(t.k.emergencies, 0);
-	/* Settling, then 95 % late at a mean of 10 ms (helped): 45 % again,
-	 * from the 990 in force (the delivered rate since the change). */
+	/* Settling, then 95 % late at a mean of 10 ms (helped): a quarter
+	 * again, from the 450 in force (the delivered rate since the change). */
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(win_late(&t, 950, 990, true, 10000), KNEE_NONE);
-	assert_int_equal(win_late(&t, 950, 990, true, 10000), KNEE_SET);
-	assert_int_equal(t.k.limit_bps, 990 * MB / 1000 * 550);
+		assert_int_equal(win_late(&t, 950, 450, true, 10000), KNEE_NONE);
+	assert_int_equal(win_late(&t, 950, 450, true, 10000), KNEE_SET);
+	assert_int_equal(t.k.limit_bps, 112500 * 1000);
 	/* Still drowning but the mean did not fall by 10 % (9.5 ms): no cut
 	 * at once; the period (closed early: 3 late windows) cuts. */
 	for (int i = 0; i < 2; i++)
-		win_late(&t, 950, 569, true, 9500);
+		win_late(&t, 950, 112, true, 9500);
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(win_late(&t, 950, 569, true, 9500), KNEE_NONE);
-	assert_int_equal(win_late(&t, 950, 569, true, 9500), KNEE_SET);
+		assert_int_equal(win_late(&t, 950, 112, true, 9500), KNEE_NONE);
+	assert_int_equal(win_late(&t, 950, 112, true, 9500), KNEE_SET);
 	assert_int_equal(t.k.decision, IOLAT_STEP_BACKOFF);
 	assert_int_equal(t.k.lv[1].cut, true); /* the period's cut: futility looks */
 	/* 89 % late is not drowning (the emergency's, once a period). */
@@ -546,6 +606,58 @@ static void test_cruise_and_probe_cycle(void **state)
 	assert_int_equal(t.k.probes, 0);
 }
 
+/*
+ * A far cut that overshot (a cliff, not a slope): the first limit cut a
+ * queued group 60 % late from 2000 to a quarter; its first period there is
+ * good with nothing late, where a share late in proportion to the rate
+ * would have been 15 %: a probe at once, half way back to 0.99 x 2000 (or the
+ * probe's own gain when larger); held, the next; one that fails ends the
+ * search (a drain). A good period 7 % late after a cut to 0.4 x from 25 %
+ * late (10 % in proportion: not under half of it) is a slope: cruise; so
+ * is a good period after a cut from a period only 15 % late.
+ */
+static void test_overshoot_bisects(void **state)
+{
+	struct kt t;
+
+	(void)state;
+	kt_init(&t);
+	for (int i = 0; i < 3; i++)
+		win_late(&t, 600, 2000, false, 5000);
+	assert_int_equal(lim_mb(&t), 500);
+	/* 2 settling windows, then the first limit's short period (5). */
+	assert_int_equal(good_until_set(&t, 100), 7);
+	assert_int_equal(t.k.decision, IOLAT_STEP_PROBE);
+	assert_int_equal(lim_mb(&t), 1240); /* 500 + (1980 - 500) / 2 */
+	assert_int_equal(good_until_set(&t, 100), 5);
+	assert_int_equal(lim_mb(&t), 1610);
+	assert_int_equal(good_until_set(&t, 100), 5);
+	assert_int_equal(lim_mb(&t), 1795);
+	assert_int_equal(good_until_set(&t, 100), 5);
+	assert_int_equal(lim_mb(&t), 1980); /* +16 % (the fourth held), not above 0.99 x 2000 */
+	assert_int_equal(win(&t, false, 1980, true), KNEE_SET); /* over the cliff */
+	assert_int_equal(t.k.decision, IOLAT_STEP_PROBE_FAIL);
+	assert_false(t.k.bisect);
+	/* A slope: 7 % late at half the rate of 25 % late. */
+	kt_init(&t);
+	for (int i = 0; i < 3; i++)
+		win_late(&t, 250, 2000, false, 5000);
+	assert_int_equal(lim_mb(&t), 800);
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(win_late(&t, 70, 800, true, 300), KNEE_NONE);
+	assert_int_equal(t.k.probes, 0);
+	/* A cut from a period 15 % late that lands on a good period: cruise. */
+	kt_init(&t);
+	limit_at(&t, 2000);
+	for (int i = 0; i < 7; i++)
+		win_late(&t, 0, 1800, true, 50);
+	for (int i = 0; i < 10 && t.k.decision != IOLAT_STEP_BACKOFF; i++)
+		win_late(&t, 150, 1800, true, 5000);
+	assert_int_equal(t.k.decision, IOLAT_STEP_BACKOFF);
+	assert_int_equal(good_until_set(&t, 7), 0);
+	assert_int_equal(t.k.probes, 0);
+}
+
 /* A window mostly late while the limit binds: a cut at once, from the rate
  * delivered over the last period; not again within a period of a cut. */
 static void test_emergency_cut(void **state)
@@ -634,6 +746,7 @@ static void test_futility(void **state)
 
 	(void)state;
 	kt_init(&t);
+	t.nr = 100; /* under 2 in flight: the share late's step is twice its excess */
 	/* The target is below what the group gets alone: every window misses
 	 * (15 % late); unthrottled the mean is 5 ms, limited 300 us whatever
 	 * the limit. */
@@ -842,6 +955,7 @@ int main(void)
 		cmocka_unit_test(test_lone_miss_limits_nothing),
 		cmocka_unit_test(test_first_limit),
 		cmocka_unit_test(test_first_limit_from_the_mean),
+		cmocka_unit_test(test_first_limit_takes_the_far_step),
 		cmocka_unit_test(test_probe_stays_near_what_was_delivered),
 		cmocka_unit_test(test_drowned_periods_keep_the_far_step),
 		cmocka_unit_test(test_period_verdict),
@@ -851,6 +965,7 @@ int main(void)
 		cmocka_unit_test(test_memory_of_the_knee),
 		cmocka_unit_test(test_memory_recalled_at_once),
 		cmocka_unit_test(test_cruise_and_probe_cycle),
+		cmocka_unit_test(test_overshoot_bisects),
 		cmocka_unit_test(test_emergency_cut),
 		cmocka_unit_test(test_change_not_in_force),
 		cmocka_unit_test(test_futility),
