@@ -8,12 +8,13 @@
  *    unthrottled; after two more missed windows the first limit is 0.9 x
  *    their mean rate, or less for a group queued behind them (the far step
  *    of those windows, below), or the last episode's cruise rate (its
- *    memory, 30 s) when lower; a
- *    miss with more than half late takes that memory at once.
+ *    memory, 30 s) when lower; a miss with more than half late takes that
+ *    memory at once.
  *    A lone miss (a good window while measuring) limits nothing.
  *  - limited: the protected group is judged per QoS period (about 1 s of its
  *    windows, windows within 200 ms of a cut aside): bad when more than 10 %
- *    of its I/Os (or of its windows) were late, good under 7.5 %, nothing in
+ *    of its I/Os (or of its windows late and starved: under 9/10 of its usual
+ *    I/Os, a closed loop slowed) were late, good under 7.5 %, nothing in
  *    between (a second such period in a row with the limit used: the
  *    smallest cut). A period already bad whatever follows closes early. At
  *    most one change per period.
@@ -22,10 +23,10 @@
  *    and is at least the far step while no cut failed to help: for a group
  *    queued behind the siblings (2 or more I/Os in flight, a mean 4 x the
  *    target or more: an open-loop reader, whose share late grows with the
- *    writer's rate) to 10 % / its share late of the rate, at
- *    most to half; for one with fewer (a reader at depth 1) twice its
- *    share late beyond the good line, up to 45 % (knee_late_step_pm()). A
- *    period that misses by far is cut by far at once; a target out of reach is not
+ *    writer's rate) to 10 % / its share late of the rate, at most to a
+ *    quarter; for any other (a reader at depth 1) twice its share late
+ *    beyond the good line, up to 45 % (knee_late_step_pm()). A period that
+ *    misses by far is cut by far at once; a target out of reach is not
  *    chased down by far steps; a period whose every window drowned (see
  *    below) keeps the far step and is no evidence that cutting is futile.
  *  - good periods feed the knee estimate (the highest rate delivered in a
@@ -33,13 +34,15 @@
  *    4 good periods at cruise with the limit used, a probe: a short period
  *    (0.5 s) a little above (+2 %, growing to 25 % with probes held in a
  *    row, not above 0.99 x a probe that failed in the last 10 s, nor 1.1 x
- *    the most the siblings ever delivered); held, the
- *    next probe follows at once; not held, a short period at 0.92 x the
- *    estimate drains what it queued, then cruise again.
+ *    the most the siblings ever delivered); held, the next probe follows at
+ *    once; not held, a short period at 0.92 x the estimate drains what it
+ *    queued, then cruise again. After a far cut that overshot (its first
+ *    period far less late than a share in proportion to the rate would
+ *    be: a cliff), the probes go half way back to the rate cut from.
  *  - drowning: a judged window >= 90 % late, its mean >= 4 x the target,
  *    while the limit binds (something of it completed: a window a stall
- *    closed alone is not drowning), is cut at once by the far step, again at the next
- *    judged window while each such cut lowered the mean by 10 %.
+ *    closed alone is not drowning), is cut at once by the far step, again
+ *    at the next judged window while each such cut lowered the mean by 10 %.
  *  - emergency: a window with more than half its I/Os late while the limit
  *    binds ends a probe at once, or (no cut in the last period) cuts to 0.9 x
  *    what was delivered over the last second (or since the last change or
@@ -97,6 +100,7 @@ void knee_reset(struct iolat_knee *k)
 {
 	uint64_t probes = k->probes, fails = k->probe_fails, backoffs = k->backoffs;
 	uint64_t emergencies = k->emergencies, last_obs = k->last_obs, target = k->target_ns;
+	uint64_t nr_avg8 = k->nr_avg8;
 	struct knee_memory mem;
 
 	remember(k);
@@ -108,6 +112,7 @@ void knee_reset(struct iolat_knee *k)
 	k->emergencies = emergencies;
 	k->last_obs = last_obs;
 	k->target_ns = target;
+	k->nr_avg8 = nr_avg8;
 	k->mem = mem;
 }
 
@@ -453,7 +458,8 @@ static bool overshot(const struct iolat_knee *k, uint64_t late_pm)
 	uint64_t in_force = k->force_bps ? k->force_bps : k->limit_bps;
 
 	if ((k->decision != IOLAT_STEP_BACKOFF && k->decision != IOLAT_STEP_LIMIT) ||
-	    !k->cut_from_bps || in_force >= k->cut_from_bps || k->cut_late_pm <= KNEE_OVERSHOT_FROM_PM)
+	    !k->cut_from_bps || in_force >= k->cut_from_bps ||
+	    k->cut_late_pm <= KNEE_OVERSHOT_FROM_PM)
 		return false;
 	return late_pm * KNEE_OVERSHOT_DIV * k->cut_from_bps < (uint64_t)k->cut_late_pm * in_force;
 }
@@ -678,6 +684,8 @@ enum knee_act knee_window(struct iolat_knee *k, const struct knee_obs *o, bool o
 
 	k->last_obs = o->now;
 	k->target_ns = o->target_ns;
+	k->starved = o->nr * 8 * KNEE_STARVED_DIV < k->nr_avg8 * (KNEE_STARVED_DIV - 1);
+	k->nr_avg8 = k->nr_avg8 - k->nr_avg8 / 8 + o->nr;
 	switch (k->phase) {
 	case KNEE_OFF:
 		if (ok)

@@ -43,6 +43,8 @@
 #define KNEE_DRAIN_PM        920u  /* after a probe that did not hold: 0.92 x the knee */
 #define KNEE_MIN_STEP_PM      20u  /* no change under 2 % (an actuator skips it) */
 #define KNEE_PROBE_OVER_PM  1100u  /* a probe: at most 1.1 x the most the siblings delivered */
+#define KNEE_STARVED_DIV      10u  /* a late window counts as one (not by its I/Os) with < 9/10 */
+					   /* of the group's usual I/Os: a closed loop slowed by it */
 #define KNEE_OVERSHOT_DIV      2u  /* a cut overshot: the next period under 1/2 the share late */
 					   /* that a share in proportion to the rate would have, */
 #define KNEE_OVERSHOT_FROM_PM 200u /* ... after a cut from a period more than 20 % late */
@@ -110,7 +112,8 @@ struct knee_level {
 struct knee_period {
 	uint64_t dt;                 /* judged time */
 	uint64_t nr, missed, sum_ns; /* the protected group's I/O */
-	uint32_t windows, missed_windows;
+	uint32_t windows;
+	uint32_t missed_windows;     /* ... late and starved: under half the group's usual I/Os */
 	uint32_t drowned_windows;    /* ... nearly all late by far (knee_window_drowns()) */
 	uint64_t bytes, ios, waited; /* the siblings' */
 };
@@ -127,6 +130,8 @@ struct iolat_knee {
 	uint64_t meas_nr, meas_missed, meas_sum_ns, meas_win_dt; /* ... and the protected group's I/O */
 	uint64_t last_obs;            /* end of the previous call's period */
 	uint64_t target_ns;           /* the protected group's target, as last seen (0: unknown) */
+	uint64_t nr_avg8;             /* its I/Os per window, 8 x a mean over ~8 windows */
+	bool starved;                 /* this window: under half of that (a stall held the group) */
 	uint64_t changed_at;          /* the limit last changed (decided) */
 	uint64_t force_at;            /* ... and was found in force */
 	uint32_t since_change;        /* windows seen since then */

@@ -107,6 +107,17 @@ static void limit_at(struct kt *t, uint64_t mbps)
 	assert_int_equal(win_late(t, 100, mbps, false, 5000), KNEE_SET);
 }
 
+/* Windows @late per mille late at @mbps (0: the limit), bound, until one
+ * decides; its number (0: none within @max). */
+static unsigned late_until_set(struct kt *t, uint64_t late, uint64_t mbps, uint64_t mean_us,
+			       unsigned max)
+{
+	for (unsigned i = 1; i <= max; i++)
+		if (win_late(t, late, mbps ? mbps : lim_mb(t), true, mean_us) == KNEE_SET)
+			return i;
+	return 0;
+}
+
 /* @n good windows at the limit, bound; the number of the first that decided (0: none). */
 static unsigned good_until_set(struct kt *t, unsigned n)
 {
@@ -272,15 +283,29 @@ static void test_period_verdict(void **state)
 		assert_int_equal(win_late(&t, 85, 1800, true, 50), KNEE_NONE);
 	assert_int_equal(t.k.cruise_periods, 1);
 	assert_int_equal(t.k.bad_streak, 0);
-	/* A good period; then one window of ten missed (2 % of the I/Os): the
-	 * dead zone too. */
+	/* A good period; then one window of ten missed with the group's usual
+	 * count of I/Os (2 % of the period's late): judged by its I/Os, good. */
 	for (int i = 0; i < 10; i++)
 		assert_int_equal(win_late(&t, 0, 1800, true, 50), KNEE_NONE);
 	assert_int_equal(t.k.cruise_periods, 2);
 	assert_int_equal(win_late(&t, 200, 1800, true, 50), KNEE_NONE);
 	for (int i = 0; i < 9; i++)
 		assert_int_equal(win_late(&t, 0, 1800, true, 50), KNEE_NONE);
-	assert_int_equal(t.k.cruise_periods, 2);
+	assert_int_equal(t.k.cruise_periods, 3);
+	/* One window of ten late and starved (60 I/Os of the usual 1000, a
+	 * stall held the group: 25 late, 0.3 % of the period's I/Os): one late
+	 * window in ten, the dead zone. */
+	for (int i = 0; i < 10; i++) {
+		struct knee_obs o = { .win_ns = WIN, .nr = i ? 1000 : 60, .missed = i ? 0 : 25,
+				      .sum_ns = (i ? 1000 : 60) * 50 * 1000, .target_ns = MS,
+				      .bytes = 180 * MB, .ios = 180, .waited = 5 };
+
+		t.now += WIN;
+		o.now = t.now;
+		assert_int_equal(knee_window(&t.k, &o, i != 0), KNEE_NONE);
+	}
+	assert_int_equal(t.k.cruise_periods, 3);
+	assert_int_equal(t.k.dead_streak, 1);
 	assert_int_equal(t.k.limit_bps, 1800 * MB);
 	/* A second dead-zone period in a row, the limit used: the smallest cut. */
 	for (int i = 0; i < 9; i++)
@@ -291,9 +316,10 @@ static void test_period_verdict(void **state)
 	for (int i = 0; i < 12; i++)
 		assert_int_equal(win_late(&t, 0, 1728, true, 50), KNEE_NONE);
 	assert_int_equal(t.k.limit_bps, 1728 * MB);
-	/* 15 % late: bad, and certain after 3 windows (2 of 10 late already). */
-	assert_int_equal(win_late(&t, 150, 1728, true, 50), KNEE_NONE);
-	assert_int_equal(win_late(&t, 150, 1728, true, 50), KNEE_NONE);
+	/* 15 % late: bad, and certain after 7 windows (1 050 late, over 10 %
+	 * of the 10 000 I/Os the period will have at this rate). */
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(win_late(&t, 150, 1728, true, 50), KNEE_NONE);
 	assert_int_equal(win_late(&t, 150, 1728, true, 50), KNEE_SET);
 	assert_int_equal(t.k.decision, IOLAT_STEP_BACKOFF);
 	assert_int_equal(t.k.limit_bps, 1658880 * 1000); /* 0.96 x 1728 */
@@ -316,7 +342,9 @@ static void test_period_verdict(void **state)
 }
 
 /* Bad periods in a row: 4, 8, 15, 25 %, each a period after the last (2
- * windows settle, 3 judge), from what was delivered; at least the far step
+ * windows settle, then 10: a period 11 % late by its I/Os, its late windows
+ * with the group's usual count, is not certain before its end; the first
+ * limit's period is 5), from what was delivered; at least the far step
  * (11 % late, queued with a mean of 5 ms: to 10 / 11, 9.1 %; with a mean
  * under 4 x the target, 3.75 ms, or 50 us (under 2 in flight): twice the
  * share late beyond the good line, 7 %). */
@@ -331,9 +359,7 @@ static void test_cut_steps_grow(void **state)
 	limit_at(&t, 2000);
 	for (unsigned c = 0; c < sizeof(pm) / sizeof(pm[0]); c++) {
 		lim = t.k.limit_bps;
-		for (int i = 0; i < 4; i++)
-			assert_int_equal(win_late(&t, 110, lim / MB, true, mean), KNEE_NONE);
-		assert_int_equal(win_late(&t, 110, lim / MB, true, mean), KNEE_SET);
+		assert_int_equal(late_until_set(&t, 110, lim / MB, mean, 20), c ? 12 : 7);
 		assert_int_equal(t.k.decision, IOLAT_STEP_BACKOFF);
 		assert_int_equal(t.k.limit_bps, lim / MB * MB / 1000 * pm[c]);
 		mean = mean * 3 / 4; /* each cut helped: no futility */
@@ -343,9 +369,7 @@ static void test_cut_steps_grow(void **state)
 		win_late(&t, 0, lim_mb(&t), true, 50);
 	assert_int_equal(t.k.bad_streak, 0);
 	lim = t.k.limit_bps;
-	for (int i = 0; i < 2; i++)
-		win_late(&t, 110, 500, true, 50);
-	assert_int_equal(win_late(&t, 110, 500, true, 50), KNEE_SET);
+	assert_true(late_until_set(&t, 110, 500, 50, 20));
 	/* Delivered 500 over the period (under the limit): the base is what was
 	 * delivered, not the limit, and not under half the limit. */
 	assert_int_equal(t.k.limit_bps, (lim / 2 > 500 * MB ? lim / 2 : 500 * MB) / 1000 * 930);
@@ -751,16 +775,12 @@ static void test_futility(void **state)
 	 * (15 % late); unthrottled the mean is 5 ms, limited 300 us whatever
 	 * the limit. */
 	limit_at(&t, 2000);
-	for (int i = 0; i < 5; i++)
-		win_late(&t, 150, 1800, true, 300);
+	assert_true(late_until_set(&t, 150, 1800, 300, 20));
 	assert_int_equal(t.k.limit_bps, 1530 * MB);  /* 15 %; no level left by a cut yet */
 	assert_int_equal(t.k.futile_steps, 0);
-	for (int i = 0; i < 5; i++)
-		win_late(&t, 150, 1530, true, 300);
+	assert_true(late_until_set(&t, 150, 1530, 300, 20));
 	assert_int_equal(t.k.futile_steps, 1);       /* 1800 -> 1530 did not help */
-	for (int i = 0; i < 4; i++)
-		assert_int_equal(win_late(&t, 150, lim_mb(&t), true, 290), KNEE_NONE);
-	assert_int_equal(win_late(&t, 150, lim_mb(&t), true, 290), KNEE_SET);
+	assert_true(late_until_set(&t, 150, 0, 290, 20));
 	assert_int_equal(t.k.decision, IOLAT_STEP_FUTILE);
 	assert_true(knee_unattainable(&t.k));
 	/* Back to the highest level as good as the best (within 10 %): 1800. */
@@ -800,11 +820,11 @@ static void test_futile_again_goes_back_up(void **state)
 	(void)state;
 	kt_init(&t);
 	limit_at(&t, 2000);
-	for (int i = 0; i < 15 && !knee_unattainable(&t.k); i++)
+	for (int i = 0; i < 60 && !knee_unattainable(&t.k); i++)
 		win_late(&t, 150, lim_mb(&t), true, 300);
 	assert_true(knee_unattainable(&t.k));
 	assert_int_equal(t.k.limit_bps, 1800 * MB);
-	for (int i = 0; i < 40; i++) {
+	for (int i = 0; i < 100; i++) {
 		if (win_late(&t, 150, lim_mb(&t), true, 2000) != KNEE_SET)
 			continue;
 		if (t.k.decision != IOLAT_STEP_BACKOFF)
