@@ -14,12 +14,14 @@ open-loop reader and 1 MiB writer on the calibrated vdisk):
           writer, and writer / oracle cap (the seed's own oracle)
 plus one run on the pace gate (the same file without the throttle keys:
 the rate in force at once, one write at a time) against the same oracle;
-and the disk's figures beside them (BENCHMARKS.md section 8, from
-bench/results/raw/openloop/ when --disk-raw names it: the last repetition's
-fio JSON per cap).
+and the disk's figures beside them: the adaptive runs' writer / their
+repetition's oracle cap from section 8's results (--disk-json, default
+bench/results/openloop.json: the open-loop reader at --disk-reader, ol3000),
+and the caps' reader p90 from bench/results/raw/openloop/ when --disk-raw
+names it (the last repetition's fio JSON per cap).
 
 usage: sim_plant.py [--iolat PATH] [--jobfile F] [--seeds 1,2,3]
-                    [--disk-raw DIR] [--caps 27,32,...]
+                    [--disk-json F] [--disk-reader R] [--disk-raw DIR] [--caps 27,32,...]
 """
 import argparse
 import json
@@ -31,8 +33,22 @@ import tempfile
 
 CAPS = [27, 32, 37, 70, 112, 131, 153, 179, 193, 209, 245, 283, 335, 458, 529, 857]
 TARGETS = {"300us": 300.0, "1ms": 1000.0}
-# BENCHMARKS.md section 8 (2026-12-06): iolatd adaptive writer / the repetition's oracle cap's
-DISK_RATIOS = {"300us": [0.78, 7.88, 1.94], "1ms": [1.08, 1.20, 1.92]}
+
+
+def disk_ratios(path, reader):
+    """{target name: [iolatd adaptive writer / its repetition's oracle cap's]} from section 8."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gen_openloop  # noqa: E402
+    try:
+        d = json.load(open(path))
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for tname, tus in TARGETS.items():
+        key = "%s.adaptive-%dus" % (reader, tus)
+        if any(m["key"] == key for m in d.get("modes", [])):
+            out[tname] = [v["w_orc"] for v in gen_openloop.verdicts(d, reader, key) if "w_orc" in v]
+    return out
 
 
 def run(iolat, text, args):
@@ -89,7 +105,10 @@ def main():
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--caps", default=",".join(map(str, CAPS)))
     ap.add_argument("--disk-raw", default="")
+    ap.add_argument("--disk-json", default="bench/results/openloop.json")
+    ap.add_argument("--disk-reader", default="ol3000")
     a = ap.parse_args()
+    dratios = disk_ratios(a.disk_json, a.disk_reader)
     seeds = [int(s) for s in a.seeds.split(",")]
     caps = [int(c) for c in a.caps.split(",")]
     base = open(a.jobfile).read()
@@ -124,7 +143,7 @@ def main():
             lat, w = run(a.iolat, text, ["--control", "adaptive", "--seed", str(s)])
             ratio = w / oracle if oracle else float("inf")
             ratios.append(ratio)
-            disk_r = "/".join(f"{r:.2f}×" for r in DISK_RATIOS[tname])
+            disk_r = "/".join(f"{r:.2f}×" for r in dratios.get(tname, [])) or "–"
             print(f"| {tname} | {s} | {oracle} | {lat['p90']:.0f} µs | {lat['p99']:.0f} µs | "
                   f"{w:.0f} | {ratio:.2f}× | {disk_r} |")
         kind = re.sub(r"(?m)^(throttle_slice|actuate_period|actuate_delay)=.*\n", "", text)
@@ -133,9 +152,11 @@ def main():
         print(f"| {tname} | {seeds[0]}, pace gate (the kind plant) | {oracle} | {lat['p90']:.0f} µs | "
               f"{lat['p99']:.0f} µs | {w:.0f} | {w / oracle if oracle else 0:.2f}× | |")
         med = sorted(ratios)[len(ratios) // 2]
-        dmed = sorted(DISK_RATIOS[tname])[1]
-        print(f"| {tname} | median | | | | | {med:.2f}× | median {dmed:.2f}× "
-              f"({(med / dmed - 1) * 100:+.0f} %) |")
+        drs = sorted(dratios.get(tname, []))
+        dmed = drs[len(drs) // 2] if drs else 0
+        print(f"| {tname} | median | | | | | {med:.2f}× | " +
+              (f"median {dmed:.2f}× (the simulator {(med / dmed - 1) * 100:+.0f} %) |" if dmed
+               else "– |"))
 
 
 if __name__ == "__main__":
