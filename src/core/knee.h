@@ -113,7 +113,7 @@ struct knee_period {
 	uint64_t dt;                 /* judged time */
 	uint64_t nr, missed, sum_ns; /* the protected group's I/O */
 	uint32_t windows;
-	uint32_t missed_windows;     /* ... late and starved: under half the group's usual I/Os */
+	uint32_t missed_windows;     /* ... late and starved: under 9/10 of the group's usual I/Os */
 	uint32_t drowned_windows;    /* ... nearly all late by far (knee_window_drowns()) */
 	uint64_t bytes, ios, waited; /* the siblings' */
 };
@@ -131,7 +131,7 @@ struct iolat_knee {
 	uint64_t last_obs;            /* end of the previous call's period */
 	uint64_t target_ns;           /* the protected group's target, as last seen (0: unknown) */
 	uint64_t nr_avg8;             /* its I/Os per window, 8 x a mean over ~8 windows */
-	bool starved;                 /* this window: under half of that (a stall held the group) */
+	bool starved;                 /* this window: under 9/10 of that (a closed loop slowed) */
 	uint64_t changed_at;          /* the limit last changed (decided) */
 	uint64_t force_at;            /* ... and was found in force */
 	uint32_t since_change;        /* windows seen since then */

@@ -162,9 +162,10 @@ int knee_period_verdict(const struct iolat_knee *k, bool futile)
  * proportion to the writer's rate (measured on this project's disk with an
  * open-loop reader at a 300 us target: 10, 14, 18, 35, 62, 95 % late at 150,
  * 250, 400, 700, 1 200, 2 000 MB/s). Its cut takes the rate to where that
- * share would be the bad line: to KNEE_BAD_PM / share of it, at most to
- * half (KNEE_CUT_RATIO_MAX_PM) in one step, so that a knee that is a cliff,
- * not a slope, is cut by about what the rule below cuts it (45 %).
+ * share would be the bad line: to KNEE_BAD_PM / share of it, at most to a
+ * quarter (KNEE_CUT_RATIO_MAX_PM) in one step; where the knee is a cliff,
+ * not a slope, the cut overshoots and the probes search back by halves
+ * (knee.c, overshot()).
  *
  * A group with fewer in flight (a reader at queue depth 1 waits for each
  * I/O: one I/O per stall, its share late says little of the time it lost,
