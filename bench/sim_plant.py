@@ -31,14 +31,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_openloop  # noqa: E402
+
 CAPS = [27, 32, 37, 70, 112, 131, 153, 179, 193, 209, 245, 283, 335, 458, 529, 857]
 TARGETS = {"300us": 300.0, "1ms": 1000.0}
 
 
 def disk_ratios(path, reader):
     """{target name: [iolatd adaptive writer / its repetition's oracle cap's]} from section 8."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import gen_openloop  # noqa: E402
     try:
         d = json.load(open(path))
     except (OSError, ValueError):

@@ -273,7 +273,7 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 		first_bps = k->mem.bps;
 	}
 	k->cut_from_bps = mean_bps; /* the first limit is a cut from the unthrottled rate */
-	k->cut_late_pm = k->meas_nr ? (uint32_t)(k->meas_missed * 1000 / k->meas_nr) : 0;
+	k->cut_late_pm = knee_share_pm(k->meas_missed, k->meas_nr);
 	set_limit(k, first_bps, first_iops, o->now, IOLAT_STEP_LIMIT);
 	return KNEE_SET;
 }
@@ -546,7 +546,7 @@ static enum knee_act close_period(struct iolat_knee *k, uint64_t now)
 	const struct knee_period *p = &k->per;
 	uint64_t d_bps = knee_per_sec(p->bytes, p->dt), d_iops = knee_per_sec(p->ios, p->dt);
 	uint32_t late_step = knee_late_step_pm(p->missed, p->nr, p->sum_ns, p->dt, k->target_ns);
-	uint32_t p_late = p->nr ? (uint32_t)(p->missed * 1000 / p->nr) : 0;
+	uint32_t p_late = knee_share_pm(p->missed, p->nr);
 	bool bound = p->waited || d_bps >= knee_scale_pm(k->force_bps, KNEE_BIND_PM) ||
 		     (k->force_iops && d_iops >= knee_scale_pm(k->force_iops, KNEE_BIND_PM));
 	int v = knee_period_verdict(k, k->phase == KNEE_FUTILE);
@@ -601,26 +601,22 @@ static uint64_t recent_rate(const struct iolat_knee *k)
 	return d_bps;
 }
 
-static uint32_t window_late_pm(const struct knee_obs *o)
-{
-	return o->nr ? (uint32_t)(o->missed * 1000 / o->nr) : 0;
-}
-
 static enum knee_act emergency(struct iolat_knee *k, const struct knee_obs *o)
 {
 	k->emergencies++;
 	if (k->cycle == KNEE_UP && !k->pending)
 		return probe_end(k, o->now, true);
 	k->bad_streak = k->bad_streak ? k->bad_streak : 1;
-	return cut(k, o->now, recent_rate(k), 1000 - KNEE_EMERGENCY_CUT_PM, 0, window_late_pm(o),
-		   CUT_NOW);
+	return cut(k, o->now, recent_rate(k), 1000 - KNEE_EMERGENCY_CUT_PM, 0,
+		   knee_share_pm(o->missed, o->nr), CUT_NOW);
 }
 
 /*
  * A judged window nearly all late, its mean 4 x the target or more, while the
  * limit binds (an open-loop reader queued behind the writer): cut by far at
- * once rather than at the period's end, for as long as each such cut lowered the window's mean by 10 % (a
- * target out of reach is left to the period and its futility rule). Any
+ * once rather than at the period's end, for as long as each such cut lowered
+ * the window's mean by 10 % (a target out of reach is left to the period and
+ * its futility rule). Any
  * judged window not drowning ends the chain.
  */
 static bool drowning(struct iolat_knee *k, const struct knee_obs *o, bool bound)
@@ -640,8 +636,8 @@ static enum knee_act drown_cut(struct iolat_knee *k, const struct knee_obs *o, u
 	k->drown_mean_ns = o->sum_ns / o->nr;
 	k->bad_streak = k->bad_streak ? k->bad_streak : 1;
 	return cut(k, o->now, recent_rate(k), cut_steps[0],
-		   knee_late_step_pm(o->missed, o->nr, o->sum_ns, dt, o->target_ns), window_late_pm(o),
-		   CUT_NOW);
+		   knee_late_step_pm(o->missed, o->nr, o->sum_ns, dt, o->target_ns),
+		   knee_share_pm(o->missed, o->nr), CUT_NOW);
 }
 
 static enum knee_act limited(struct iolat_knee *k, const struct knee_obs *o, bool ok,

@@ -206,6 +206,8 @@ bool knee_level_known(const struct knee_level *l);
 void knee_period_add(struct iolat_knee *k, const struct knee_obs *o, bool ok, uint64_t dt);
 int knee_period_verdict(const struct iolat_knee *k, bool futile);
 bool knee_period_certain(const struct iolat_knee *k, uint64_t period_ns, uint64_t win_ns);
+/* @late of @nr, per mille (0 when @nr is 0). */
+uint32_t knee_share_pm(uint64_t late, uint64_t nr);
 /* Is the protected group queued behind the siblings (knee_late_step_pm())? */
 bool knee_queued(uint64_t nr, uint64_t sum_ns, uint64_t dt, uint64_t target_ns);
 uint32_t knee_late_step_pm(uint64_t late, uint64_t nr, uint64_t sum_ns, uint64_t dt,

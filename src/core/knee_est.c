@@ -33,6 +33,11 @@ uint64_t knee_per_sec(uint64_t n, uint64_t dt_ns)
 	return n * NSEC_PER_SEC / dt_ns;
 }
 
+uint32_t knee_share_pm(uint64_t late, uint64_t nr)
+{
+	return nr ? (uint32_t)(late * 1000 / nr) : 0;
+}
+
 /* ---- the knee estimate: a max filter over the last seconds ---- */
 
 uint64_t knee_good_rate(const struct iolat_knee *k, uint64_t now)
@@ -124,7 +129,7 @@ bool knee_window_drowns(const struct knee_obs *o)
  */
 static uint64_t late_pm(const struct knee_period *p)
 {
-	uint64_t ios = p->nr ? p->missed * 1000 / p->nr : 0;
+	uint64_t ios = knee_share_pm(p->missed, p->nr);
 	uint64_t wins = p->windows ? (uint64_t)p->missed_windows * 1000 / p->windows : 0;
 
 	return ios > wins ? ios : wins;
@@ -187,7 +192,7 @@ bool knee_queued(uint64_t nr, uint64_t sum_ns, uint64_t dt, uint64_t target_ns)
 uint32_t knee_late_step_pm(uint64_t late, uint64_t nr, uint64_t sum_ns, uint64_t dt,
 			   uint64_t target_ns)
 {
-	uint64_t share = nr ? late * 1000 / nr : 0;
+	uint64_t share = knee_share_pm(late, nr);
 	uint64_t pm;
 
 	if (share <= KNEE_BAD_PM)
