@@ -56,7 +56,8 @@
 #define KNEE_FLOOR_DIV        64u  /* floor: 1/64 of the unthrottled rate */
 #define KNEE_IDLE_LIFT_NS    4000000000ull /* a limit not used for 4 s is lifted */
 #define KNEE_APPLY_WAIT_NS   3000000000ull /* a change never put in force: adopt what is */
-#define KNEE_FUTILE_STEPS      2u  /* cuts in a row that did not help */
+#define KNEE_FUTILE_STEPS      2u  /* cuts in a row that did not help ... */
+#define KNEE_FUTILE_SPAN       2u  /* ... down to 1/2 of the rate where they began (first chase) */
 #define KNEE_HELP_PM         900u  /* "helped": the mean fell below 0.9 x the level before */
 #define KNEE_BEST_PM        1100u  /* a level within 1.1 x the best mean is as good */
 #define KNEE_WORSE_PM       1500u  /* unattainable: a period 1.5 x the best mean is bad */
@@ -155,6 +156,7 @@ struct iolat_knee {
 	struct knee_level lv[KNEE_HISTORY]; /* lv[0]: the current level */
 	uint32_t nr_lv;
 	uint32_t futile_steps;
+	uint64_t futile_from_bps;     /* the level the first cut that did not help left */
 	uint64_t best_mean_ns;        /* unattainable: the best mean seen (the reference) */
 	uint64_t drown_mean_ns;       /* the mean of the window that made the last drowning cut */
 	/* Kept across episodes (knee_reset): the last limited episode's knee. */
@@ -209,7 +211,7 @@ bool knee_period_certain(const struct iolat_knee *k, uint64_t period_ns, uint64_
 /* @late of @nr, per mille (0 when @nr is 0). */
 uint32_t knee_share_pm(uint64_t late, uint64_t nr);
 /* Is the protected group queued behind the siblings (knee_late_step_pm())? */
-bool knee_queued(uint64_t nr, uint64_t sum_ns, uint64_t dt, uint64_t target_ns);
+bool knee_queued(uint64_t late, uint64_t nr, uint64_t sum_ns, uint64_t dt, uint64_t target_ns);
 uint32_t knee_late_step_pm(uint64_t late, uint64_t nr, uint64_t sum_ns, uint64_t dt,
 			   uint64_t target_ns);
 

@@ -159,9 +159,11 @@ int knee_period_verdict(const struct iolat_knee *k, bool futile)
  * over the target @target_ns, once over the bad line (KNEE_BAD_PM), their
  * latencies summing to @sum_ns over @dt of judged time.
  *
- * A group queued behind the siblings' I/O - its mean KNEE_DROWN_MUL x its
- * target or more, and KNEE_QUEUED_DEPTH or more I/Os in flight on average
- * (Little's law: @sum_ns / @dt) - issues them whether or not earlier ones
+ * A group queued behind the siblings' I/O - its late I/Os late by far (their
+ * mean KNEE_DROWN_MUL x its target or more, counted as if each I/O in time
+ * took the whole target: a bound from below), and KNEE_QUEUED_DEPTH or more
+ * I/Os in flight on average (Little's law: @sum_ns / @dt) - issues them
+ * whether or not earlier ones
  * completed, so its I/Os sample the device's time evenly: the share late is
  * the share of the time a read finds the writer in its way, which grows in
  * proportion to the writer's rate (measured on this project's disk with an
@@ -183,9 +185,13 @@ int knee_period_verdict(const struct iolat_knee *k, bool futile)
  * instead of climbing the steps one period at a time; one that misses by a
  * little keeps the small steps.
  */
-bool knee_queued(uint64_t nr, uint64_t sum_ns, uint64_t dt, uint64_t target_ns)
+bool knee_queued(uint64_t late, uint64_t nr, uint64_t sum_ns, uint64_t dt, uint64_t target_ns)
 {
-	return nr && dt && target_ns && sum_ns / nr >= target_ns * KNEE_DROWN_MUL &&
+	/* The whole group's mean would say "queued" only when a quarter or more
+	 * were late at 12 x a 1 ms target (reads stuck behind a clump of writes):
+	 * the slope, in proportion, is there from the first few percent. */
+	return late && late <= nr && dt && target_ns &&
+	       sum_ns >= target_ns * (nr + (KNEE_DROWN_MUL - 1) * late) &&
 	       sum_ns / KNEE_QUEUED_DEPTH >= dt;
 }
 
@@ -197,7 +203,7 @@ uint32_t knee_late_step_pm(uint64_t late, uint64_t nr, uint64_t sum_ns, uint64_t
 
 	if (share <= KNEE_BAD_PM)
 		return 0;
-	if (knee_queued(nr, sum_ns, dt, target_ns)) {
+	if (knee_queued(late, nr, sum_ns, dt, target_ns)) {
 		pm = 1000 - KNEE_BAD_PM * 1000 / share;
 		return (uint32_t)(pm < KNEE_CUT_RATIO_MAX_PM ? pm : KNEE_CUT_RATIO_MAX_PM);
 	}

@@ -184,15 +184,18 @@ static void test_first_limit_from_the_mean(void **state)
 /*
  * Measuring windows that miss by far take the far step at once: a queued
  * group 15 % late, to 10 / 15 of the mean; 60 % late, to a quarter (the
- * most one step takes). A group not queued - under 2 in flight (100 I/Os a
- * window of 1.5 ms each), or a mean under 4 x the target (3 ms) - 25 % late:
- * 0.9 x, as a queued one 11 % late (10 / 11) or just on the line.
+ * most one step takes); 15 % late with a mean of 2 ms (reads fast or stuck
+ * behind a write: the late ones at least 7.7 ms), to 10 / 15 too. A group
+ * not queued - under 2 in flight (100 I/Os a window of 1.5 ms each), or its
+ * late ones late by little (25 % late, a mean of 1.5 ms: the late ones at
+ * least 3 ms, under 4 x the target) - 0.9 x, as a queued one 11 % late
+ * (10 / 11) or just on the line.
  */
 static void test_first_limit_takes_the_far_step(void **state)
 {
 	static const struct { uint64_t nr, late, mean_us, mb; } c[] = {
-		{ 0, 150, 5000, 666 }, { 0, 600, 5000, 250 }, { 100, 250, 1500, 900 },
-		{ 0, 250, 3000, 900 },
+		{ 0, 150, 5000, 666 }, { 0, 600, 5000, 250 }, { 0, 150, 2000, 666 },
+		{ 100, 250, 1500, 900 }, { 0, 250, 1500, 900 },
 		{ 0, 110, 5000, 900 }, { 0, 100, 5000, 900 },
 	};
 
@@ -345,8 +348,9 @@ static void test_period_verdict(void **state)
  * windows settle, then 10: a period 11 % late by its I/Os, its late windows
  * with the group's usual count, is not certain before its end; the first
  * limit's period is 5), from what was delivered; at least the far step
- * (11 % late, queued with a mean of 5 ms: to 10 / 11, 9.1 %; with a mean
- * under 4 x the target, 3.75 ms, or 50 us (under 2 in flight): twice the
+ * (11 % late, queued with a mean of 5 ms: to 10 / 11, 9.1 %; with its late
+ * ones late by little - a mean of 1.3 ms: they are at least 3.7 ms, under
+ * 4 x the target - or with a mean of 50 us (under 2 in flight): twice the
  * share late beyond the good line, 7 %). */
 static void test_cut_steps_grow(void **state)
 {
@@ -362,7 +366,7 @@ static void test_cut_steps_grow(void **state)
 		assert_int_equal(late_until_set(&t, 110, lim / MB, mean, 20), c ? 12 : 7);
 		assert_int_equal(t.k.decision, IOLAT_STEP_BACKOFF);
 		assert_int_equal(t.k.limit_bps, lim / MB * MB / 1000 * pm[c]);
-		mean = mean * 3 / 4; /* each cut helped: no futility */
+		mean = c ? mean * 3 / 4 : 1300; /* each cut helped: no futility */
 	}
 	/* A good period resets the step. */
 	for (int i = 0; i < 12; i++)
@@ -394,8 +398,9 @@ static void test_far_miss_cuts_far(void **state)
 	assert_int_equal(knee_late_step_pm(1000, 1000, 0, 0, 0), 450);
 	assert_int_equal(knee_late_step_pm(5, 0, 0, 0, 0), 0);
 	/* Queued: 2 or more in flight on average (latencies summing to 2 x the
-	 * time) with a mean 4 x the 1 ms target or more: to 10 % / the share
-	 * late, at most to a quarter. */
+	 * time) with the late ones 4 x the 1 ms target or more (counted as if
+	 * each one in time took 1 ms): to 10 % / the share late, at most to a
+	 * quarter. */
 	assert_int_equal(knee_late_step_pm(100, 1000, 5 * S, 100 * MS, MS), 0);
 	assert_int_equal(knee_late_step_pm(110, 1000, 5 * S, 100 * MS, MS), 91);
 	assert_int_equal(knee_late_step_pm(150, 1000, 5 * S, 100 * MS, MS), 334);
@@ -403,7 +408,8 @@ static void test_far_miss_cuts_far(void **state)
 	assert_int_equal(knee_late_step_pm(850, 1000, 5 * S, 100 * MS, MS), 750);
 	assert_int_equal(knee_late_step_pm(15, 100, 500 * MS, 100 * MS, MS), 334);
 	assert_int_equal(knee_late_step_pm(15, 100, 199 * MS, 100 * MS, 100), 150); /* 1.99 in flight */
-	assert_int_equal(knee_late_step_pm(150, 1000, 3999 * MS, 100 * MS, MS), 150); /* mean 4 ms - */
+	assert_int_equal(knee_late_step_pm(150, 1000, 1449 * MS, 100 * MS, MS), 150); /* 4 ms - */
+	assert_int_equal(knee_late_step_pm(150, 1000, 1450 * MS, 100 * MS, MS), 334); /* 4 ms */
 	assert_int_equal(knee_late_step_pm(150, 1000, 5 * S, 100 * MS, 0), 150); /* no target */
 	kt_init(&t);
 	limit_at(&t, 2000);
@@ -780,6 +786,16 @@ static void test_futility(void **state)
 	assert_int_equal(t.k.futile_steps, 0);
 	assert_true(late_until_set(&t, 150, 1530, 300, 20));
 	assert_int_equal(t.k.futile_steps, 1);       /* 1800 -> 1530 did not help */
+	assert_int_equal(t.k.futile_from_bps, 1800 * MB);
+	/* Cuts go on while the limit is above half of 1800: not yet futile. */
+	while (t.k.limit_bps * 2 > 1800 * MB) {
+		assert_true(late_until_set(&t, 150, 0, 290, 20));
+		if (t.k.decision == IOLAT_STEP_FUTILE)
+			break;
+		assert_int_equal(t.k.decision, IOLAT_STEP_BACKOFF);
+		assert_false(knee_unattainable(&t.k));
+	}
+	assert_true(t.k.limit_bps * 2 <= 1800 * MB); /* a cut took it to half */
 	assert_true(late_until_set(&t, 150, 0, 290, 20));
 	assert_int_equal(t.k.decision, IOLAT_STEP_FUTILE);
 	assert_true(knee_unattainable(&t.k));
@@ -806,6 +822,36 @@ static void test_futility(void **state)
 	/* A period within the target: attainable again. */
 	for (int i = 0; i < 12; i++)
 		win_late(&t, 0, lim_mb(&t), true, 50);
+	assert_false(knee_unattainable(&t.k));
+}
+
+/* A plateau: the mean holds over two cuts (reads fast or stuck behind a
+ * write in about the same share), then falls under the knee: never futile,
+ * and the chase ends where the target is met. */
+static void test_plateau_is_not_futile(void **state)
+{
+	struct kt t;
+	unsigned cuts = 0;
+
+	(void)state;
+	kt_init(&t);
+	t.nr = 100;
+	limit_at(&t, 2000);
+	while (t.k.limit_bps > 1000 * MB && cuts < 20) {
+		assert_true(late_until_set(&t, 150, 0, 2000, 20));
+		assert_int_equal(t.k.decision, IOLAT_STEP_BACKOFF);
+		cuts++;
+	}
+	assert_true(cuts >= 3); /* 2 that did not help, and more */
+	assert_true(t.k.futile_steps >= KNEE_FUTILE_STEPS);
+	assert_false(knee_unattainable(&t.k));
+	/* Under the knee the mean falls: a cut helped, the count starts over. */
+	assert_true(late_until_set(&t, 150, 0, 900, 20));
+	assert_int_equal(t.k.decision, IOLAT_STEP_BACKOFF);
+	assert_int_equal(t.k.futile_steps, 0);
+	for (int i = 0; i < 30; i++)
+		assert_int_not_equal(win_late(&t, 20, lim_mb(&t), true, 200) == KNEE_SET &&
+					     t.k.decision == IOLAT_STEP_BACKOFF, true);
 	assert_false(knee_unattainable(&t.k));
 }
 
@@ -989,6 +1035,7 @@ int main(void)
 		cmocka_unit_test(test_emergency_cut),
 		cmocka_unit_test(test_change_not_in_force),
 		cmocka_unit_test(test_futility),
+		cmocka_unit_test(test_plateau_is_not_futile),
 		cmocka_unit_test(test_futile_again_goes_back_up),
 		cmocka_unit_test(test_floor_is_futile),
 		cmocka_unit_test(test_lift),
