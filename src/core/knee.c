@@ -18,6 +18,10 @@
  *    between (a second such period in a row with the limit used: the
  *    smallest cut). A period already bad whatever follows closes early. At
  *    most one change per period.
+ *  - the budget: the share late of the last ~10 periods (each weighing 1/10
+ *    less a period on; the measuring windows count too). While it is over
+ *    7.5 %, a dead-zone period takes the smallest cut at once and good
+ *    periods at cruise do not count toward a probe.
  *  - a bad period cuts from min(limit in force, rate delivered over the
  *    period) by a step that grows with bad periods in a row (4, 8, 15, 25 %),
  *    and is at least the far step while no cut failed to help: for a group
@@ -276,6 +280,7 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 	}
 	k->cut_from_bps = mean_bps; /* the first limit is a cut from the unthrottled rate */
 	k->cut_late_pm = knee_share_pm(k->meas_missed, k->meas_nr);
+	knee_budget_add(k, k->meas_nr, k->meas_missed); /* the reads it cost count */
 	set_limit(k, first_bps, first_iops, o->now, IOLAT_STEP_LIMIT);
 	return KNEE_SET;
 }
@@ -308,6 +313,7 @@ static bool recall(struct iolat_knee *k, const struct knee_obs *o)
 	k->lv[0].windows = 1;
 	k->nr_lv = 1;
 	k->used_at = o->now;
+	knee_budget_add(k, o->nr, o->missed);
 	set_limit(k, m.bps, m.iops, o->now, IOLAT_STEP_LIMIT);
 	return true;
 }
@@ -514,7 +520,7 @@ static bool should_lift(const struct iolat_knee *k, uint64_t now)
 
 /* A good period (@bound: the limit was used). */
 static enum knee_act good_period(struct iolat_knee *k, uint64_t now, uint64_t d_bps,
-				 bool bound, bool met, uint64_t late_pm)
+				 bool bound, bool met, uint64_t late_pm, bool burned)
 {
 	bool over = bound && overshot(k, late_pm);
 
@@ -544,7 +550,7 @@ static enum knee_act good_period(struct iolat_knee *k, uint64_t now, uint64_t d_
 		k->bisect = true;
 		return probe(k, now);
 	}
-	if (!bound || ++k->cruise_periods < KNEE_CRUISE_PERIODS) {
+	if (!bound || burned || ++k->cruise_periods < KNEE_CRUISE_PERIODS) {
 		k->decision = IOLAT_STEP_HOLD;
 		return KNEE_NONE;
 	}
@@ -563,6 +569,9 @@ static enum knee_act close_period(struct iolat_knee *k, uint64_t now)
 	int v = knee_period_verdict(k, k->phase == KNEE_FUTILE);
 	bool met = knee_period_verdict(k, false) == 1;
 	bool drowned = p->windows && p->drowned_windows == p->windows;
+	/* Judged by its mean, a futile phase spends no budget (all is late). */
+	bool burned = k->phase != KNEE_FUTILE &&
+		      knee_budget_add(k, p->nr, (uint64_t)knee_period_late_pm(p) * p->nr / 1000);
 	uint32_t lvl;
 
 	k->lv[0].nr = p->nr; /* the level's mean: its last period's */
@@ -571,11 +580,11 @@ static enum knee_act close_period(struct iolat_knee *k, uint64_t now)
 	new_period(k);
 	k->dead_streak = v < 0 ? k->dead_streak + 1 : 0;
 	if (v == 1)
-		return good_period(k, now, d_bps, bound, met, p_late);
+		return good_period(k, now, d_bps, bound, met, p_late, burned);
 	if (k->cycle == KNEE_UP)
 		return probe_end(k, now, v == 0);
-	if (v < 0 && (k->dead_streak < KNEE_DEAD_PERIODS || !bound))
-		return KNEE_NONE; /* the dead zone: nothing changes */
+	if (v < 0 && ((k->dead_streak < KNEE_DEAD_PERIODS && !burned) || !bound))
+		return KNEE_NONE; /* the dead zone: nothing changes, the budget allowing */
 	if (v < 0) { /* sitting on the edge: the smallest cut */
 		k->dead_streak = 0;
 		return cut(k, now, d_bps, cut_steps[0], 0, p_late, CUT_PERIOD);

@@ -24,6 +24,7 @@
 #define KNEE_BAD_PM          100u  /* a period is bad above 10 % of its I/Os (or windows) late */
 #define KNEE_GOOD_PM          75u  /* ... good below 7.5 %; in between nothing changes */
 #define KNEE_DEAD_PERIODS      2u  /* dead-zone periods in a row, the limit used: a 4 % cut */
+#define KNEE_BUDGET_DIV       10u  /* the budget: the share late of ~10 periods (each decays 1/10) */
 #define KNEE_EARLY_WINDOWS     3u  /* a period already bad whatever follows closes early */
 #define KNEE_EMERGENCY_PM    500u  /* emergency: a window with more than half its I/Os late */
 #define KNEE_EMERGENCY_CUT_PM 900u /* ... cut to 0.9 x the rate delivered over the last period */
@@ -155,6 +156,7 @@ struct iolat_knee {
 	uint64_t good_sec[KNEE_GOOD_BUCKETS]; /* ... in this second (+1; 0: empty) */
 	struct knee_level lv[KNEE_HISTORY]; /* lv[0]: the current level */
 	uint32_t nr_lv;
+	uint64_t budget_nr, budget_late; /* the group's I/Os and late ones, decaying by period */
 	uint32_t futile_steps;
 	uint64_t futile_from_bps;     /* the level the first cut that did not help left */
 	uint64_t best_mean_ns;        /* unattainable: the best mean seen (the reference) */
@@ -207,6 +209,10 @@ uint64_t knee_level_mean(const struct knee_level *l);
 bool knee_level_known(const struct knee_level *l);
 void knee_period_add(struct iolat_knee *k, const struct knee_obs *o, bool ok, uint64_t dt);
 int knee_period_verdict(const struct iolat_knee *k, bool futile);
+/* The period's share late, per mille (of its I/Os, or of its starved late windows). */
+uint32_t knee_period_late_pm(const struct knee_period *p);
+/* Add the period to the budget; true when its share late is then over the good line. */
+bool knee_budget_add(struct iolat_knee *k, uint64_t nr, uint64_t late);
 bool knee_period_certain(const struct iolat_knee *k, uint64_t period_ns, uint64_t win_ns);
 /* @late of @nr, per mille (0 when @nr is 0). */
 uint32_t knee_share_pm(uint64_t late, uint64_t nr);

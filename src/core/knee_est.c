@@ -127,12 +127,29 @@ bool knee_window_drowns(const struct knee_obs *o)
  * under the knee (on this project's disk an open-loop reader's 1 ms target
  * was met at p90 289 us with the writer at 0.65 x the best cap's).
  */
-static uint64_t late_pm(const struct knee_period *p)
+uint32_t knee_period_late_pm(const struct knee_period *p)
 {
-	uint64_t ios = knee_share_pm(p->missed, p->nr);
-	uint64_t wins = p->windows ? (uint64_t)p->missed_windows * 1000 / p->windows : 0;
+	uint32_t ios = knee_share_pm(p->missed, p->nr);
+	uint32_t wins = p->windows ? p->missed_windows * 1000 / p->windows : 0;
 
 	return ios > wins ? ios : wins;
+}
+
+/*
+ * The budget: a p90 target allows 10 % of the group's I/Os late over a run,
+ * not per period. A period in the dead zone (7.5-10 %) changes nothing, and
+ * the descent from the siblings' full rate (the measuring windows and the
+ * first limit's period: 40-90 % late on this project's disk) spends the
+ * allowance of many periods; the budget keeps the share late of the last
+ * ~KNEE_BUDGET_DIV periods (each weighs 1/KNEE_BUDGET_DIV less a period on)
+ * and, while it is over the good line, the dead zone counts as the edge (the
+ * smallest cut) and no probe starts (knee.c).
+ */
+bool knee_budget_add(struct iolat_knee *k, uint64_t nr, uint64_t late)
+{
+	k->budget_nr = k->budget_nr - k->budget_nr / KNEE_BUDGET_DIV + nr;
+	k->budget_late = k->budget_late - k->budget_late / KNEE_BUDGET_DIV + late;
+	return k->budget_late * 1000 > k->budget_nr * KNEE_GOOD_PM;
 }
 
 /*
@@ -148,7 +165,7 @@ int knee_period_verdict(const struct iolat_knee *k, bool futile)
 		return -1;
 	if (futile)
 		return p->sum_ns / p->nr <= knee_scale_pm(k->best_mean_ns, KNEE_WORSE_PM);
-	late = late_pm(p);
+	late = knee_period_late_pm(p);
 	if (late > KNEE_BAD_PM)
 		return 0;
 	return late < KNEE_GOOD_PM ? 1 : -1;

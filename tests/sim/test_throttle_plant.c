@@ -139,7 +139,7 @@ static void test_unused_budget_is_lost(void **state)
 }
 
 static const char adaptive_file[] =
-	"[global]\ndevice=vdisk\nruntime=10s\nseed=1\nthrottle_slice=100ms\n"
+	"[global]\ndevice=vdisk\nruntime=20s\nseed=1\nthrottle_slice=100ms\n"
 	"actuate_period=100ms\nactuate_delay=%s\nvdisk_mbps=1200\nvdisk_read_us=80\n"
 	"vdisk_jitter_pct=45\nvdisk_read_wait_pct=100\nvdisk_host_writes=10\n"
 	"[group:main]\ntarget=300us\n[group:system/fbpkg]\n"
