@@ -21,7 +21,8 @@
  *  - the budget: the share late of the last ~10 periods (each weighing 1/10
  *    less a period on; the measuring windows count too). While it is over
  *    7.5 %, a dead-zone period takes the smallest cut at once and good
- *    periods at cruise do not count toward a probe.
+ *    periods at cruise do not count toward a probe. It is kept from one
+ *    episode to the next with the memory (30 s).
  *  - a bad period cuts from min(limit in force, rate delivered over the
  *    period) by a step that grows with bad periods in a row (4, 8, 15, 25 %),
  *    and is at least the far step while no cut failed to help: for a group
@@ -55,9 +56,9 @@
  *  - futility: cuts in a row that did not lower the protected group's
  *    mean by 10 %, two at least and down to half the rate where they began
  *    (a plateau of the mean is narrower), or a cut at the floor: lowering
- *    does not help. Back to
- *    the highest level whose mean was within 10 % of the best; periods are
- *    then judged against 1.5 x that mean until one meets the target.
+ *    does not help. Back to the highest limited level whose mean was within
+ *    10 % of the best; periods are then judged against 1.5 x that mean until
+ *    one meets the target.
  *  - the actuator's word: a change is judged once the caller says it is in
  *    force (or at once when it says nothing: the pace gate); one never put
  *    in force within 3 s is given up for what is.
@@ -106,7 +107,7 @@ void knee_reset(struct iolat_knee *k)
 {
 	uint64_t probes = k->probes, fails = k->probe_fails, backoffs = k->backoffs;
 	uint64_t emergencies = k->emergencies, last_obs = k->last_obs, target = k->target_ns;
-	uint64_t nr_avg8 = k->nr_avg8;
+	uint64_t nr_avg8 = k->nr_avg8, budget_nr = k->budget_nr, budget_late = k->budget_late;
 	struct knee_memory mem;
 
 	remember(k);
@@ -119,7 +120,22 @@ void knee_reset(struct iolat_knee *k)
 	k->last_obs = last_obs;
 	k->target_ns = target;
 	k->nr_avg8 = nr_avg8;
+	k->budget_nr = budget_nr; /* kept with the memory: budget_start() */
+	k->budget_late = budget_late;
 	k->mem = mem;
+}
+
+/*
+ * An episode's first limit: the budget goes on from the last episode's while
+ * its memory is kept (a reader that comes and goes is judged over its run,
+ * and each of its busy spells starts behind siblings at full speed), else
+ * starts over; the I/Os that made the limit count.
+ */
+static void budget_start(struct iolat_knee *k, uint64_t now, uint64_t nr, uint64_t late)
+{
+	if (!k->mem.bps || now - k->mem.at >= KNEE_MEMORY_NS)
+		k->budget_nr = k->budget_late = 0;
+	knee_budget_add(k, nr, late);
 }
 
 uint64_t knee_next_probe_ns(const struct iolat_knee *k)
@@ -280,7 +296,7 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 	}
 	k->cut_from_bps = mean_bps; /* the first limit is a cut from the unthrottled rate */
 	k->cut_late_pm = knee_share_pm(k->meas_missed, k->meas_nr);
-	knee_budget_add(k, k->meas_nr, k->meas_missed); /* the reads it cost count */
+	budget_start(k, o->now, k->meas_nr, k->meas_missed);
 	set_limit(k, first_bps, first_iops, o->now, IOLAT_STEP_LIMIT);
 	return KNEE_SET;
 }
@@ -313,7 +329,7 @@ static bool recall(struct iolat_knee *k, const struct knee_obs *o)
 	k->lv[0].windows = 1;
 	k->nr_lv = 1;
 	k->used_at = o->now;
-	knee_budget_add(k, o->nr, o->missed);
+	budget_start(k, o->now, o->nr, o->missed);
 	set_limit(k, m.bps, m.iops, o->now, IOLAT_STEP_LIMIT);
 	return true;
 }
@@ -361,13 +377,13 @@ enum cut_why { CUT_NOW, CUT_PERIOD, CUT_PERIOD_DROWNED };
  * a drain or an emergency was judged in other conditions). Two cuts in a row
  * that did not help, and down to half the rate of the level the first of them
  * left (the futile phase's re-check: two are enough), or the floor: futile.
- * Why half: on this disk at a 1 ms target the mean held ~2 ms from 640 to
- * 526 MB/s (reads fast, or stuck behind a write, in about the same share)
- * with the knee near 450: two cuts judged it out of reach. A period that drowned (@drowned)
- * counts no cut against: far above a knee the latency stays at its worst
- * until the rate comes near the knee (this disk: the same 15 ms from the
- * writer's full rate down to a third of it), so "it did not help yet" says
- * nothing there; the floor still ends the chase.
+ * Why half: on this project's disk at a 1 ms target the mean held ~2 ms from
+ * 640 to 526 MB/s (reads fast, or stuck behind a write, in about the same
+ * share) with the knee near 450: two cuts judged it out of reach. A period
+ * that drowned (@drowned) counts no cut against: far above a knee the
+ * latency stays at its worst until the rate comes near the knee (this disk:
+ * the same 15 ms from the writer's full rate down to a third of it), so "it
+ * did not help yet" says nothing there; the floor still ends the chase.
  */
 static bool cut_is_futile(struct iolat_knee *k, bool drowned)
 {

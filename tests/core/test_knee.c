@@ -594,6 +594,35 @@ static void test_memory_recalled_at_once(void **state)
 	assert_int_equal(t.k.limit_bps, 0);
 }
 
+/*
+ * The budget goes on across episodes while the memory is kept: a reader
+ * back from idle (its window 60 % late, the memory recalled) finds the
+ * budget its last busy spell left, plus that window; 30 s after the last
+ * episode's end it starts over with the I/Os that made the limit.
+ */
+static void test_budget_kept_with_memory(void **state)
+{
+	struct kt t;
+
+	(void)state;
+	kt_init(&t);
+	limit_at(&t, 2000); /* 200 of 2000 late */
+	assert_int_equal(good_until_set(&t, 100), 37); /* 2 + 5 + 3 x 10 windows, none late */
+	knee_reset(&t.k);
+	/* I/Os 2000 -> 6800 -> 16120 -> 24508 -> 32058; late 200 -> 180 -> 162 -> 146 -> 132 */
+	assert_int_equal(t.k.budget_nr, 32058);
+	assert_int_equal(t.k.budget_late, 132);
+	t.now += 3 * S;
+	assert_int_equal(win(&t, false, 0, false), KNEE_SET); /* recalled: 600 of 1000 late */
+	assert_int_equal(t.k.budget_nr, 32058 - 3205 + 1000);
+	assert_int_equal(t.k.budget_late, 132 - 13 + 600);
+	knee_reset(&t.k);
+	t.now += 30 * S;
+	limit_at(&t, 2000);
+	assert_int_equal(t.k.budget_nr, 2000);
+	assert_int_equal(t.k.budget_late, 200);
+}
+
 /* Cruise under the estimate, the probe cycle: up a little, held, up again;
  * not held: a drain, then cruise at 0.98 x the estimate, probes under the
  * rate that failed. */
@@ -1076,6 +1105,7 @@ int main(void)
 		cmocka_unit_test(test_drowning_cuts_at_once),
 		cmocka_unit_test(test_memory_of_the_knee),
 		cmocka_unit_test(test_memory_recalled_at_once),
+		cmocka_unit_test(test_budget_kept_with_memory),
 		cmocka_unit_test(test_cruise_and_probe_cycle),
 		cmocka_unit_test(test_overshoot_bisects),
 		cmocka_unit_test(test_emergency_cut),
