@@ -652,8 +652,7 @@ static enum knee_act emergency(struct iolat_knee *k, const struct knee_obs *o)
  * limit binds (an open-loop reader queued behind the writer): cut by far at
  * once rather than at the period's end, for as long as each such cut lowered
  * the window's mean by 10 % (a target out of reach is left to the period and
- * its futility rule). Any
- * judged window not drowning ends the chain.
+ * its futility rule). Any judged window not drowning ends the chain.
  */
 static bool drowning(struct iolat_knee *k, const struct knee_obs *o, bool bound)
 {

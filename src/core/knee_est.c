@@ -180,10 +180,10 @@ int knee_period_verdict(const struct iolat_knee *k, bool futile)
  * mean KNEE_DROWN_MUL x its target or more, counted as if each I/O in time
  * took the whole target: a bound from below), and KNEE_QUEUED_DEPTH or more
  * I/Os in flight on average (Little's law: @sum_ns / @dt) - issues them
- * whether or not earlier ones
- * completed, so its I/Os sample the device's time evenly: the share late is
- * the share of the time a read finds the writer in its way, which grows in
- * proportion to the writer's rate (measured on this project's disk with an
+ * whether or not earlier ones completed, so its I/Os sample the device's
+ * time evenly: the share late is the share of the time a read finds the
+ * writer in its way, which grows in proportion to the writer's rate
+ * (measured on this project's disk with an
  * open-loop reader at a 300 us target: 10, 14, 18, 35, 62, 95 % late at 150,
  * 250, 400, 700, 1 200, 2 000 MB/s). Its cut takes the rate to where that
  * share would be the bad line: to KNEE_BAD_PM / share of it, at most to a
