@@ -46,6 +46,7 @@ struct iolatd_opts {
 };
 
 #define IOLATD_PERIOD_NS 100000000ull   /* control round: depth -> limits */
+#define IOLATD_ROUND_MIN_NS 10000000ull  /* an early round (a lowering): at least this after the last */
 #define IOLATD_SECOND_NS 1000000000ull  /* tick, rescan, status */
 #define IOLATD_RESOLVE_NS 10000000000ull /* systemd units looked at again */
 #define IOLATD_STATUS_FILE "status"

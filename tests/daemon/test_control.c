@@ -20,7 +20,8 @@
  * each limited or protected group was served over a period is in the
  * status (unknown when they go backwards, one line when they cannot be read);
  * in the adaptive mode, a reader whose submitted bytes do not complete is
- * stalled, not idle: the writer's limit holds;
+ * stalled, not idle: the writer's limit holds; a reader that comes back
+ * has the recalled limit written at once, not at the next round;
  * a run directory on a controlled disk is warned about at start.
  * Context: single-threaded cmocka program.
  */
@@ -661,6 +662,39 @@ static void test_adaptive_rate(void **state)
 	iolatd_destroy(d);
 }
 
+/*
+ * control=adaptive, a reader that comes back: its episode ended (idle), the
+ * writer runs unlimited; the reader's first late reads recall the last
+ * episode's rate, and that limit is written by the same call, not at the
+ * next 100 ms round (a round has just gone when the reader comes back).
+ * Written at once: a kernel whose throttle needs no priming.
+ */
+static void test_adaptive_recall_written_at_once(void **state)
+{
+	struct iolatd_opts o = t_daemon_opts(run, sysfs, &vclock, quiet_log);
+	struct iolatd *d;
+	unsigned steps = 0;
+
+	snprintf(conf, sizeof(conf), "[global]\ndevice=254:0\nnr_requests=64\nrotational=0\n"
+		 "control=adaptive\ncgroup_root=%s\n[group:app/reader]\ntarget=1ms\n", f.root);
+	assert_int_equal(iolatd_config_parse("t.conf", conf, &cfg, err, sizeof(err)), 0);
+	o.direct_limits = true; /* a kernel whose throttle needs no priming (this project's disk) */
+	d = t_daemon_start(&cfg, &o);
+	drive(d, 3000, 3 * MS);
+	assert_true(limit("app/writer", WBPS) < ADMIN_WBPS);
+	drive(d, 2500, 0);                      /* idle: the episode ends, the writer runs free */
+	assert_int_equal(limit("app/writer", WBPS), ADMIN_WBPS);
+	while (limit("app/writer", WBPS) == ADMIN_WBPS && steps < 30) {
+		drive(d, 10, 3 * MS);           /* back, every read late */
+		steps++;
+	}
+	print_message("recall written after %u ms\n", steps * 10);
+	assert_true(steps <= 2);
+	assert_true(limit("app/writer", WBPS) < (1ull << 30));
+	assert_int_equal(iolatd_stop(d, vnow), 0);
+	iolatd_destroy(d);
+}
+
 /* The status field @key of group @rel, or -1. */
 static long long status_num(const char *rel, const char *key)
 {
@@ -887,6 +921,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_starvation_after_ineffective_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_misses_from_elsewhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_adaptive_rate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_adaptive_recall_written_at_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_served_from_throttle_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_adaptive_stalled_reader, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_adaptive_stale_count, setup, teardown),

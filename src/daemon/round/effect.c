@@ -15,6 +15,7 @@ void iolatd_effect_period(struct effect *e, const struct rate_sample *s, const s
 				   (double)s->ios[RATE_READ], (double)s->ios[RATE_WRITE] };
 
 	e->periods++;
+	e->secs += secs;
 	for (int k = 0; k < CG_NR_LIMITS; k++) {
 		e->used[k] += v[k];
 		/* A new limit acts 100-200 ms later: the period is allowed the looser of it and the last. */
@@ -56,7 +57,7 @@ static int over_kind(const struct effect *e, uint64_t min_bps, uint64_t min_iops
 
 int iolatd_effect_second(struct effect *e, uint64_t min_bps, uint64_t min_iops)
 {
-	double ratio, secs = e->periods ? e->periods : 1;
+	double ratio, secs = e->secs > 0 ? e->secs : 1;
 	int k = over_kind(e, min_bps, min_iops, &ratio), change = 0;
 	bool limited = false;
 
@@ -70,9 +71,8 @@ int iolatd_effect_second(struct effect *e, uint64_t min_bps, uint64_t min_iops)
 		}
 		if (e->ineffective) {
 			e->over_kind = k;
-			/* periods are 100 ms: ten make a second */
-			e->over_rate = e->used[k] * 10.0 / secs;
-			e->allowed_rate = e->allowed[k] * 10.0 / secs;
+			e->over_rate = e->used[k] / secs;
+			e->allowed_rate = e->allowed[k] / secs;
 		}
 	} else if (limited) {
 		e->over_secs = 0;
@@ -87,6 +87,7 @@ int iolatd_effect_second(struct effect *e, uint64_t min_bps, uint64_t min_iops)
 	memset(e->allowed, 0, sizeof(e->allowed));
 	memset(e->limited, 0, sizeof(e->limited));
 	e->periods = 0;
+	e->secs = 0;
 	return change;
 }
 

@@ -34,6 +34,7 @@
 struct effect {
 	double used[CG_NR_LIMITS], allowed[CG_NR_LIMITS]; /* this second */
 	unsigned periods, limited[CG_NR_LIMITS];          /* periods this second, of them limited */
+	double secs;                                      /* and their length summed */
 	uint64_t last[CG_NR_LIMITS];                      /* the limit in force the period before */
 	unsigned over_secs, ok_secs;
 	bool ineffective;

@@ -261,7 +261,7 @@ static void limits_tighter(const struct cg_limits *a, const struct cg_limits *b,
 }
 
 /* Roll node @i's period on device @k and decide its budget: the latency controller's and the weights'. */
-static void node_round(struct iolatd *d, int i, unsigned k, uint64_t now)
+static void node_round(struct iolatd *d, int i, unsigned k, uint64_t now, uint64_t round_ns)
 {
 	struct node_dev *nd = &d->nd[i][k];
 	struct cg_limits prev = nd->lat_want;
@@ -270,7 +270,7 @@ static void node_round(struct iolatd *d, int i, unsigned k, uint64_t now)
 
 	for (int dir = 0; dir < 2; dir++) /* this round, by BPF or by the throttle's counters */
 		doing[dir] = nd->cur.bytes[dir] || (nd->served.valid && nd->served.bytes[dir]);
-	iolatd_effect_period(&nd->eff, &nd->cur, &nd->placed, IOLATD_PERIOD_NS);
+	iolatd_effect_period(&nd->eff, &nd->cur, &nd->placed, round_ns);
 	iolatd_rate_est_update(&nd->est, &nd->cur);
 	if (nd->g && (d->cfg.mode == IOLAT_CTL_MODE_ADAPTIVE || iolatd_weights_act(d, k)))
 		feed_served(d, i, k, now);
@@ -447,13 +447,13 @@ static void note_transitions(struct iolatd *d, unsigned k, uint64_t now)
 	}
 }
 
-void iolatd_round(struct iolatd *d, unsigned k, uint64_t now)
+void iolatd_round(struct iolatd *d, unsigned k, uint64_t now, uint64_t round_ns)
 {
 	iolatd_limtab_clear_wants(d->lim, k);
 	for (int i = 0; i < DISC_MAX_NODES; i++)
 		if (d->nd[i])
-			node_round(d, i, k, now);
-	iolatd_usage_roll(d->usage, k, IOLATD_PERIOD_NS, now);
+			node_round(d, i, k, now, round_ns);
+	iolatd_usage_roll(d->usage, k, round_ns, now);
 	for (unsigned s = 0; s < USAGE_SLOTS; s++)
 		if (d->usage->slot[s].ino && d->usage->slot[s].dev == k)
 			d->usage->slot[s].carrying = false;
