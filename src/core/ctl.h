@@ -347,6 +347,10 @@ void iolat_wake(struct iolat_group *g, bool all);
 void iolat_check_latencies(struct iolat_group *g, uint64_t now);
 void iolat_check_latencies_with(struct iolat_group *g, uint64_t now,
 				const struct iolat_win_stat *extra);
+/* window.c: forget @g's open window unjudged, a new one starting at @now
+ * (the adaptive mode, for a protected group gone quiet: the completions left
+ * from its last busy spell would dilute the first window of its next). */
+void iolat_window_drop(struct iolat_group *g, uint64_t now);
 
 /* stall.c: has @g (a protected group) I/O outstanding at @now, i.e. is it
  * stalled rather than idle? With @close, a window overdue whose stalled I/O

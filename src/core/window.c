@@ -8,7 +8,8 @@
  * (mode.h: window_decide).
  *
  * A window closed by a stall (stall.c) has the I/O still outstanding added
- * to its figures, late.
+ * to its figures, late. The adaptive mode drops the window of a protected
+ * group that went quiet (iolat_window_drop()).
  *
  * Context: called from iolat_done*() (or stall.c) by the single thread that won the CAS
  * on the group's window_start; takes the parent's child_lock. Never blocks.
@@ -53,6 +54,15 @@ static void take_window(struct iolat_group *g, struct iolat_win_stat *w)
 static uint64_t stat_mean(const struct iolat_win_stat *s)
 {
 	return s->nr ? s->sum_ns / s->nr : 0;
+}
+
+void iolat_window_drop(struct iolat_group *g, uint64_t now)
+{
+	uint64_t start = atomic_load_explicit(&g->window_start, memory_order_relaxed);
+	struct iolat_win_stat gone;
+
+	if (now > start && atomic_compare_exchange_strong(&g->window_start, &start, now))
+		take_window(g, &gone); /* we alone own this window: its samples go */
 }
 
 bool iolat_window_within(const struct iolat_group *g, const struct iolat_win_stat *w,

@@ -14,6 +14,8 @@
  *    overdue window closes as missed with the stalled I/O late;
  *  - bypass I/O of a paced group is charged as delay; it reads as congested;
  *  - completions observed elsewhere (iolatd's path) drive the same loop;
+ *  - a group that comes back after its episode ended is judged on its new
+ *    completions alone (the last memory recalled at its first late read);
  *  - a caller acting for the controller: served bytes and the limit in force;
  *  - the article mode never watches anything.
  * Context: single-threaded cmocka program on the virtual clock.
@@ -494,6 +496,49 @@ static void test_observed_completions(void **state)
 	iolat_ctl_destroy(p.ctl);
 }
 
+/* @ms of iolatd's path: slow completes 1 MiB a ms; fast every @every ms at @lat (0: idle); a tick each second. */
+static void observed(struct t_trio *p, unsigned ms, unsigned every, uint64_t lat)
+{
+	for (unsigned i = 0; i < ms; i++) {
+		t_advance(T_MS);
+		assert_int_equal(iolat_observe_done_at(p->slow, 300 * T_US, MIB, 0, t_now), 0);
+		if (lat && i % every == 0)
+			assert_int_equal(iolat_observe_done_at(p->fast, lat, 4096, 0, t_now), 0);
+		if (t_now % T_S == 0)
+			iolat_ctl_tick(p->ctl);
+	}
+}
+
+/*
+ * A protected group that comes back: its episode ended while it was quiet,
+ * and the completions its last busy spell left in its open window (50 in
+ * time) go with it. Its first read back, late, is a whole window late: the
+ * last episode's rate is recalled at once. Kept in the window, those 50
+ * would make it 2 % late, in time: nothing recalled.
+ */
+static void test_recall_sees_only_the_new_spell(void **state)
+{
+	struct t_trio p = setup(IOLAT_CTL_ADAPTIVE);
+	struct iolat_observe_stat ob;
+
+	(void)state;
+	observed(&p, 600, 10, 2 * T_MS);            /* late: limited */
+	assert_int_equal(iolat_group_observe_stat(p.slow, &ob), 0);
+	assert_true(ob.pace_bps > 0);
+	observed(&p, 1000, 1, 100 * T_US);          /* in time, windows closing every 100 ms */
+	observed(&p, 50, 1, 100 * T_US);            /* ... and 50 more: the open window's */
+	observed(&p, 3000, 1, 0);                   /* quiet: the episode ends */
+	assert_int_equal(iolat_group_observe_stat(p.slow, &ob), 0);
+	assert_int_equal(ob.pace_bps, 0);
+	assert_int_equal(t_stat(p.slow).last_step, IOLAT_STEP_RELEASE);
+	t_advance(T_MS);
+	assert_int_equal(iolat_observe_done_at(p.fast, 5 * T_MS, 4096, 0, t_now), 0);
+	assert_int_equal(t_stat(p.root).last_decision, IOLAT_STEP_LIMIT);
+	assert_int_equal(iolat_group_observe_stat(p.slow, &ob), 0);
+	assert_true(ob.pace_bps > 0);
+	iolat_ctl_destroy(p.ctl);
+}
+
 static void test_article_never_watches(void **state)
 {
 	struct t_trio p = setup(0);
@@ -528,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_article_ignores_inflight),
 		cmocka_unit_test(test_bypass_of_paced_group_is_delay),
 		cmocka_unit_test(test_observed_completions),
+		cmocka_unit_test(test_recall_sees_only_the_new_spell),
 		cmocka_unit_test(test_article_never_watches),
 	};
 
