@@ -411,7 +411,8 @@ static void adaptive_window_decide(struct iolat_group *p, struct iolat_group *g,
 {
 	struct knee_obs o = {
 		.now = now, .win_ns = atomic_load_explicit(&g->win_ns, memory_order_relaxed),
-		.nr = w->nr, .missed = w->missed, .sum_ns = w->sum_ns, .stalled = w->stalled,
+		.nr = w->nr, .missed = w->missed, .sum_ns = w->sum_ns, .late_ns = w->late_ns,
+		.stalled = w->stalled,
 		.target_ns = atomic_load_explicit(&g->target_ns, memory_order_relaxed),
 	};
 

@@ -402,8 +402,10 @@ static inline __attribute__((always_inline)) void record_latency(struct iolat_sl
 {
 	slot_add(&s->nr, 1, own);
 	slot_add(&s->sum_ns, lat, own);
-	if (lat >= target)
+	if (lat >= target) {
 		slot_add(&s->missed, 1, own);
+		slot_add(&s->late_ns, lat, own);
+	}
 }
 
 /*

@@ -109,6 +109,7 @@ static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t pa
 	atomic_store_explicit(&g->snap_nr, 0, rlx);
 	atomic_store_explicit(&g->snap_sum, 0, rlx);
 	atomic_store_explicit(&g->snap_missed, 0, rlx);
+	atomic_store_explicit(&g->snap_late, 0, rlx);
 	atomic_store_explicit(&g->lat_avg_ns, 0, rlx);
 	atomic_store_explicit(&g->last_mean_ns, 0, rlx);
 	atomic_store_explicit(&g->windows_ok, 0, rlx);
@@ -120,7 +121,7 @@ static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t pa
 	atomic_store_explicit(&g->stall_since, 0, rlx);
 	atomic_store_explicit(&g->stall_done, 0, rlx);
 	atomic_store_explicit(&g->stalled_windows, 0, rlx);
-	g->cur_stat.nr = g->cur_stat.sum_ns = g->cur_stat.missed = 0;
+	g->cur_stat.nr = g->cur_stat.sum_ns = g->cur_stat.missed = g->cur_stat.late_ns = 0;
 	atomic_store_explicit(&g->nr_samples, 0, rlx);
 	atomic_store_explicit(&g->bypass_throttled, 0, rlx);
 	g->bypass_seen = g->bypass_carried = 0;
@@ -151,6 +152,7 @@ static void group_init(struct iolat_ctl *ctl, struct iolat_group *g, uint32_t pa
 		atomic_store_explicit(&s[i].nr, 0, rlx);
 		atomic_store_explicit(&s[i].sum_ns, 0, rlx);
 		atomic_store_explicit(&s[i].missed, 0, rlx);
+		atomic_store_explicit(&s[i].late_ns, 0, rlx);
 		atomic_store_explicit(&s[i].done, 0, rlx);
 		atomic_store_explicit(&s[i].local, 0, rlx); /* seq: the root's, never reset */
 	}

@@ -58,6 +58,7 @@ struct iolat_slot {
 	alignas(IOLAT_CACHELINE) _Atomic uint64_t nr; /* latencies recorded */
 	_Atomic uint64_t sum_ns;  /* their sum (mean rule) */
 	_Atomic uint64_t missed;  /* how many were >= target (p90 rule) */
+	_Atomic uint64_t late_ns; /* their latencies summed (the adaptive mode's "queued") */
 	_Atomic uint64_t done;    /* completions of I/O issued by this group */
 	_Atomic int64_t local;    /* owner; zeroed by a fold (inflight.c) */
 	_Atomic uint64_t seq;     /* root's slots: owner's sequence (inflight.c) */
@@ -66,6 +67,7 @@ struct iolat_slot {
 /* Window statistics: one window's delta, or the carried cur_stat. */
 struct iolat_win_stat {
 	uint64_t nr, sum_ns, missed;
+	uint64_t late_ns; /* of sum_ns: the missed ones' */
 	uint64_t stalled; /* of nr: I/O still outstanding when a stall closed the window (stall.c) */
 };
 
@@ -169,7 +171,7 @@ struct iolat_group {
 	_Atomic uint64_t win_ns;
 	_Atomic uint64_t window_start; /* CAS winner closes the window */
 	/* Window closer (CAS winner on window_start): */
-	_Atomic uint64_t snap_nr, snap_sum, snap_missed;
+	_Atomic uint64_t snap_nr, snap_sum, snap_missed, snap_late;
 	_Atomic uint64_t lat_avg_ns;   /* EMA of window means (HDD) */
 	_Atomic uint64_t last_mean_ns;
 	_Atomic uint64_t windows_ok, windows_missed;

@@ -26,8 +26,8 @@
  *  - a bad period cuts from min(limit in force, rate delivered over the
  *    period) by a step that grows with bad periods in a row (4, 8, 15, 25 %),
  *    and is at least the far step while no cut failed to help: for a group
- *    queued behind the siblings (2 or more I/Os in flight, a mean 4 x the
- *    target or more: an open-loop reader, whose share late grows with the
+ *    queued behind the siblings (2 or more I/Os in flight, its late I/Os at
+ *    4 x the target or more: an open-loop reader, whose share late grows with the
  *    writer's rate) to 10 % / its share late of the rate, at most to a
  *    quarter; for any other (a reader at depth 1) twice its share late
  *    beyond the good line, up to 45 % (knee_late_step_pm()). A period that
@@ -262,6 +262,7 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 	k->meas_nr += o->nr;
 	k->meas_missed += o->missed;
 	k->meas_sum_ns += o->sum_ns;
+	k->meas_late_ns += o->late_ns;
 	k->meas_win_dt += dt;
 	if (o->bytes || o->ios) { /* a window the siblings did nothing in says nothing of their rate */
 		k->meas_bytes += o->bytes;
@@ -282,9 +283,10 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 	mean_bps = max_u64(knee_per_sec(k->meas_bytes, k->meas_dt), 1);
 	mean_iops = knee_per_sec(k->meas_ios, k->meas_dt);
 	first_pm = KNEE_FIRST_PM;
-	if (knee_queued(k->meas_missed, k->meas_nr, k->meas_sum_ns, k->meas_win_dt, k->target_ns))
-		first_pm = 1000 - knee_late_step_pm(k->meas_missed, k->meas_nr, k->meas_sum_ns,
-						    k->meas_win_dt, k->target_ns);
+	if (knee_queued(k->meas_missed, k->meas_nr, k->meas_late_ns, k->meas_sum_ns, k->meas_win_dt,
+			k->target_ns))
+		first_pm = 1000 - knee_late_step_pm(k->meas_missed, k->meas_nr, k->meas_late_ns,
+						    k->meas_sum_ns, k->meas_win_dt, k->target_ns);
 	first_pm = first_pm < KNEE_FIRST_PM ? first_pm : KNEE_FIRST_PM;
 	first_bps = knee_scale_pm(mean_bps, first_pm);
 	first_iops = k->base_iops ? max_u64(knee_scale_pm(mean_iops, first_pm), 1) : 0;
@@ -578,7 +580,8 @@ static enum knee_act close_period(struct iolat_knee *k, uint64_t now)
 {
 	const struct knee_period *p = &k->per;
 	uint64_t d_bps = knee_per_sec(p->bytes, p->dt), d_iops = knee_per_sec(p->ios, p->dt);
-	uint32_t late_step = knee_late_step_pm(p->missed, p->nr, p->sum_ns, p->dt, k->target_ns);
+	uint32_t late_step = knee_late_step_pm(p->missed, p->nr, p->late_ns, p->sum_ns, p->dt,
+					       k->target_ns);
 	uint32_t p_late = knee_share_pm(p->missed, p->nr);
 	bool bound = p->waited || d_bps >= knee_scale_pm(k->force_bps, KNEE_BIND_PM) ||
 		     (k->force_iops && d_iops >= knee_scale_pm(k->force_iops, KNEE_BIND_PM));
@@ -671,7 +674,7 @@ static enum knee_act drown_cut(struct iolat_knee *k, const struct knee_obs *o, u
 	k->drown_mean_ns = o->sum_ns / o->nr;
 	k->bad_streak = k->bad_streak ? k->bad_streak : 1;
 	return cut(k, o->now, recent_rate(k), cut_steps[0],
-		   knee_late_step_pm(o->missed, o->nr, o->sum_ns, dt, o->target_ns),
+		   knee_late_step_pm(o->missed, o->nr, o->late_ns, o->sum_ns, dt, o->target_ns),
 		   knee_share_pm(o->missed, o->nr), CUT_NOW);
 }
 

@@ -92,6 +92,7 @@ struct knee_obs {
 	uint64_t nr, missed;   /* its latencies in the window, and those >= target */
 	uint64_t stalled;      /* of nr: still outstanding, counted late by a stall (stall.c) */
 	uint64_t sum_ns;       /* their sum */
+	uint64_t late_ns;      /* of it, the late ones' */
 	uint64_t target_ns;    /* the protected group's target (0: unknown, never drowning) */
 	uint64_t bytes, ios;   /* the limited siblings' I/O served since the last call */
 	uint64_t waited;       /* how many of those waited at the pace gate */
@@ -114,6 +115,7 @@ struct knee_level {
 struct knee_period {
 	uint64_t dt;                 /* judged time */
 	uint64_t nr, missed, sum_ns; /* the protected group's I/O */
+	uint64_t late_ns;            /* ... the late ones' latencies summed */
 	uint32_t windows;
 	uint32_t missed_windows;     /* ... late and starved: under 9/10 of the group's usual I/Os */
 	uint32_t drowned_windows;    /* ... nearly all late by far (knee_window_drowns()) */
@@ -129,7 +131,7 @@ struct iolat_knee {
 	bool pending;                 /* the last change is not in force yet */
 	uint64_t base_bps, base_iops; /* their rate measured unthrottled (bps: or since, in a good period) */
 	uint64_t meas_bytes, meas_ios, meas_dt; /* measuring: the siblings' delivery over its windows */
-	uint64_t meas_nr, meas_missed, meas_sum_ns, meas_win_dt; /* ... and the protected group's I/O */
+	uint64_t meas_nr, meas_missed, meas_sum_ns, meas_late_ns, meas_win_dt; /* ... the protected group's I/O */
 	uint64_t last_obs;            /* end of the previous call's period */
 	uint64_t target_ns;           /* the protected group's target, as last seen (0: unknown) */
 	uint64_t nr_avg8;             /* its I/Os per window, 8 x a mean over ~8 windows */
@@ -217,9 +219,10 @@ bool knee_period_certain(const struct iolat_knee *k, uint64_t period_ns, uint64_
 /* @late of @nr, per mille (0 when @nr is 0). */
 uint32_t knee_share_pm(uint64_t late, uint64_t nr);
 /* Is the protected group queued behind the siblings (knee_late_step_pm())? */
-bool knee_queued(uint64_t late, uint64_t nr, uint64_t sum_ns, uint64_t dt, uint64_t target_ns);
-uint32_t knee_late_step_pm(uint64_t late, uint64_t nr, uint64_t sum_ns, uint64_t dt,
-			   uint64_t target_ns);
+bool knee_queued(uint64_t late, uint64_t nr, uint64_t late_ns, uint64_t sum_ns, uint64_t dt,
+		 uint64_t target_ns);
+uint32_t knee_late_step_pm(uint64_t late, uint64_t nr, uint64_t late_ns, uint64_t sum_ns,
+			   uint64_t dt, uint64_t target_ns);
 
 /*
  * knee_window_drowns() - was the protected group's window nearly all late

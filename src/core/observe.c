@@ -49,8 +49,10 @@ static void observe_level(struct iolat_group *lvl, uint64_t lat, bool bypass, ui
 
 		atomic_fetch_add_explicit(&s->nr, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&s->sum_ns, lat, memory_order_relaxed);
-		if (lat >= target)
+		if (lat >= target) {
 			atomic_fetch_add_explicit(&s->missed, 1, memory_order_relaxed);
+			atomic_fetch_add_explicit(&s->late_ns, lat, memory_order_relaxed);
+		}
 	}
 	start = atomic_load_explicit(&lvl->window_start, memory_order_relaxed);
 	if (now > start &&

@@ -23,11 +23,12 @@ void iolat_grp_sum_slots(const struct iolat_group *g, struct iolat_win_stat *sum
 	const struct iolat_slot *s = grp_slots(g);
 	uint64_t d = 0;
 
-	sum->nr = sum->sum_ns = sum->missed = 0;
+	sum->nr = sum->sum_ns = sum->missed = sum->late_ns = 0;
 	for (uint32_t i = 0; i < g->ctl->nr_slots; i++) {
 		sum->nr += atomic_load_explicit(&s[i].nr, memory_order_relaxed);
 		sum->sum_ns += atomic_load_explicit(&s[i].sum_ns, memory_order_relaxed);
 		sum->missed += atomic_load_explicit(&s[i].missed, memory_order_relaxed);
+		sum->late_ns += atomic_load_explicit(&s[i].late_ns, memory_order_relaxed);
 		d += atomic_load_explicit(&s[i].done, memory_order_relaxed);
 	}
 	if (done)
@@ -41,14 +42,17 @@ static void take_window(struct iolat_group *g, struct iolat_win_stat *w)
 	uint64_t snr = atomic_load_explicit(&g->snap_nr, memory_order_relaxed);
 	uint64_t ssum = atomic_load_explicit(&g->snap_sum, memory_order_relaxed);
 	uint64_t smiss = atomic_load_explicit(&g->snap_missed, memory_order_relaxed);
+	uint64_t slate = atomic_load_explicit(&g->snap_late, memory_order_relaxed);
 
 	iolat_grp_sum_slots(g, &now, NULL);
 	w->nr = now.nr - snr;
 	w->sum_ns = now.sum_ns - ssum;
 	w->missed = now.missed - smiss;
+	w->late_ns = now.late_ns - slate;
 	atomic_store_explicit(&g->snap_nr, now.nr, memory_order_relaxed);
 	atomic_store_explicit(&g->snap_sum, now.sum_ns, memory_order_relaxed);
 	atomic_store_explicit(&g->snap_missed, now.missed, memory_order_relaxed);
+	atomic_store_explicit(&g->snap_late, now.late_ns, memory_order_relaxed);
 }
 
 static uint64_t stat_mean(const struct iolat_win_stat *s)
@@ -95,6 +99,7 @@ void iolat_check_latencies_with(struct iolat_group *g, uint64_t now,
 		stat.stalled = extra->nr;
 		stat.missed += extra->missed;
 		stat.sum_ns += extra->sum_ns;
+		stat.late_ns += extra->late_ns;
 	}
 	mean = stat_mean(&stat);
 	atomic_store_explicit(&g->last_mean_ns, mean, memory_order_relaxed);
