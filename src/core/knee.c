@@ -20,7 +20,8 @@
  *    most one change per period.
  *  - the budget: the share late of the last ~10 periods (each weighing 1/10
  *    less a period on; the measuring windows count too). While it is over
- *    7.5 %, a dead-zone period takes the smallest cut at once and good
+ *    7.5 %, a dead-zone period takes a cut at once (the smallest, growing
+ *    as bad periods' do while such periods follow) and good
  *    periods at cruise do not count toward a probe. It is kept from one
  *    episode to the next with the memory (30 s).
  *  - a bad period cuts from min(limit in force, rate delivered over the
@@ -604,9 +605,12 @@ static enum knee_act close_period(struct iolat_knee *k, uint64_t now)
 		return probe_end(k, now, v == 0);
 	if (v < 0 && ((k->dead_streak < KNEE_DEAD_PERIODS && !burned) || !bound))
 		return KNEE_NONE; /* the dead zone: nothing changes, the budget allowing */
-	if (v < 0) { /* sitting on the edge: the smallest cut */
+	if (v < 0) { /* sitting on the edge: the smallest cut, growing while the budget is spent */
 		k->dead_streak = 0;
-		return cut(k, now, d_bps, cut_steps[0], 0, p_late, CUT_PERIOD);
+		lvl = 0;
+		if (burned && ++k->bad_streak > 1)
+			lvl = k->bad_streak < KNEE_CUT_LEVELS ? k->bad_streak - 1 : KNEE_CUT_LEVELS - 1;
+		return cut(k, now, d_bps, cut_steps[lvl], 0, p_late, CUT_PERIOD);
 	}
 	k->bad_streak++;
 	lvl = k->bad_streak < KNEE_CUT_LEVELS ? k->bad_streak - 1 : KNEE_CUT_LEVELS - 1;

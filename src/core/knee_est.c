@@ -143,8 +143,8 @@ uint32_t knee_period_late_pm(const struct knee_period *p)
  * first limit's period: 40-90 % late on this project's disk) spends the
  * allowance of many periods; the budget keeps the share late of the last
  * ~KNEE_BUDGET_DIV periods (each weighs 1/KNEE_BUDGET_DIV less a period on)
- * and, while it is over the good line, the dead zone counts as the edge (the
- * smallest cut) and no probe starts (knee.c).
+ * and, while it is over the good line, the dead zone counts as the edge (a
+ * cut, growing with such periods in a row) and no probe starts (knee.c).
  */
 bool knee_budget_add(struct iolat_knee *k, uint64_t nr, uint64_t late)
 {

@@ -939,6 +939,36 @@ static void test_budget(void **state)
 	assert_int_equal(closed, burned + KNEE_CRUISE_PERIODS - 1);
 }
 
+/*
+ * The edge while the budget is spent: periods 8.5 % late (the dead zone)
+ * one after another, the budget over the good line: each takes a cut at
+ * once, and the steps grow as bad periods' do (4, 8, 15, 25 %): a limit far
+ * above a knee the group only grazes (a reader whose distribution is two
+ * humps, fast or stuck behind a write) comes down in a few periods, not
+ * 4 % a second.
+ */
+static void test_edge_steps_grow_while_spent(void **state)
+{
+	static const uint64_t pm[] = { 960, 920, 850, 750, 750 };
+	struct kt t;
+	uint64_t lim;
+
+	(void)state;
+	kt_init(&t);
+	limit_at(&t, 2000); /* two measuring windows, 10 % late: spent */
+	for (unsigned c = 0; c < sizeof(pm) / sizeof(pm[0]); c++) {
+		lim = t.k.limit_bps;
+		assert_true(late_until_set(&t, 85, lim / MB, 50, 20));
+		assert_int_equal(t.k.decision, IOLAT_STEP_BACKOFF);
+		assert_true(t.k.budget_late * 1000 > t.k.budget_nr * KNEE_GOOD_PM);
+		assert_int_equal(t.k.limit_bps, lim / MB * MB / 1000 * pm[c]);
+	}
+	/* A good period ends the streak: the next edge takes the smallest cut. */
+	for (int i = 0; i < 12; i++)
+		win_late(&t, 0, lim_mb(&t), true, 50);
+	assert_int_equal(t.k.bad_streak, 0);
+}
+
 /* Unattainable, then another tenant makes it worse: lowering does not help
  * again, so the limit goes back up to the best level, and the worse mean
  * becomes the reference instead of a slide to the floor. */
@@ -1122,6 +1152,7 @@ int main(void)
 		cmocka_unit_test(test_futility),
 		cmocka_unit_test(test_plateau_is_not_futile),
 		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_edge_steps_grow_while_spent),
 		cmocka_unit_test(test_futile_again_goes_back_up),
 		cmocka_unit_test(test_floor_is_futile),
 		cmocka_unit_test(test_lift),
