@@ -131,7 +131,8 @@ struct iolat_knee {
 	bool pending;                 /* the last change is not in force yet */
 	uint64_t base_bps, base_iops; /* their rate measured unthrottled (bps: or since, in a good period) */
 	uint64_t meas_bytes, meas_ios, meas_dt; /* measuring: the siblings' delivery over its windows */
-	uint64_t meas_nr, meas_missed, meas_sum_ns, meas_late_ns, meas_win_dt; /* ... the protected group's I/O */
+	uint64_t meas_nr, meas_missed, meas_sum_ns, meas_late_ns; /* ... the protected group's I/O */
+	uint64_t meas_win_dt;         /* ... over this long */
 	uint64_t last_obs;            /* end of the previous call's period */
 	uint64_t target_ns;           /* the protected group's target, as last seen (0: unknown) */
 	uint64_t nr_avg8;             /* its I/Os per window, 8 x a mean over ~8 windows */

@@ -3,8 +3,9 @@
  * loop.c - iolatd's controller loop (control.h: iolatd_period): the schedule
  * of one period and one second. Each call: primed writes whose time has
  * come (round/round.c); each period, a control round per disk
- * (round/round.c), at once when the adaptive core lowered a rate; each second, the controllers' tick, systemd's units
- * looked at again every IOLATD_RESOLVE_NS (tree/tree_units.c), the rescan
+ * (round/round.c), at once when the adaptive core lowered a rate; each
+ * second, the controllers' tick, systemd's units looked at again every
+ * IOLATD_RESOLVE_NS (tree/tree_units.c), the rescan
  * and the kernel's weights (tree/tree.c), the second's checks
  * (round/round_second.c), the status file (status/status.c). It calls
  * those rooms and none calls it; the life (life.c) sits beside it.
