@@ -605,13 +605,11 @@ static enum knee_act close_period(struct iolat_knee *k, uint64_t now)
 		return probe_end(k, now, v == 0);
 	if (v < 0 && ((k->dead_streak < KNEE_DEAD_PERIODS && !burned) || !bound))
 		return KNEE_NONE; /* the dead zone: nothing changes, the budget allowing */
-	if (v < 0) { /* sitting on the edge: the smallest cut, growing while the budget is spent */
-		k->dead_streak = 0;
-		lvl = 0;
-		if (burned && ++k->bad_streak > 1)
-			lvl = k->bad_streak < KNEE_CUT_LEVELS ? k->bad_streak - 1 : KNEE_CUT_LEVELS - 1;
-		return cut(k, now, d_bps, cut_steps[lvl], 0, p_late, CUT_PERIOD);
-	}
+	k->dead_streak = 0;
+	if (v < 0 && !burned) /* sitting on the edge: the smallest cut */
+		return cut(k, now, d_bps, cut_steps[0], 0, p_late, CUT_PERIOD);
+	/* A bad period, or the edge while the budget is spent (its late_step is
+	 * 0, none of its windows drowned): steps that grow while they follow. */
 	k->bad_streak++;
 	lvl = k->bad_streak < KNEE_CUT_LEVELS ? k->bad_streak - 1 : KNEE_CUT_LEVELS - 1;
 	return cut(k, now, d_bps, cut_steps[lvl], late_step, p_late,

@@ -87,7 +87,8 @@ bool iolat_stall_busy(struct iolat_group *g, uint64_t now, bool close)
 	    now - start >= atomic_load_explicit(&g->win_ns, memory_order_relaxed) &&
 	    atomic_compare_exchange_strong(&g->window_start, &start, now)) {
 		/* We alone close this window: the stalled I/O is late in it. */
-		struct iolat_win_stat late = { .nr = n, .missed = n, .sum_ns = n * age, .late_ns = n * age };
+		struct iolat_win_stat late = { .nr = n, .missed = n, .sum_ns = n * age,
+					       .late_ns = n * age };
 
 		atomic_fetch_add_explicit(&g->stalled_windows, 1, memory_order_relaxed);
 		iolat_check_latencies_with(g, now, &late);

@@ -11,7 +11,8 @@
 
 struct iolatd;
 
-/* One control round on device @k, @round_ns since the last: wants, placement, the files written, the core told. */
+/* One control round on device @k, @round_ns since the last: wants, placement,
+ * the files written, the core told. */
 void iolatd_round(struct iolatd *d, unsigned k, uint64_t now, uint64_t round_ns);
 /* Primed lowerings and opened kinds whose time has come go out (actuate.h). */
 void iolatd_commit_primed(struct iolatd *d, uint64_t now);
