@@ -16,15 +16,34 @@
 # Root, fio, python3 and an iolatd built with BPF are needed.
 # usage: bench/iolatd_openloop.sh [-r REPS] [-s SECONDS] [-t TARGET] [-i IOPS] [-c CAPS_MB]
 #                                 [-m MODES] [-C CONTROL] [-O BUILD] [-k KEEPDIR] [-L]
+#                                 [-y ON,OFF,N]
 # -L: the reader's latency of every read in a fio log (KEEPDIR/REP.MODE.rl_lat.log, times in ms
 # from REP.MODE.t0, the CLOCK_MONOTONIC ns at the reader's start, as iolatd's clock).
+# -y ON,OFF,N: a reader that comes and goes (issue 26 item 6): busy ON s at the rate, then idle
+# OFF s, N times (one fio job per busy spell, reported together); -s is then N * (ON + OFF);
+# a -L log's times are then unix ms (bench/spells.py reads them per spell).
 set -u
-reps=2 secs=12 target=1ms iops=3000 caps=520 control=adaptive O=${O:-build} keep= modes= latlog=
-while getopts r:s:t:i:c:m:C:O:k:L opt; do
+reps=2 secs=12 target=1ms iops=3000 caps=520 control=adaptive O=${O:-build} keep= modes= latlog= cyc=
+while getopts r:s:t:i:c:m:C:O:k:Ly: opt; do
 	case $opt in r) reps=$OPTARG ;; s) secs=$OPTARG ;; t) target=$OPTARG ;; i) iops=$OPTARG ;;
-	c) caps=$OPTARG ;; m) modes=$OPTARG ;; C) control=$OPTARG ;; O) O=$OPTARG ;; k) keep=$OPTARG ;; L) latlog=1 ;;
+	c) caps=$OPTARG ;; m) modes=$OPTARG ;; C) control=$OPTARG ;; O) O=$OPTARG ;; k) keep=$OPTARG ;; L) latlog=1 ;; y) cyc=$OPTARG ;;
 	*) sed -n '/^# usage/,/^set/p' "$0" >&2; exit 2 ;; esac
 done
+spells=() # the reader's fio jobs: one steady job, or one per busy spell (-y)
+if [ -n "$cyc" ]; then
+	IFS=, read -r on off n extra <<<"$cyc"
+	for v in "$on" "$off" "$n"; do
+		[[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "-y: expected ON,OFF,N (whole numbers >= 1), got '$cyc'" >&2; exit 2; }
+	done
+	[ -z "$extra" ] || { echo "-y: expected ON,OFF,N, got '$cyc'" >&2; exit 2; }
+	secs=$((n * (on + off)))
+	spells=(--group_reporting --log_unix_epoch=1) # global (before the jobs); a -L log: unix ms
+	for i in $(seq 0 $((n - 1))); do
+		spells+=(--name="busy$i" --startdelay="$((i * (on + off)))" --runtime="$on")
+	done
+else
+	spells=(--name=reader --runtime="$secs")
+fi
 BLKIO=/sys/fs/cgroup/blkio
 [ "$(id -u)" -eq 0 ] && [ -e "$BLKIO/blkio.throttle.write_bps_device" ] && command -v fio >/dev/null ||
 	{ echo "needs root, fio and the v1 blkio hierarchy at $BLKIO" >&2; exit 77; }
@@ -93,10 +112,10 @@ one_run() { # rep mode; prints the run's line
 	w=$!
 	sleep 2
 	python3 -c 'import time; print(time.monotonic_ns())' >"$dir/$tag.t0"
-	in_cg main fio ${latlog:+--write_lat_log="$dir/$tag.rl" --log_avg_msec=0 --per_job_logs=0} --name=reader --filename="$dir/read.dat" --size=1g --rw=randread --bs=4k \
+	in_cg main fio ${latlog:+--write_lat_log="$dir/$tag.rl" --log_avg_msec=0 --per_job_logs=0} --filename="$dir/read.dat" --size=1g --rw=randread --bs=4k \
 		--iodepth=64 --ioengine=libaio --direct=1 --rate_iops="$iops" --rate_process=poisson \
-		--time_based --runtime="$secs" --lat_percentiles=1 --percentile_list=50:90:99:99.9 \
-		--output-format=json --output="$dir/$tag.r.json"
+		--time_based --lat_percentiles=1 --percentile_list=50:90:99:99.9 \
+		--output-format=json --output="$dir/$tag.r.json" "${spells[@]}"
 	wait "$w"
 	kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; spid=
 	if [ -n "$dpid" ]; then
@@ -115,7 +134,7 @@ print("%s %-8s p50 %7.2f p90 %7.2f p99 %7.2f p99.9 %8.2f ms  reads/s %5.0f  writ
     r["read"]["iops"], w["bw_bytes"] / 1e6))
 PY
 }
-echo "# disk $devno; reader main: 4k randread libaio QD64 at ${iops}/s poisson (lat); writer batch: 1M write QD32; ${secs}s; iolatd control=$control target=$target"
+echo "# disk $devno; reader main: 4k randread libaio QD64 at ${iops}/s poisson (lat)${cyc:+, busy/idle/spells $cyc}; writer batch: 1M write QD32; ${secs}s; iolatd control=$control target=$target"
 for rep in $(seq "$reps"); do
 	for mode in $modes; do one_run "$rep" "$mode"; done
 done
