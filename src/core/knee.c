@@ -9,7 +9,9 @@
  *    their mean rate, or less for a group queued behind them (the far step
  *    of those windows, below), or the last episode's cruise rate (its
  *    memory, 30 s) when lower; a miss with more than half late takes that
- *    memory at once.
+ *    memory at once. A queued group whose measuring window drowned (below)
+ *    is limited after that one window, by the whole far step (to 10 % / its
+ *    share late: a tenth of their rate at worst), not at most to a quarter.
  *    A lone miss (a good window while measuring) limits nothing.
  *  - limited: the protected group is judged per QoS period (about 1 s of its
  *    windows, windows within 200 ms of a cut aside): bad when more than 10 %
@@ -250,6 +252,7 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 {
 	uint64_t mean_bps, mean_iops, first_bps, first_iops;
 	uint32_t first_pm;
+	bool drowned;
 
 	if (ok) {
 		/* A lone miss: nothing limited. */
@@ -265,6 +268,7 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 	k->meas_sum_ns += o->sum_ns;
 	k->meas_late_ns += o->late_ns;
 	k->meas_win_dt += dt;
+	k->meas_drowned += knee_window_drowns(o);
 	if (o->bytes || o->ios) { /* a window the siblings did nothing in says nothing of their rate */
 		k->meas_bytes += o->bytes;
 		k->meas_ios += o->ios;
@@ -272,7 +276,10 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 	}
 	k->base_bps = max_u64(k->base_bps, d_bps);
 	k->base_iops = max_u64(k->base_iops, d_iops);
-	if (++k->since_change < KNEE_MEASURE_WINDOWS || (!k->base_bps && !k->base_iops))
+	drowned = k->meas_drowned == ++k->since_change &&
+		  knee_queued(k->meas_missed, k->meas_nr, k->meas_late_ns, k->meas_sum_ns,
+			      k->meas_win_dt, k->target_ns);
+	if ((k->since_change < KNEE_MEASURE_WINDOWS && !drowned) || (!k->base_bps && !k->base_iops))
 		return KNEE_NONE; /* measuring; or the siblings did nothing: not theirs (yet) */
 	k->lv[0].bps = k->base_bps;
 	k->lv[0].iops = k->base_iops;
@@ -288,6 +295,8 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 			k->target_ns))
 		first_pm = 1000 - knee_late_step_pm(k->meas_missed, k->meas_nr, k->meas_late_ns,
 						    k->meas_sum_ns, k->meas_win_dt, k->target_ns);
+	if (drowned) /* where the share late would be the bad line, in one step: >= 1/10 */
+		first_pm = KNEE_BAD_PM * 1000 / knee_share_pm(k->meas_missed, k->meas_nr);
 	first_pm = first_pm < KNEE_FIRST_PM ? first_pm : KNEE_FIRST_PM;
 	first_bps = knee_scale_pm(mean_bps, first_pm);
 	first_iops = k->base_iops ? max_u64(knee_scale_pm(mean_iops, first_pm), 1) : 0;

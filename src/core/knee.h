@@ -18,6 +18,7 @@
 /* Constants (docs/controller-adaptive.md, section 2, says why each). */
 #define KNEE_FIRST_PM        900u  /* first limit: 0.9 x the siblings' unthrottled rate ... */
 #define KNEE_MEASURE_WINDOWS   2u  /* ... over this many windows: their mean, not their best */
+					   /* (one that drowned, queued: to 10 % / its share late) */
 #define KNEE_PERIOD_NS   1000000000ull /* a QoS period: this much of judged windows */
 #define KNEE_UP_NS        500000000ull /* a probe's and a drain's period: shorter */
 #define KNEE_SETTLE_NS    200000000ull /* windows this soon after a cut are not judged */
@@ -133,6 +134,7 @@ struct iolat_knee {
 	uint64_t meas_bytes, meas_ios, meas_dt; /* measuring: the siblings' delivery over its windows */
 	uint64_t meas_nr, meas_missed, meas_sum_ns, meas_late_ns; /* ... the protected group's I/O */
 	uint64_t meas_win_dt;         /* ... over this long */
+	uint32_t meas_drowned;        /* ... its measuring windows that drowned (knee_window_drowns()) */
 	uint64_t last_obs;            /* end of the previous call's period */
 	uint64_t target_ns;           /* the protected group's target, as last seen (0: unknown) */
 	uint64_t nr_avg8;             /* its I/Os per window, 8 x a mean over ~8 windows */

@@ -221,6 +221,44 @@ static void test_first_limit_takes_the_far_step(void **state)
 }
 
 /*
+ * A measuring window that drowned (>= 90 % late, mean >= 4 x the target) for
+ * a queued group: the first limit at once, no second measuring window, and
+ * by the whole far step, not at most to a quarter: to 10 % / its share late
+ * (95 % late at 2000: 210). A window that drowned for a group at depth 1
+ * (not queued), or one under 90 % late, measures two windows as before.
+ */
+static void test_drowned_start(void **state)
+{
+	struct kt t;
+
+	(void)state;
+	kt_init(&t);
+	assert_int_equal(win_late(&t, 950, 2000, false, 5000), KNEE_WATCH);
+	assert_int_equal(win_late(&t, 950, 2000, false, 5000), KNEE_SET);
+	assert_int_equal(t.k.decision, IOLAT_STEP_LIMIT);
+	assert_int_equal(lim_mb(&t), 210);
+	assert_int_equal(t.k.base_bps, 2000 * MB);
+	/* All late: a tenth. */
+	kt_init(&t);
+	assert_int_equal(win_late(&t, 1000, 2000, false, 5000), KNEE_WATCH);
+	assert_int_equal(win_late(&t, 1000, 2000, false, 5000), KNEE_SET);
+	assert_int_equal(lim_mb(&t), 200);
+	/* At depth 1 (10 reads of 5 ms a window: 0.5 in flight): measured as before. */
+	kt_init(&t);
+	t.nr = 10;
+	assert_int_equal(win_late(&t, 1000, 2000, false, 5000), KNEE_WATCH);
+	assert_int_equal(win_late(&t, 1000, 2000, false, 5000), KNEE_NONE);
+	assert_int_equal(win_late(&t, 1000, 2000, false, 5000), KNEE_SET);
+	assert_int_equal(lim_mb(&t), 1800); /* 0.9 x, as before */
+	/* 85 % late, queued: not drowned; measured, then at most a quarter. */
+	kt_init(&t);
+	assert_int_equal(win_late(&t, 850, 2000, false, 5000), KNEE_WATCH);
+	assert_int_equal(win_late(&t, 850, 2000, false, 5000), KNEE_NONE);
+	assert_int_equal(win_late(&t, 850, 2000, false, 5000), KNEE_SET);
+	assert_int_equal(lim_mb(&t), 500);
+}
+
+/*
  * Far above a knee the protected group's latency stays at its worst until the
  * rate nears the knee: a period whose every window drowned (all late, the
  * mean 20 x the target, unchanged by the cuts) is cut by the far step again
@@ -1136,6 +1174,7 @@ int main(void)
 		cmocka_unit_test(test_first_limit),
 		cmocka_unit_test(test_first_limit_from_the_mean),
 		cmocka_unit_test(test_first_limit_takes_the_far_step),
+		cmocka_unit_test(test_drowned_start),
 		cmocka_unit_test(test_probe_stays_near_what_was_delivered),
 		cmocka_unit_test(test_drowned_periods_keep_the_far_step),
 		cmocka_unit_test(test_period_verdict),
