@@ -252,7 +252,7 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 {
 	uint64_t mean_bps, mean_iops, first_bps, first_iops;
 	uint32_t first_pm;
-	bool drowned;
+	bool queued, drowned;
 
 	if (ok) {
 		/* A lone miss: nothing limited. */
@@ -276,9 +276,9 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 	}
 	k->base_bps = max_u64(k->base_bps, d_bps);
 	k->base_iops = max_u64(k->base_iops, d_iops);
-	drowned = k->meas_drowned == ++k->since_change &&
-		  knee_queued(k->meas_missed, k->meas_nr, k->meas_late_ns, k->meas_sum_ns,
-			      k->meas_win_dt, k->target_ns);
+	queued = knee_queued(k->meas_missed, k->meas_nr, k->meas_late_ns, k->meas_sum_ns,
+			     k->meas_win_dt, k->target_ns);
+	drowned = k->meas_drowned == ++k->since_change && queued;
 	if ((k->since_change < KNEE_MEASURE_WINDOWS && !drowned) || (!k->base_bps && !k->base_iops))
 		return KNEE_NONE; /* measuring; or the siblings did nothing: not theirs (yet) */
 	k->lv[0].bps = k->base_bps;
@@ -291,8 +291,7 @@ static enum knee_act measure(struct iolat_knee *k, const struct knee_obs *o, boo
 	mean_bps = max_u64(knee_per_sec(k->meas_bytes, k->meas_dt), 1);
 	mean_iops = knee_per_sec(k->meas_ios, k->meas_dt);
 	first_pm = KNEE_FIRST_PM;
-	if (knee_queued(k->meas_missed, k->meas_nr, k->meas_late_ns, k->meas_sum_ns, k->meas_win_dt,
-			k->target_ns))
+	if (queued)
 		first_pm = 1000 - knee_late_step_pm(k->meas_missed, k->meas_nr, k->meas_late_ns,
 						    k->meas_sum_ns, k->meas_win_dt, k->target_ns);
 	if (drowned) /* where the share late would be the bad line, in one step: >= 1/10 */
